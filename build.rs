@@ -1,0 +1,26 @@
+// Lists grammars/kernels/*.toml so that adding a site file needs no code change.
+use std::fmt::Write as _;
+use std::path::Path;
+
+fn main() {
+    let dir = Path::new("grammars/kernels");
+    println!("cargo:rerun-if-changed=grammars/kernels");
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(".toml"))
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    let mut out = String::from("pub const FILES: &[(&str, &str)] = &[\n");
+    for n in &names {
+        println!("cargo:rerun-if-changed=grammars/kernels/{n}");
+        let abs = std::fs::canonicalize(dir.join(n)).expect("kernel file path");
+        writeln!(out, "    ({n:?}, include_str!({:?})),", abs.display().to_string()).unwrap();
+    }
+    out.push_str("];\n");
+    let dest = Path::new(&std::env::var("OUT_DIR").unwrap()).join("kernel_files.rs");
+    std::fs::write(dest, out).unwrap();
+}

@@ -1,0 +1,285 @@
+//! The knowledge base of PyTorch's device-assert sites (`grammars/kernels/*.toml`), compiled in.
+//! Matching survives version drift: line numbers move and build roots differ, so a site is
+//! recognised by its assertion text, file name and kernel name, with the line as a tie-breaker.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+
+mod files;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KernelSite {
+    pub id: String,
+    pub op: String,
+    #[serde(default)]
+    pub kernels: Vec<String>,
+    #[serde(default)]
+    pub file: String,
+    #[serde(default)]
+    pub lines: BTreeMap<String, u32>,
+    #[serde(default)]
+    pub lines_seen: Vec<u32>,
+    #[serde(default)]
+    pub assertions: Vec<String>,
+    #[serde(default)]
+    pub assertion_prefixes: Vec<String>,
+    #[serde(default)]
+    pub python_apis: Vec<String>,
+    pub category: String,
+    #[serde(default)]
+    pub classes: Vec<String>,
+    #[serde(default)]
+    pub operand: Option<String>,
+    #[serde(default)]
+    pub explanation: String,
+    #[serde(default)]
+    pub causes: Vec<String>,
+    #[serde(default)]
+    pub fixes: Vec<String>,
+    #[serde(default)]
+    pub platform: Option<String>,
+    #[serde(default)]
+    pub era: Option<String>,
+    #[serde(default)]
+    pub checked: Vec<String>,
+    #[serde(default)]
+    pub geometry: Option<String>,
+    #[serde(default)]
+    pub notes: Option<String>,
+    /// A fallback reading for kernels not listed: matched by `match_any` on the assertion
+    /// text, only when no real site matches.
+    #[serde(default)]
+    pub generic: bool,
+    #[serde(default)]
+    pub match_any: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct KbFile {
+    #[serde(default)]
+    site: Vec<KernelSite>,
+}
+
+pub struct Kb {
+    pub sites: Vec<KernelSite>,
+    norm_assertions: Vec<Vec<String>>,
+}
+
+/// Loads every compiled-in file; a malformed file is a build defect that the tests catch.
+pub fn kb() -> &'static Kb {
+    static KB: OnceLock<Kb> = OnceLock::new();
+    KB.get_or_init(|| {
+        let mut sites = Vec::new();
+        for (name, text) in files::FILES {
+            match toml::from_str::<KbFile>(text) {
+                Ok(f) => sites.extend(f.site),
+                Err(e) => panic!("grammars/kernels/{name}: {e}"),
+            }
+        }
+        let norm_assertions = sites
+            .iter()
+            .map(|s: &KernelSite| s.assertions.iter().map(|a| norm(a)).collect())
+            .collect();
+        Kb { sites, norm_assertions }
+    })
+}
+
+fn norm(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The path from the source root: `/opt/conda/.../work/aten/src/ATen/x.cu` → `aten/src/ATen/x.cu`.
+pub fn source_relative(file: &str) -> String {
+    let f = file.replace('\\', "/");
+    for root in ["aten/src/", "c10/", "torch/csrc/", "torch/_inductor/", "torch/", "src/ATen/", "caffe2/"] {
+        if let Some(p) = f.find(root) {
+            return f[p..].to_string();
+        }
+    }
+    f
+}
+
+fn basename(file: &str) -> String {
+    let f = file.replace('\\', "/");
+    let b = f.rsplit('/').next().unwrap_or(&f);
+    // hipified sources: Loss.hip ↔ Loss.cu
+    match b.strip_suffix(".hip") {
+        Some(stem) => format!("{stem}.cu"),
+        None => b.to_string(),
+    }
+}
+
+/// The bare function name inside whatever the build printed: `__func__`, `operator()`, or a
+/// whole `__PRETTY_FUNCTION__` signature with return type, templates and `[with ...]`.
+pub fn kernel_names(printed: &str) -> Vec<String> {
+    let mut s = printed.to_string();
+    if let Some(p) = s.find(" [with ") {
+        s.truncate(p);
+    }
+    let s = s.replace("operator()", "operator__call");
+    let mut out = String::new();
+    let mut depth = 0i32;
+    for c in s.chars() {
+        match c {
+            '<' => depth += 1,
+            '>' if depth > 0 => depth -= 1,
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    let head = out.split('(').next().unwrap_or(&out).trim();
+    let name = head.rsplit(char::is_whitespace).next().unwrap_or(head);
+    let name = name.replace("operator__call", "operator()");
+    let mut names = vec![name.clone()];
+    if let Some((class, method)) = name.rsplit_once("::") {
+        names.push(class.rsplit("::").next().unwrap_or(class).to_string());
+        names.push(method.to_string());
+    }
+    if printed.contains("operator()") && !names.iter().any(|n| n == "operator()") {
+        names.push("operator()".to_string());
+    }
+    names
+}
+
+/// What the printed report offers for matching.
+pub struct Printed<'a> {
+    pub file: Option<&'a str>,
+    pub line: Option<u32>,
+    pub kernel: Option<&'a str>,
+    pub assertion: Option<&'a str>,
+    pub truncated: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MatchKind {
+    /// Assertion text, file and a known line agree.
+    Exact,
+    /// Assertion text agrees with the file or kernel (line numbers drift between versions).
+    Text,
+    /// Only a generic reading from the assertion text (a kernel not in the knowledge base).
+    Generic,
+}
+
+impl MatchKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MatchKind::Exact => "exact",
+            MatchKind::Text => "text",
+            MatchKind::Generic => "generic",
+        }
+    }
+}
+
+impl Kb {
+    pub fn lookup(&self, p: &Printed) -> Option<(&KernelSite, MatchKind)> {
+        let text = p.assertion.map(norm);
+        let base = p.file.map(basename);
+        let names = p.kernel.map(kernel_names).unwrap_or_default();
+        let mut best: Option<(i32, usize, bool)> = None;
+        for (i, site) in self.sites.iter().enumerate() {
+            if site.generic {
+                continue;
+            }
+            let mut text_hit = false;
+            if let Some(t) = &text {
+                if self.norm_assertions[i].iter().any(|a| a == t) {
+                    text_hit = true;
+                } else if p.truncated && !t.is_empty() && self.norm_assertions[i].iter().any(|a| a.starts_with(t.as_str())) {
+                    text_hit = true;
+                } else if site.assertion_prefixes.iter().any(|pre| t.starts_with(pre.as_str())) {
+                    text_hit = true;
+                }
+            }
+            let site_base = basename(&site.file);
+            let file_hit = base.as_deref().is_some_and(|b| !site.file.is_empty() && b == site_base);
+            let kernel_hit = !names.is_empty()
+                && site.kernels.iter().any(|k| names.iter().any(|n| n == k) && k != "operator()");
+            let kernel_lambda = names.iter().any(|n| n == "operator()") && site.kernels.iter().any(|k| k == "operator()");
+            let line_hit = p.line.is_some_and(|l| site.lines.values().any(|v| *v == l) || site.lines_seen.contains(&l));
+            // The text must agree, or the place must (file + kernel or file + line) when the
+            // text is missing or cut.
+            let place = file_hit && (kernel_hit || line_hit);
+            if !text_hit && !(place && (text.is_none() || text.as_deref() == Some("") || p.truncated)) {
+                continue;
+            }
+            let score = 8 * i32::from(text_hit) + 4 * i32::from(file_hit) + 3 * i32::from(kernel_hit)
+                + i32::from(kernel_lambda) + 2 * i32::from(line_hit);
+            let exact = text_hit && file_hit && line_hit;
+            if best.map_or(true, |(s, _, _)| score > s) {
+                best = Some((score, i, exact));
+            }
+        }
+        if let Some((_, i, exact)) = best {
+            return Some((&self.sites[i], if exact { MatchKind::Exact } else { MatchKind::Text }));
+        }
+        let lower = text.unwrap_or_default().to_ascii_lowercase();
+        self.sites
+            .iter()
+            .filter(|s| s.generic)
+            .find(|s| s.match_any.is_empty() || s.match_any.iter().any(|m| lower.contains(m.as_str())))
+            .map(|s| (s, MatchKind::Generic))
+    }
+}
+
+/// A reading from the assertion text alone, for sites the knowledge base does not know
+/// (third-party extensions: torchvision ops, torch_scatter, flash-attn, bitsandbytes).
+pub fn generic_category(assertion: &str) -> (&'static str, &'static str) {
+    let a = assertion.to_ascii_lowercase();
+    if a.contains("n_classes") || a.contains("num_classes") || a.contains("target") && a.contains('<') {
+        ("label_out_of_range", "the condition compares a target with a class count: a label is outside the model's classes")
+    } else if a.contains("index") || a.contains("idx") || a.contains("out of bounds") || a.contains("< size") {
+        ("index_out_of_range", "the condition checks an index against a size: some index tensor holds a value outside the dimension it indexes")
+    } else if a.contains(">= 0") && a.contains("<= 1") {
+        ("probability_out_of_range", "the condition checks that values lie in [0, 1]: an input meant to be a probability is not")
+    } else if a.contains("nan") || a.contains("inf") || a.contains("prob") {
+        ("invalid_distribution", "the condition checks a probability distribution: it holds NaN, inf or negative values")
+    } else {
+        ("other", "a kernel checked a condition on its inputs and it did not hold")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_file_loads_and_ids_are_unique() {
+        let kb = kb();
+        assert!(!kb.sites.is_empty());
+        let mut ids: Vec<&str> = kb.sites.iter().map(|s| s.id.as_str()).collect();
+        ids.sort();
+        let before = ids.len();
+        ids.dedup();
+        assert_eq!(before, ids.len(), "duplicate site ids");
+        for s in &kb.sites {
+            assert!(!s.python_apis.is_empty() || s.category == "other" || s.generic, "{} has no python_apis", s.id);
+            assert!(
+                ["label_out_of_range", "index_out_of_range", "embedding_index_out_of_range", "probability_out_of_range", "invalid_distribution", "other"]
+                    .contains(&s.category.as_str()),
+                "{}: bad category {}",
+                s.id,
+                s.category
+            );
+        }
+    }
+
+    #[test]
+    fn kernel_names_from_signatures() {
+        assert_eq!(kernel_names("nll_loss_forward_reduce_cuda_kernel_2d")[0], "nll_loss_forward_reduce_cuda_kernel_2d");
+        let n = kernel_names("void cunn_ClassNLLCriterion_updateOutput_kernel(Dtype *, Dtype *, Dtype *, long *, Dtype *, int, int, int, int, long) [with Dtype = float, Acctype = float]");
+        assert_eq!(n[0], "cunn_ClassNLLCriterion_updateOutput_kernel");
+        let b = kernel_names("Acctype bce_functor<Dtype, Acctype>::operator()(Tuple) [with Tuple = thrust::null_type, Dtype = float]");
+        assert!(b.contains(&"bce_functor".to_string()), "{b:?}");
+        assert!(b.contains(&"operator()".to_string()));
+        assert!(kernel_names("lambda [](int)->auto::operator()(int)->auto").contains(&"operator()".to_string()));
+    }
+
+    #[test]
+    fn relative_paths() {
+        assert_eq!(source_relative("/opt/conda/conda-bld/pytorch_1/work/aten/src/THCUNN/BCECriterion.cu"), "aten/src/THCUNN/BCECriterion.cu");
+        assert_eq!(source_relative(r"C:\w\b\windows\pytorch\aten\src\ATen\native\cuda\Loss.cu"), "aten/src/ATen/native/cuda/Loss.cu");
+    }
+}

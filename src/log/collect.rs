@@ -1,0 +1,289 @@
+//! Turns the selected lines of a log into an `Incident`: assert sites, the host error,
+//! tracebacks, symptoms and evidence. Knows nothing about kernels' meaning (that is `kb/`).
+
+use std::collections::HashMap;
+
+use crate::log::assert_line::{self, RawAssert, Shape};
+use crate::log::dsa::DsaParser;
+use crate::log::host::{self, Role};
+use crate::log::normalize;
+use crate::log::scan::LineSink;
+use crate::log::sites::{Sites, Source};
+use crate::log::traceback::{Traceback, TracebackParser};
+use crate::report::model::{Platform, RankRef};
+
+/// A host-side line the reader kept, with how often the same text was seen.
+#[derive(Debug, Clone)]
+pub struct HostNote {
+    pub kind: String,
+    pub role: Role,
+    pub line: u64,
+    pub message: String,
+    pub count: u64,
+    pub exception_type: Option<String>,
+    pub category: Option<String>,
+    pub rank: Option<u32>,
+}
+
+#[derive(Default)]
+pub struct Incident {
+    pub sites: Sites,
+    pub tracebacks: Vec<Traceback>,
+    pub notes: Vec<HostNote>,
+    pub dsa_header: bool,
+    pub platforms: Vec<Platform>,
+    pub warnings: Vec<String>,
+    pub bytes: u64,
+    pub lines: u64,
+}
+
+impl Incident {
+    pub fn notes_with(&self, role: Role) -> impl Iterator<Item = &HostNote> {
+        self.notes.iter().filter(move |n| n.role == role)
+    }
+
+    pub fn has(&self, role: Role) -> bool {
+        self.notes.iter().any(|n| n.role == role)
+    }
+}
+
+const MAX_NOTES: usize = 256;
+const MAX_WRAP_JOINS: usize = 3;
+const MAX_WRAP_LEN: usize = 16 << 10;
+
+/// A report head waiting for the rest of a hard-wrapped line.
+struct Pending {
+    text: String,
+    line: u64,
+    rank: Option<RankRef>,
+    joins: usize,
+}
+
+pub struct Collector {
+    pub incident: Incident,
+    traceback: TracebackParser,
+    dsa: DsaParser,
+    pending: Option<Pending>,
+    note_index: HashMap<(String, String), usize>,
+}
+
+impl Default for Collector {
+    fn default() -> Self {
+        Collector {
+            incident: Incident::default(),
+            traceback: TracebackParser::default(),
+            dsa: DsaParser::default(),
+            pending: None,
+            note_index: HashMap::new(),
+        }
+    }
+}
+
+impl LineSink for Collector {
+    fn wants_next(&self) -> bool {
+        self.pending.is_some() || self.traceback.wants_next()
+    }
+
+    fn line(&mut self, raw: &[u8], lineno: u64, prev: &[u8]) {
+        let mut first = true;
+        for seg in raw.split(|b| *b == b'\r') {
+            if seg.is_empty() && !first {
+                continue;
+            }
+            self.segment(seg, lineno, if first { prev } else { b"" });
+            first = false;
+        }
+    }
+}
+
+impl Collector {
+    fn segment(&mut self, seg: &[u8], lineno: u64, prev: &[u8]) {
+        let cleaned = normalize::clean(seg);
+        let text: &str = &cleaned.text;
+        let rank = cleaned.rank;
+
+        if let Some(p) = self.pending.take() {
+            if self.continue_pending(p, text) {
+                return;
+            }
+        }
+        if assert_line::has_anchor(text) {
+            let found = assert_line::parse_all(text);
+            if !found.is_empty() {
+                self.take_reports(found, text, lineno, rank);
+                return;
+            }
+            // The head may be on the previous line (a wrap inside the path or kernel name).
+            if !prev.is_empty() {
+                let prev_clean = normalize::clean(prev);
+                let joined = format!("{}{}", prev_clean.text.trim_start(), text.trim_start());
+                let found = assert_line::parse_all(&joined);
+                if !found.is_empty() {
+                    self.take_reports(found, &joined, lineno, rank.or(prev_clean.rank));
+                    return;
+                }
+            }
+        } else if assert_line::looks_like_report_head(text) {
+            self.pending = Some(Pending { text: text.to_string(), line: lineno, rank, joins: 0 });
+            return;
+        }
+        if self.dsa.feed(text, lineno) {
+            self.incident.dsa_header |= self.dsa.header_seen;
+            return;
+        }
+        let in_traceback = self.traceback.feed(text, lineno, rank.as_ref().map(|r| r.id));
+        self.host(text, lineno, rank.as_ref().map(|r| r.id), in_traceback);
+    }
+
+    fn take_reports(&mut self, found: Vec<RawAssert>, text: &str, lineno: u64, rank: Option<RankRef>) {
+        let last_truncated = found.last().is_some_and(|a| a.truncated);
+        if last_truncated {
+            // Hold the whole segment until the next line tells whether it was wrapped.
+            let complete: Vec<RawAssert> = found[..found.len() - 1].to_vec();
+            for a in complete {
+                self.add_report(a, lineno, rank.clone());
+            }
+            let start = text.rfind("Assertion").map(|p| head_start(text, p)).unwrap_or(0);
+            self.pending = Some(Pending { text: text[start..].to_string(), line: lineno, rank, joins: 0 });
+            return;
+        }
+        for a in found {
+            self.add_report(a, lineno, rank.clone());
+        }
+    }
+
+    fn add_report(&mut self, a: RawAssert, lineno: u64, rank: Option<RankRef>) {
+        let source = if a.shape == Shape::CudaPrintf { Source::Printf } else { Source::Line };
+        self.incident.sites.add(a, lineno, rank, source);
+    }
+
+    /// Tries to complete a pending head with the next line. Returns true if the line was used.
+    fn continue_pending(&mut self, mut p: Pending, text: &str) -> bool {
+        let starts_new = assert_line::looks_like_report_head(text)
+            || (assert_line::has_anchor(text) && !assert_line::parse_all(text).is_empty());
+        if starts_new || text.trim().is_empty() || p.joins >= MAX_WRAP_JOINS || p.text.len() + text.len() > MAX_WRAP_LEN {
+            self.flush_pending(p);
+            return false;
+        }
+        p.text.push_str(text);
+        p.joins += 1;
+        let found = assert_line::parse_all(&p.text);
+        match found.last() {
+            Some(a) if !a.truncated => {
+                for a in found {
+                    self.add_report(a, p.line, p.rank.clone());
+                }
+            }
+            _ => self.pending = Some(p),
+        }
+        true
+    }
+
+    fn flush_pending(&mut self, p: Pending) {
+        for a in assert_line::parse_all(&p.text) {
+            self.add_report(a, p.line, p.rank.clone());
+        }
+    }
+
+    fn host(&mut self, text: &str, lineno: u64, rank: Option<u32>, in_traceback: bool) {
+        let trimmed = text.trim();
+        if trimmed.is_empty() {
+            return;
+        }
+        let exc = host::exception_line(trimmed);
+        for sig in host::classify(trimmed) {
+            if sig.role == Role::CpuEquivalent && !in_traceback && exc.is_none() && !trimmed.contains("Error") {
+                // a CPU error message quoted in prose is not the error itself
+                continue;
+            }
+            let message: String = trimmed.chars().take(600).collect();
+            let key = (sig.kind.clone(), message.clone());
+            if let Some(i) = self.note_index.get(&key) {
+                self.incident.notes[*i].count += 1;
+                continue;
+            }
+            if self.incident.notes.len() >= MAX_NOTES {
+                continue;
+            }
+            self.note_index.insert(key, self.incident.notes.len());
+            self.incident.notes.push(HostNote {
+                kind: sig.kind.clone(),
+                role: sig.role,
+                line: lineno,
+                message,
+                count: 1,
+                exception_type: exc.map(|(t, _)| t.to_string()),
+                category: sig.category.clone(),
+                rank,
+            });
+        }
+        self.platform_hints(trimmed);
+    }
+
+    fn platform_hints(&mut self, t: &str) {
+        let p = if t.contains("HIP error") || t.contains("hipError") || t.contains("AMD_SERIALIZE_KERNEL")
+            || t.contains("rocdevice.cpp") || t.contains("HSA_STATUS")
+        {
+            Some(Platform::Rocm)
+        } else if t.contains("XPU error") || t.contains("UR_RESULT_ERROR") || t.contains("PI_ERROR") {
+            Some(Platform::Xpu)
+        } else if t.contains("CUDA error") || t.contains("cudaError") || t.contains("cuda runtime error")
+            || t.contains("Triton Error [CUDA]")
+        {
+            Some(Platform::Cuda)
+        } else {
+            None
+        };
+        if let Some(p) = p {
+            if !self.incident.platforms.contains(&p) {
+                self.incident.platforms.push(p);
+            }
+        }
+    }
+
+    pub fn finish(mut self) -> Incident {
+        if let Some(p) = self.pending.take() {
+            self.flush_pending(p);
+        }
+        self.dsa.flush();
+        for rec in std::mem::take(&mut self.dsa.records) {
+            let line = rec.log_line;
+            let (raw, launch) = rec.into_parts();
+            self.incident.sites.add(raw.clone(), line, None, Source::Dsa);
+            if let Some(site) = self.incident.sites.sites.iter_mut().find(|s| {
+                s.first.file == raw.file && s.first.line == raw.line
+            }) {
+                if site.launch.is_none() {
+                    site.launch = launch;
+                }
+            }
+        }
+        self.incident.dsa_header |= self.dsa.header_seen;
+        let (tbs, dropped) = self.traceback.into_tracebacks();
+        if dropped > 0 {
+            self.incident.warnings.push(format!("{dropped} tracebacks in the middle of the log were skipped"));
+        }
+        self.incident.tracebacks = tbs;
+        self.incident
+    }
+}
+
+/// Where the report containing the anchor at `anchor` starts: the beginning of its `FILE:` token.
+fn head_start(text: &str, anchor: usize) -> usize {
+    let head = &text[..anchor];
+    let block = head.rfind("block: [").or_else(|| head.rfind("global id: [")).or_else(|| head.rfind("Device-side"));
+    let upto = block.unwrap_or(anchor);
+    // walk back over "FILE:LINE: FUNCTION: " — the FILE token starts after the last whitespace
+    // that precedes the first ":digits:" before `upto`
+    let before = &text[..upto];
+    let mut start = 0;
+    for (i, _) in before.match_indices(':') {
+        let rest = &before[i + 1..];
+        let d = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if d > 0 && rest.as_bytes().get(d) == Some(&b':') {
+            start = before[..i].rfind(char::is_whitespace).map_or(0, |p| p + 1);
+            break;
+        }
+    }
+    start
+}

@@ -1,0 +1,143 @@
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use miette::Diagnostic;
+use thiserror::Error;
+
+use cudasleuth::log::{self, InputError, LogSource};
+use cudasleuth::report::{assemble, human, model::Verdict};
+
+/// Explains PyTorch's `CUDA error: device-side assert triggered`: which kernel failed, which
+/// op and Python call reached it, and what to check next.
+#[derive(Parser)]
+#[command(name = "cudasleuth", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Read crash logs and explain the device assert (or other CUDA error) in them.
+    #[command(after_help = "Examples:\n  cudasleuth explain crash.log\n  pbpaste | cudasleuth explain\n  cudasleuth explain --format json job-*.log.gz\n\nExit codes: 0 nothing found, 1 something explained, 2 usage error or unreadable input.")]
+    Explain {
+        /// Log files (plain, gzip, UTF-8 or UTF-16). `-` or none reads stdin.
+        logs: Vec<String>,
+        /// Output format; with several logs, `json` writes one object per line.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+        /// Colour in human output: auto (a terminal, NO_COLOR unset), always, never.
+        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+        color: ColorChoice,
+    },
+    /// List the PyTorch assert sites cudasleuth knows.
+    #[command(after_help = "Examples:\n  cudasleuth kernels\n  cudasleuth kernels --op nll_loss\n  cudasleuth kernels --category embedding_index_out_of_range")]
+    Kernels {
+        /// Only sites of this op (substring match).
+        #[arg(long)]
+        op: Option<String>,
+        /// Only sites of this failure class.
+        #[arg(long)]
+        category: Option<String>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum Format {
+    Human,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Error, Diagnostic)]
+enum CliError {
+    #[error("{0}")]
+    #[diagnostic(code(cudasleuth::input), help("check the path; `-` reads the log from stdin (paste it, then Ctrl-D)"))]
+    Input(InputError),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Explain { logs, format, color } => explain(logs, format, color),
+        Command::Kernels { op, category } => kernels(op, category),
+    }
+}
+
+fn explain(logs: Vec<String>, format: Format, color: ColorChoice) -> ExitCode {
+    let sources: Vec<LogSource> = if logs.is_empty() {
+        vec![LogSource::Stdin]
+    } else {
+        logs.iter().map(|l| LogSource::from_arg(l)).collect()
+    };
+    if sources.iter().any(|s| matches!(s, LogSource::Stdin)) && std::io::stdin().is_terminal() {
+        eprintln!("cudasleuth: reading the log from stdin; paste it, then press Ctrl-D");
+    }
+    let stdout = std::io::stdout();
+    let use_color = match color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+    };
+    let width = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(100);
+    let style = human::Style { color: use_color, width };
+    let mut out = stdout.lock();
+    let mut failed = false;
+    let mut found = false;
+    for (i, source) in sources.iter().enumerate() {
+        let incident = match log::read_log(source) {
+            Ok(inc) => inc,
+            Err(e) => {
+                failed = true;
+                eprint!("{:?}", miette::Report::new(CliError::Input(e)));
+                continue;
+            }
+        };
+        let report = assemble::assemble(&source.display_name(), &incident);
+        found |= report.verdict != Verdict::None;
+        let written = match format {
+            Format::Json => serde_json::to_writer(&mut out, &report).map_err(std::io::Error::from).and_then(|_| writeln!(out)),
+            Format::Human => {
+                let sep = if i > 0 { "\n" } else { "" };
+                write!(out, "{sep}{}", human::render(&report, &style))
+            }
+        };
+        if written.is_err() {
+            // a closed pipe (`| head`): stop quietly
+            return ExitCode::from(if found { 1 } else { 0 });
+        }
+    }
+    if failed {
+        ExitCode::from(2)
+    } else if found {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn kernels(op: Option<String>, category: Option<String>) -> ExitCode {
+    let kb = cudasleuth::kb::kb();
+    let mut out = std::io::stdout().lock();
+    for s in &kb.sites {
+        if op.as_deref().is_some_and(|o| !s.op.contains(o)) {
+            continue;
+        }
+        if category.as_deref().is_some_and(|c| s.category != c && !s.classes.iter().any(|x| x == c)) {
+            continue;
+        }
+        let kernel = s.kernels.first().map(String::as_str).unwrap_or("-");
+        let assertion = s.assertions.first().or(s.assertion_prefixes.first()).map(String::as_str).unwrap_or("");
+        if writeln!(out, "{:<40} {:<28} {:<44} {}", s.id, s.category, kernel, assertion).is_err() {
+            break;
+        }
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,307 @@
+//! The report for a person: a miette diagnostic for what failed (with the log line it came
+//! from), one for the user's frame and whether to trust it, then what to check and do next.
+
+use std::fmt::{self, Write as _};
+
+use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents, Severity, SourceCode, SourceSpan, SpanContents};
+
+use crate::kb;
+use crate::report::model::*;
+
+pub struct Style {
+    pub color: bool,
+    pub width: usize,
+}
+
+/// A few source lines that know which line of the original file they start at.
+struct Snippet {
+    name: String,
+    text: String,
+    first_line: usize,
+}
+
+impl SourceCode for Snippet {
+    fn read_span<'a>(&'a self, span: &SourceSpan, before: usize, after: usize) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        let inner = self.text.read_span(span, before, after)?;
+        Ok(Box::new(MietteSpanContents::new_named(
+            self.name.clone(),
+            inner.data(),
+            *inner.span(),
+            inner.line() + self.first_line.saturating_sub(1),
+            inner.column(),
+            inner.line_count(),
+        )))
+    }
+}
+
+struct Diag {
+    message: String,
+    code: String,
+    severity: Severity,
+    help: Option<String>,
+    snippet: Option<Snippet>,
+    labels: Vec<LabeledSpan>,
+    related: Vec<Diag>,
+}
+
+impl fmt::Debug for Diag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl fmt::Display for Diag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Diag {}
+
+impl Diagnostic for Diag {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(&self.code))
+    }
+    fn severity(&self) -> Option<Severity> {
+        Some(self.severity)
+    }
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
+    }
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        self.snippet.as_ref().map(|s| s as &dyn SourceCode)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        if self.labels.is_empty() {
+            None
+        } else {
+            Some(Box::new(self.labels.iter().cloned()))
+        }
+    }
+    fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn Diagnostic> + 'a>> {
+        if self.related.is_empty() {
+            None
+        } else {
+            Some(Box::new(self.related.iter().map(|d| d as &dyn Diagnostic)))
+        }
+    }
+}
+
+pub fn render(report: &Report, style: &Style) -> String {
+    let mut out = String::new();
+    let theme = if style.color { GraphicalTheme::unicode() } else { GraphicalTheme::none() };
+    let handler = GraphicalReportHandler::new_themed(theme).with_width(style.width).with_links(false);
+    let h = |s: &str| if style.color { format!("\x1b[1m{s}\x1b[0m") } else { s.to_string() };
+
+    let _ = writeln!(out, "{} {}", h("cudasleuth:"), headline(report));
+    out.push('\n');
+    for diag in diagnostics(report) {
+        let _ = handler.render_report(&mut out, &diag);
+    }
+
+    for (i, a) in report.asserts.iter().enumerate() {
+        let _ = writeln!(out, "{}", h(&format!("Assert site {} of {}", i + 1, report.asserts.len())));
+        let place = match (&a.file, a.line) {
+            (Some(f), Some(l)) => format!("{}:{l}", kb::source_relative(f)),
+            _ => "?".to_string(),
+        };
+        let _ = writeln!(out, "  kernel     {} ({place})", a.kernel.as_deref().unwrap_or("(not printed by this build)"));
+        let _ = writeln!(out, "  assertion  `{}`{}", a.assertion.as_deref().unwrap_or(""), if a.truncated { " (cut off in the log)" } else { "" });
+        let _ = writeln!(out, "  reports    {}{}", a.count, hits_summary(a));
+        if !a.ranks.is_empty() {
+            let ranks: Vec<String> = a.ranks.iter().map(|r| format!("{}{}", r.kind, r.id)).collect();
+            let _ = writeln!(out, "  processes  {}", ranks.join(", "));
+        }
+        match &a.signature {
+            Some(sig) => {
+                let _ = writeln!(out, "  op         {} — {}", sig.op, sig.category.replace('_', " "));
+                if !sig.python_apis.is_empty() {
+                    let _ = writeln!(out, "  reached by {}", sig.python_apis.join(", "));
+                }
+                if !sig.causes.is_empty() {
+                    let _ = writeln!(out, "  check");
+                    for c in &sig.causes {
+                        let _ = writeln!(out, "    • {c}");
+                    }
+                }
+            }
+            None => {
+                let (cat, why) = kb::generic_category(a.assertion.as_deref().unwrap_or(""));
+                let _ = writeln!(out, "  op         not in cudasleuth's knowledge base (a third-party or newer kernel?)");
+                let _ = writeln!(out, "  reading    {} — {why}", cat.replace('_', " "));
+            }
+        }
+        if let Some(m) = &a.message {
+            let _ = writeln!(out, "  message    {m}");
+        }
+        out.push('\n');
+    }
+
+    if !report.secondary.is_empty() {
+        let _ = writeln!(out, "{}", h("Also in the log (consequences, not the cause)"));
+        for s in report.secondary.iter().take(8) {
+            let times = s.count.map(|c| format!(" ×{c}")).unwrap_or_default();
+            let _ = writeln!(out, "  line {:<6} {}{times}: {}", s.line, s.kind, clip(&s.message, 110));
+        }
+        out.push('\n');
+    }
+    if !report.evidence.is_empty() {
+        let _ = writeln!(out, "{}", h("Clues elsewhere in the log"));
+        for e in report.evidence.iter().take(8) {
+            let _ = writeln!(out, "  line {:<6} {}: {}", e.line, e.kind, clip(&e.message, 110));
+        }
+        out.push('\n');
+    }
+    if !report.next_steps.is_empty() {
+        let _ = writeln!(out, "{}", h("Next"));
+        for (i, s) in report.next_steps.iter().enumerate() {
+            let _ = writeln!(out, "  {}. {s}", i + 1);
+        }
+    }
+    for w in &report.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    out
+}
+
+fn headline(report: &Report) -> String {
+    let src = &report.source;
+    match report.verdict {
+        Verdict::DeviceAssert => {
+            let ops: Vec<String> = report
+                .asserts
+                .iter()
+                .filter_map(|a| a.signature.as_ref().map(|s| s.op.clone()))
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            if ops.is_empty() {
+                format!("{src}: a CUDA device-side assert")
+            } else {
+                format!("{src}: a device-side assert in {}", ops.join(", "))
+            }
+        }
+        Verdict::CudaError => format!("{src}: a CUDA error that is not a device assert"),
+        Verdict::CpuEquivalent => format!("{src}: the CPU version of a device-assert bug"),
+        Verdict::None => format!("{src}: no device-side assert or CUDA error found"),
+    }
+}
+
+fn hits_summary(a: &AssertSite) -> String {
+    if a.hits.distinct <= 1 {
+        return match (a.block, a.thread) {
+            (Some(b), Some(t)) => format!(" (block {b:?}, thread {t:?})"),
+            _ => String::new(),
+        };
+    }
+    let threads: Vec<String> = a.hits.threads.iter().take(8).map(|t| t[0].to_string()).collect();
+    let more = if a.hits.threads.len() > 8 || a.hits.truncated { ", …" } else { "" };
+    format!(
+        " from {} distinct GPU threads in {} block(s); thread x = {}{more}",
+        a.hits.distinct,
+        a.hits.blocks.len(),
+        threads.join(", ")
+    )
+}
+
+fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        s.chars().take(n).collect::<String>() + "…"
+    }
+}
+
+fn diagnostics(report: &Report) -> Vec<Diag> {
+    let mut out = Vec::new();
+    let help = report.next_steps.first().cloned();
+    if let Some(a) = report.asserts.first() {
+        let (message, code) = match &a.signature {
+            Some(sig) => (format!("{}: {}", sig.op, sig.explanation), format!("device_assert::{}", sig.category)),
+            None => {
+                let (cat, why) = kb::generic_category(a.assertion.as_deref().unwrap_or(""));
+                (format!("unknown kernel {}: {why}", a.kernel.as_deref().unwrap_or("?")), format!("device_assert::{cat}"))
+            }
+        };
+        let file = a.file.as_deref().map(kb::source_relative).unwrap_or_default();
+        let short = format!("{}:{}: Assertion `{}` failed", file, a.line.unwrap_or(0), a.assertion.as_deref().unwrap_or(""));
+        let start = short.find('`').map_or(0, |p| p + 1);
+        let len = a.assertion.as_deref().map_or(0, str::len);
+        let operand = a.signature.as_ref().and_then(|s| s.operand.clone());
+        let label = match operand {
+            Some(o) => format!("false for some element of `{o}`"),
+            None => "this condition was false".to_string(),
+        };
+        let mut d = Diag {
+            message,
+            code,
+            severity: Severity::Error,
+            help,
+            snippet: Some(Snippet { name: report.source.clone(), text: short, first_line: a.log_lines.first().copied().unwrap_or(1) as usize }),
+            labels: vec![LabeledSpan::new(Some(label), start, len)],
+            related: Vec::new(),
+        };
+        d.related.extend(frame_diag(report));
+        out.push(d);
+    } else if let Some(e) = &report.error {
+        let code = match report.verdict {
+            Verdict::DeviceAssert => "device_assert",
+            Verdict::CudaError => "cuda_error",
+            Verdict::CpuEquivalent => "cpu_equivalent",
+            Verdict::None => "none",
+        };
+        let text = match &e.type_ {
+            Some(t) => format!("{t}: {}", e.message),
+            None => e.message.clone(),
+        };
+        let len = text.len();
+        let mut d = Diag {
+            message: e.message.clone(),
+            code: code.to_string(),
+            severity: Severity::Error,
+            help,
+            snippet: (e.line > 0).then(|| Snippet { name: report.source.clone(), text, first_line: e.line as usize }),
+            labels: if e.line > 0 { vec![LabeledSpan::new(Some("the error".into()), 0, len)] } else { vec![] },
+            related: Vec::new(),
+        };
+        d.related.extend(frame_diag(report));
+        out.push(d);
+    }
+    out
+}
+
+/// The user's innermost frame, labelled with whether the traceback can be trusted.
+fn frame_diag(report: &Report) -> Option<Diag> {
+    let f = report.frames.iter().rev().find(|f| f.user_code)?;
+    let code = f.code.clone().unwrap_or_default();
+    let trusted = report.traceback.level == "trusted";
+    let message = format!(
+        "your code: {}:{}{} — traceback {}",
+        f.file,
+        f.line,
+        f.function.as_deref().map(|n| format!(" in {n}")).unwrap_or_default(),
+        report.traceback.level
+    );
+    let (start, len) = match &f.focus {
+        Some(focus) if code.contains(focus.as_str()) => (code.find(focus.as_str()).unwrap_or(0), focus.len()),
+        _ => (0, code.len()),
+    };
+    let op = report.asserts.iter().find_map(|a| a.signature.as_ref()).map(|s| s.op.clone());
+    let label = if trusted {
+        "the failing call".to_string()
+    } else {
+        match &op {
+            Some(op) => format!("the error surfaced here; the failing op is {op}, launched earlier"),
+            None => "the error surfaced here; the failing kernel may have been launched earlier".to_string(),
+        }
+    };
+    Some(Diag {
+        message,
+        code: "traceback".to_string(),
+        severity: if trusted { Severity::Advice } else { Severity::Warning },
+        help: Some(report.traceback.reason.clone()),
+        snippet: (!code.is_empty()).then(|| Snippet { name: f.file.clone(), text: code.clone(), first_line: f.line as usize }),
+        labels: if code.is_empty() { vec![] } else { vec![LabeledSpan::new(Some(label), start, len)] },
+        related: Vec::new(),
+    })
+}

@@ -1,0 +1,4 @@
+pub mod advice;
+pub mod assemble;
+pub mod human;
+pub mod model;

@@ -1,0 +1,178 @@
+//! The report contract (`--format json`, version 1). Other tools read these objects: keys may
+//! be added, none may change meaning. `docs/report.schema.json` is the schema they validate against.
+
+use serde::Serialize;
+
+pub const REPORT_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    DeviceAssert,
+    CudaError,
+    CpuEquivalent,
+    None,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Platform {
+    Cuda,
+    Rocm,
+    Xpu,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub version: u32,
+    pub kind: &'static str,
+    pub source: String,
+    pub verdict: Verdict,
+    pub platform: Option<Platform>,
+    pub asserts: Vec<AssertSite>,
+    pub error: Option<ErrorInfo>,
+    pub secondary: Vec<LogNote>,
+    pub evidence: Vec<LogNote>,
+    pub frames: Vec<Frame>,
+    pub suspects: Vec<Suspect>,
+    /// Whether the traceback can be trusted to point at the failing op.
+    pub traceback: TracebackTrust,
+    /// What to do next, most useful first.
+    pub next_steps: Vec<String>,
+    /// Problems met while reading the input (undecodable bytes, a cut-off line, ...).
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AssertSite {
+    pub kernel: Option<String>,
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    pub assertion: Option<String>,
+    pub block: Option<[u32; 3]>,
+    pub thread: Option<[u32; 3]>,
+    pub count: u64,
+    pub hits: Hits,
+    pub ranks: Vec<RankRef>,
+    pub log_lines: Vec<u64>,
+    pub signature: Option<Signature>,
+    pub candidates: Option<Candidates>,
+    /// How the line was printed: `cuda`, `cuda_printf`, `windows`, `thc`, `triton`, `rocm`,
+    /// `xpu`, `dsa`.
+    pub shape: &'static str,
+    /// The assertion text was cut off in the log (it ended before "failed").
+    pub truncated: bool,
+    /// Extra text printed by `CUDA_KERNEL_ASSERT_PRINTF` sites (the offending value), if any.
+    pub message: Option<String>,
+    /// XPU prints work-item ids instead of block/thread.
+    pub work_item: Option<WorkItem>,
+    /// Filled from a `TORCH_USE_CUDA_DSA` record when the log has one.
+    pub launch: Option<LaunchInfo>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Hits {
+    pub distinct: u64,
+    pub threads: Vec<[u32; 3]>,
+    pub blocks: Vec<[u32; 3]>,
+    pub truncated: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct RankRef {
+    pub kind: String,
+    pub id: u32,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct WorkItem {
+    pub global: [u32; 3],
+    pub local: [u32; 3],
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LaunchInfo {
+    pub kernel: Option<String>,
+    pub file: Option<String>,
+    pub function: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Signature {
+    pub id: String,
+    pub op: String,
+    pub category: String,
+    pub python_apis: Vec<String>,
+    pub operand: Option<String>,
+    pub explanation: String,
+    pub causes: Vec<String>,
+    pub fixes: Vec<String>,
+    /// `exact` (file, line and text agree), `text` (assertion text and kernel or file agree),
+    /// `generic` (only the shape of the assertion is known).
+    #[serde(rename = "match")]
+    pub match_kind: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Candidates {
+    pub tensor: String,
+    pub elements: String,
+    pub exact: bool,
+    pub assumes: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ErrorInfo {
+    pub message: String,
+    #[serde(rename = "type")]
+    pub type_: Option<String>,
+    pub launch_blocking: Option<bool>,
+    pub line: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LogNote {
+    pub kind: String,
+    pub line: u64,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Frame {
+    pub file: String,
+    pub path: Option<String>,
+    pub line: u32,
+    pub function: Option<String>,
+    pub user_code: bool,
+    pub rank: Option<u32>,
+    pub cell: Option<String>,
+    /// The source line printed under the frame, when the log shows it.
+    pub code: Option<String>,
+    /// The sub-expression CPython 3.11+ marked with carets under that line.
+    pub focus: Option<String>,
+    pub log_line: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Suspect {
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+    pub rule: String,
+    pub tier: String,
+    pub confirmed: Option<bool>,
+    pub message: String,
+    pub evidence: Vec<String>,
+    pub fingerprint: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TracebackTrust {
+    /// `trusted`, `untrusted` or `unknown`.
+    pub level: &'static str,
+    pub reason: String,
+}
