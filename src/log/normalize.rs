@@ -119,6 +119,8 @@ pub fn strip_prefixes(s: &str) -> (usize, Option<RankRef>) {
             n
         } else if let Some(n) = bracket_clock(r) {
             n
+        } else if let Some(n) = level_tag(r) {
+            n
         } else if r.first() == Some(&b'>') && r.get(1).map_or(true, |c| *c == b' ') {
             rank_step = true;
             1 + usize::from(r.get(1) == Some(&b' '))
@@ -189,6 +191,16 @@ fn gh_log_failed_prefix(s: &[u8]) -> Option<usize> {
     let t2 = t1 + 1 + memchr::memchr(b'\t', &s[t1 + 1..])?;
     let ts = iso_timestamp(&s[t2 + 1..])?;
     Some(t2 + 1 + ts)
+}
+
+/// A logging level in brackets: `[ERROR]`, `[WARNING]`.
+fn level_tag(s: &[u8]) -> Option<usize> {
+    for tag in [&b"[ERROR]"[..], b"[WARNING]", b"[WARN]", b"[INFO]", b"[DEBUG]", b"[CRITICAL]", b"[FATAL]"] {
+        if s.starts_with(tag) {
+            return Some(tag.len());
+        }
+    }
+    None
 }
 
 /// `[12:00:00]` or `[12:00:00.123]`.
@@ -286,6 +298,7 @@ mod tests {
         assert_eq!(c("2024-05-01T12:00:00.123456Z 00O+ Traceback").0, "Traceback");
         assert_eq!(c("[2024-05-01 12:00:00,123] x").0, "x");
         assert_eq!(c("[12:00:01] x").0, "x");
+        assert_eq!(c("2022-12-28 16:13:02 [ERROR]    File \"a.py\"").0, "   File \"a.py\"");
     }
 
     #[test]

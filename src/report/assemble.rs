@@ -144,7 +144,7 @@ fn pick_class(entry: &kb::KernelSite, context: &str) -> String {
         {
             return "label_out_of_range".to_string();
         }
-        if wants("embedding_index_out_of_range") && ["embedding", "embed(", "embed_tokens", "wte", "input_ids", "token"].iter().any(|w| ctx.contains(w)) {
+        if wants("embedding_index_out_of_range") && ["embedding", "embed", "emb(", "emb.", "wte", "input_ids", "token"].iter().any(|w| ctx.contains(w)) {
             return "embedding_index_out_of_range".to_string();
         }
     }
@@ -236,8 +236,9 @@ fn is_secondary_kind(incident: &Incident, n: &HostNote) -> bool {
     incident.notes.iter().any(|o| o.line == n.line && o.role == Role::Secondary && o.kind != "copy_if_failed" && o.kind != "thcudacheck")
 }
 
+/// A traceback that ends in the CUDA failure, or whose end was cut off in the paste.
 fn relevant(tb: &Traceback) -> bool {
-    tb.exception.as_ref().is_some_and(|(ty, msg, _)| {
+    tb.exception.as_ref().map_or(true, |(ty, msg, _)| {
         msg.contains("CUDA") || msg.contains("device-side") || msg.contains("HIP error") || msg.contains("cuda runtime error")
             || msg.contains("out of bounds") || msg.contains("out of range") || msg.contains("num_classes")
             || ty.contains("AcceleratorError") || msg.contains("CUBLAS") || msg.contains("cuDNN")

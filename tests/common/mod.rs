@@ -1,0 +1,96 @@
+#![allow(dead_code)]
+//! Shared by the integration tests: run `explain` in-process, validate its JSON against the
+//! committed schema, and list fixture files.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use cudasleuth::log::{self, LogSource};
+use cudasleuth::report::assemble;
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn validator() -> &'static jsonschema::Validator {
+    static V: OnceLock<jsonschema::Validator> = OnceLock::new();
+    V.get_or_init(|| {
+        let text = std::fs::read_to_string(root().join("docs/report.schema.json")).unwrap();
+        let schema: serde_json::Value = serde_json::from_str(&text).unwrap();
+        jsonschema::validator_for(&schema).expect("docs/report.schema.json is a valid schema")
+    })
+}
+
+/// Fails the test if the report does not follow docs/report.schema.json.
+pub fn check_schema(report: &serde_json::Value, what: &str) {
+    let errors: Vec<String> = validator().iter_errors(report).map(|e| format!("{} at {}", e, e.instance_path)).collect();
+    assert!(errors.is_empty(), "{what}: report does not match docs/report.schema.json:\n{}", errors.join("\n"));
+}
+
+/// Runs explain on a file and returns the JSON report, schema-checked.
+pub fn explain(path: &Path) -> serde_json::Value {
+    let rel = path.strip_prefix(root()).unwrap_or(path).display().to_string();
+    let incident = log::read_log(&LogSource::File(path.to_path_buf())).expect("fixture readable");
+    let report = assemble::assemble(&rel, &incident);
+    let value = serde_json::to_value(&report).unwrap();
+    check_schema(&value, &rel);
+    value
+}
+
+pub fn logs_in(dir: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join(dir))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "log"))
+        .collect();
+    v.sort();
+    v
+}
+
+pub fn ws(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A compact, reviewable reading of a report: what a person checks by hand.
+pub fn reading(r: &serde_json::Value) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let _ = writeln!(out, "verdict={} platform={}", r["verdict"].as_str().unwrap_or("?"), r["platform"]);
+    for a in r["asserts"].as_array().unwrap() {
+        let sig = &a["signature"];
+        let _ = writeln!(
+            out,
+            "  assert {}:{} kernel={} block={} thread={} count={} distinct={} ranks={} assertion={:?}",
+            a["file"].as_str().unwrap_or("-").rsplit(['/', '\\']).next().unwrap_or(""),
+            a["line"],
+            a["kernel"].as_str().map(|k| k.chars().take(60).collect::<String>()).unwrap_or("-".into()),
+            a["block"],
+            a["thread"],
+            a["count"],
+            a["hits"]["distinct"],
+            a["ranks"].as_array().map(|v| v.len()).unwrap_or(0),
+            a["assertion"].as_str().unwrap_or("-"),
+        );
+        let _ = writeln!(out, "    signature={} category={} match={}", sig["id"].as_str().unwrap_or("-"), sig["category"].as_str().unwrap_or("-"), sig["match"].as_str().unwrap_or("-"));
+    }
+    let e = &r["error"];
+    if !e.is_null() {
+        let _ = writeln!(out, "  error type={} launch_blocking={} message={:?}", e["type"], e["launch_blocking"], e["message"].as_str().unwrap_or(""));
+    }
+    let user: Vec<String> = r["frames"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["user_code"].as_bool() == Some(true))
+        .map(|f| format!("{}:{}", f["file"].as_str().unwrap().rsplit(['/', '\\']).next().unwrap(), f["line"]))
+        .collect();
+    let _ = writeln!(out, "  user_frames={:?} traceback={}", user, r["traceback"]["level"].as_str().unwrap_or("?"));
+    let kinds = |k: &str| -> Vec<String> {
+        r[k].as_array().unwrap().iter().map(|n| n["kind"].as_str().unwrap().to_string()).collect()
+    };
+    let (s, ev) = (kinds("secondary"), kinds("evidence"));
+    if !s.is_empty() || !ev.is_empty() {
+        let _ = writeln!(out, "  secondary={s:?} evidence={ev:?}");
+    }
+    out
+}
