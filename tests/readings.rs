@@ -24,3 +24,8 @@ fn torch_2_11_h200() {
 fn public_logs() {
     insta::assert_snapshot!(snapshot_dir("fixtures/public-logs"));
 }
+
+#[test]
+fn torch_2_11_h200_more() {
+    insta::assert_snapshot!(snapshot_dir("fixtures/torch-2.11-h200-more"));
+}

@@ -1,0 +1,199 @@
+//! The binary as a user runs it: exit codes, stdin, several logs, bad input, encodings.
+
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_cudasleuth"))
+}
+
+fn run_stdin(args: &[&str], input: &[u8]) -> Output {
+    let mut child = bin().args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let data = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&data);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+fn json_lines(out: &Output) -> Vec<serde_json::Value> {
+    String::from_utf8(out.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            common::check_schema(&v, "cli output");
+            v
+        })
+        .collect()
+}
+
+const SEED: &str = "fixtures/torch-2.11-h200/seed_blog_example.async.log";
+
+#[test]
+fn explains_a_file_and_exits_1() {
+    let out = bin().args(["explain", "--color", "never", SEED]).current_dir(common::root()).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("nll_loss"), "{text}");
+    assert!(text.contains("torch.nn.functional.cross_entropy"), "{text}");
+    assert!(text.contains("CUDA_LAUNCH_BLOCKING=1 python seed_blog_example.py"), "{text}");
+    assert!(!text.contains('\x1b'), "no colour when asked not to");
+}
+
+#[test]
+fn stdin_dash_and_json_lines_for_several_logs() {
+    let log = std::fs::read(common::root().join(SEED)).unwrap();
+    let out = run_stdin(&["explain", "--format", "json", "-"], &log);
+    assert_eq!(out.status.code(), Some(1));
+    let v = json_lines(&out);
+    assert_eq!(v.len(), 1);
+    assert_eq!(v[0]["source"], "<stdin>");
+    assert_eq!(v[0]["asserts"][0]["signature"]["op"], "nll_loss");
+
+    let out = bin()
+        .args(["explain", "--format", "json", SEED, "fixtures/torch-2.11-h200/ctc_target_over.async.log"])
+        .current_dir(common::root())
+        .output()
+        .unwrap();
+    let v = json_lines(&out);
+    assert_eq!(v.len(), 2);
+    assert_eq!(v[1]["verdict"], "none");
+    assert_eq!(out.status.code(), Some(1), "one log explained → 1");
+}
+
+#[test]
+fn nothing_found_exits_0() {
+    let out = run_stdin(&["explain", "--format", "json"], b"epoch 1 loss 0.5\nepoch 2 loss 0.4\n");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(json_lines(&out)[0]["verdict"], "none");
+    let empty = run_stdin(&["explain", "--format", "json"], b"");
+    assert_eq!(empty.status.code(), Some(0));
+}
+
+#[test]
+fn missing_file_and_directory_are_clear_errors_with_exit_2() {
+    let out = bin().args(["explain", "/nonexistent/crash.log"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("no such file"), "{err}");
+    assert!(err.contains("cudasleuth::input"), "{err}");
+    assert!(err.to_lowercase().contains("help"), "{err}");
+
+    let out = bin().args(["explain", "/tmp"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("directory"));
+}
+
+#[test]
+fn unreadable_input_is_exit_2() {
+    // /proc/self/mem opens but every read at offset 0 fails, even for root.
+    let out = bin().args(["explain", "/proc/self/mem"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn usage_error_is_exit_2() {
+    let out = bin().args(["explain", "--format", "yaml"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn binary_garbage_and_invalid_utf8_do_not_panic() {
+    let mut data = Vec::new();
+    let mut x: u32 = 12345;
+    for _ in 0..200_000 {
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        data.push((x >> 16) as u8);
+    }
+    data.extend_from_slice(b"\n\xff\xfe/pytorch/aten/src/ATen/native/cuda/Loss.cu:245: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [1,0,0] Assertion `t >= 0 && t < n_classes` failed.\xc3\x28\n");
+    let out = run_stdin(&["explain", "--format", "json"], &data);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = json_lines(&out);
+    assert_eq!(v[0]["asserts"][0]["line"], 245);
+}
+
+#[test]
+fn a_50_mb_single_line_is_read() {
+    let mut data = vec![b'#'; 50 << 20];
+    data.extend_from_slice(b"\r/pytorch/aten/src/ATen/native/cuda/Loss.cu:245: k: block: [0,0,0], thread: [3,0,0] Assertion `t >= 0 && t < n_classes` failed.\n");
+    let out = run_stdin(&["explain", "--format", "json"], &data);
+    assert_eq!(out.status.code(), Some(1));
+    let v = json_lines(&out);
+    assert_eq!(v[0]["asserts"][0]["thread"], serde_json::json!([3, 0, 0]));
+    assert_eq!(v[0]["asserts"][0]["log_lines"], serde_json::json!([1]));
+}
+
+#[test]
+fn gzip_and_utf16_logs() {
+    let log = std::fs::read(common::root().join(SEED)).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&log).unwrap();
+    let out = run_stdin(&["explain", "--format", "json"], &gz.finish().unwrap());
+    assert_eq!(json_lines(&out)[0]["asserts"][0]["kernel"], "nll_loss_forward_reduce_cuda_kernel_2d");
+
+    let text = String::from_utf8(log).unwrap();
+    let mut utf16 = vec![0xff, 0xfe];
+    for u in text.encode_utf16() {
+        utf16.extend_from_slice(&u.to_le_bytes());
+    }
+    let out = run_stdin(&["explain", "--format", "json"], &utf16);
+    let v = json_lines(&out);
+    assert_eq!(v[0]["asserts"][0]["thread"], serde_json::json!([1, 0, 0]));
+    assert_eq!(v[0]["frames"][0]["line"], 31);
+}
+
+#[test]
+fn ci_noise_around_a_report() {
+    let log = "2024-05-01T12:00:00.1234567Z \x1b[36m[rank3]:\x1b[0m /pytorch/aten/src/ATen/native/cuda/Loss.cu:245: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [7,0,0] Assertion `t >= 0 && t < n_classes` failed.\n\
+2024-05-01T12:00:00.1234568Z [rank3]: Traceback (most recent call last):\n\
+2024-05-01T12:00:00.1234569Z [rank3]:   File \"/home/ci/job/train.py\", line 30, in <module>\n\
+2024-05-01T12:00:00.1234570Z [rank3]:     loss = criterion(out, y)\n\
+2024-05-01T12:00:00.1234571Z [rank3]: RuntimeError: CUDA error: device-side assert triggered\n";
+    let out = run_stdin(&["explain", "--format", "json"], log.as_bytes());
+    let v = &json_lines(&out)[0];
+    assert_eq!(v["asserts"][0]["ranks"], serde_json::json!([{"kind": "rank", "id": 3}]));
+    assert_eq!(v["frames"][0]["line"], 30);
+    assert_eq!(v["frames"][0]["rank"], 3);
+    assert_eq!(v["frames"][0]["code"], "loss = criterion(out, y)");
+}
+
+#[test]
+fn hard_wrapped_report_counts_once() {
+    let log = "/pytorch/aten/src/ATen/native/cuda/Loss.cu:245: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thr\n\
+ead: [1,0,0] Assertion `t >= 0 && t < n_cla\n\
+sses` failed.\n";
+    let out = run_stdin(&["explain", "--format", "json"], log.as_bytes());
+    let v = &json_lines(&out)[0];
+    assert_eq!(v["asserts"].as_array().unwrap().len(), 1);
+    assert_eq!(v["asserts"][0]["count"], 1);
+    assert_eq!(v["asserts"][0]["assertion"], "t >= 0 && t < n_classes");
+    assert_eq!(v["asserts"][0]["thread"], serde_json::json!([1, 0, 0]));
+}
+
+#[test]
+fn secondary_symptoms_are_never_the_error() {
+    let log = "/pytorch/aten/src/ATen/native/cuda/Indexing.cu:1422: indexSelectLargeIndex: block: [15,0,0], thread: [96,0,0] Assertion `srcIndex < srcSelectDimSize` failed.\n\
+RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`\n\
+[E ProcessGroupNCCL.cpp:475] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1) ran for 1800000 milliseconds before timing out.\n\
+terminate called after throwing an instance of 'c10::DistBackendError'\n";
+    let out = run_stdin(&["explain", "--format", "json"], log.as_bytes());
+    let v = &json_lines(&out)[0];
+    assert_eq!(v["verdict"], "device_assert");
+    let kinds: Vec<&str> = v["secondary"].as_array().unwrap().iter().map(|n| n["kind"].as_str().unwrap()).collect();
+    assert!(kinds.contains(&"cublas_error") && kinds.contains(&"nccl_watchdog") && kinds.contains(&"terminate_called"), "{kinds:?}");
+    assert_eq!(v["asserts"][0]["signature"]["category"], "embedding_index_out_of_range");
+}
+
+#[test]
+fn kernels_lists_and_filters() {
+    let out = bin().args(["kernels", "--op", "nll_loss"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("nll_loss_forward_reduce_cuda_kernel_2d"));
+    assert!(!text.contains("vectorized_gather_kernel"));
+}
