@@ -45,14 +45,16 @@ pub fn next_steps(report: &Report, _incident: &Incident) -> Vec<String> {
                     steps.push(capitalize(f));
                 }
             }
-            if rocm && report.asserts.is_empty() {
-                steps.push("ROCm builds of torch 2.8+ abort on a kernel assert without printing it; run the same script on the CPU (`CUDA_VISIBLE_DEVICES= HIP_VISIBLE_DEVICES=`) to get PyTorch's readable CPU error".to_string());
-            }
         }
         Verdict::CudaError => {
             let kinds: Vec<&str> = report.secondary.iter().map(|s| s.kind.as_str()).collect();
             let msg = report.error.as_ref().map(|e| e.message.as_str()).unwrap_or("");
-            if msg.contains("out of memory") || msg.contains("OutOfMemory") {
+            let kind = report.error.as_ref().and_then(|e| e.kind.as_deref()).unwrap_or("");
+            if kind == "rocm_queue_abort" {
+                steps.push(format!(
+                    "ROCm builds of torch 2.8+ call abort() when a kernel assert fails, so no assert line is printed. Run the same script on the CPU to get PyTorch's readable error (`HIP_VISIBLE_DEVICES= {cmd}`), or synchronized (`AMD_SERIALIZE_KERNEL=3 {cmd}`) to find the call"
+                ));
+            } else if msg.contains("out of memory") || msg.contains("OutOfMemory") {
                 steps.push("Out of GPU memory: lower the batch size or sequence length, or enable gradient checkpointing / mixed precision".to_string());
             } else if msg.contains("no kernel image") || msg.contains("invalid device function") {
                 steps.push("This torch build has no kernels for this GPU's architecture: install a wheel built for it (check `torch.cuda.get_arch_list()` against `nvidia-smi`)".to_string());

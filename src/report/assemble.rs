@@ -219,10 +219,11 @@ fn main_error(incident: &Incident, verdict: Verdict) -> Option<ErrorInfo> {
                 (Some(_), Some((_, rest))) => rest.to_string(),
                 _ => n.message.clone(),
             };
-            Some(ErrorInfo { message, type_: n.exception_type.clone(), launch_blocking, line: n.line })
+            Some(ErrorInfo { message, kind: Some(n.kind.clone()), type_: n.exception_type.clone(), launch_blocking, line: n.line })
         }
         None if verdict == Verdict::DeviceAssert => Some(ErrorInfo {
             message: "device-side assert (no host error text in the log)".to_string(),
+            kind: None,
             type_: None,
             launch_blocking,
             line: 0,

@@ -100,7 +100,7 @@ pub fn render(report: &Report, style: &Style) -> String {
     }
 
     for (i, a) in report.asserts.iter().enumerate() {
-        let _ = writeln!(out, "{}", h(&format!("Assert site {} of {}", i + 1, report.asserts.len())));
+        let _ = writeln!(out, "\n{}", h(&format!("Assert site {} of {}", i + 1, report.asserts.len())));
         let place = match (&a.file, a.line) {
             (Some(f), Some(l)) => format!("{}:{l}", kb::source_relative(f)),
             _ => "?".to_string(),
@@ -152,9 +152,10 @@ pub fn render(report: &Report, style: &Style) -> String {
         }
         out.push('\n');
     }
-    if !report.next_steps.is_empty() {
-        let _ = writeln!(out, "{}", h("Next"));
-        for (i, s) in report.next_steps.iter().enumerate() {
+    // the first step is the diagnostic's help already
+    if report.next_steps.len() > 1 {
+        let _ = writeln!(out, "{}", h("Then"));
+        for (i, s) in report.next_steps.iter().skip(1).enumerate() {
             let _ = writeln!(out, "  {}. {s}", i + 1);
         }
     }
@@ -254,9 +255,23 @@ fn diagnostics(report: &Report) -> Vec<Diag> {
             Some(t) => format!("{t}: {}", e.message),
             None => e.message.clone(),
         };
+        let text = clip(&text, 140);
         let len = text.len();
+        let explain = e
+            .kind
+            .as_deref()
+            .and_then(|k| crate::log::host::signatures().iter().find(|s| s.kind == k))
+            .and_then(|s| s.explain.clone());
+        let message = match (&e.kind, explain) {
+            (Some(k), Some(x)) => format!("{}: {x}", k.replace('_', " ")),
+            (Some(k), None) if k != "device_assert" => k.replace('_', " "),
+            _ if report.verdict == Verdict::DeviceAssert => {
+                "a device-side assert, but the log has no assert line naming the kernel".to_string()
+            }
+            _ => e.message.clone(),
+        };
         let mut d = Diag {
-            message: e.message.clone(),
+            message,
             code: code.to_string(),
             severity: Severity::Error,
             help,
@@ -275,13 +290,13 @@ fn frame_diag(report: &Report) -> Option<Diag> {
     let f = report.frames.iter().rev().find(|f| f.user_code)?;
     let code = f.code.clone().unwrap_or_default();
     let trusted = report.traceback.level == "trusted";
-    let message = format!(
-        "your code: {}:{}{} — traceback {}",
-        f.file,
-        f.line,
-        f.function.as_deref().map(|n| format!(" in {n}")).unwrap_or_default(),
-        report.traceback.level
-    );
+    let place = format!("{}:{}{}", f.file, f.line, f.function.as_deref().map(|n| format!(" in {n}")).unwrap_or_default());
+    let message = match report.traceback.level {
+        "trusted" => format!("the failing call in your code: {place}"),
+        "consistent" => format!("your code, probably the failing call: {place}"),
+        "untrusted" => format!("where Python noticed the error (not where it happened): {place}"),
+        _ => format!("your code in the traceback (it may not be the failing call): {place}"),
+    };
     let (start, len) = match &f.focus {
         Some(focus) if code.contains(focus.as_str()) => (code.find(focus.as_str()).unwrap_or(0), focus.len()),
         _ => (0, code.len()),

@@ -124,6 +124,8 @@ pub struct Candidates {
 #[derive(Debug, Clone, Serialize)]
 pub struct ErrorInfo {
     pub message: String,
+    /// The kind of host message (`device_assert`, `out_of_memory`, `rocm_queue_abort`, ...).
+    pub kind: Option<String>,
     #[serde(rename = "type")]
     pub type_: Option<String>,
     pub launch_blocking: Option<bool>,
