@@ -199,3 +199,32 @@ fn kernels_lists_and_filters() {
     assert!(text.contains("nll_loss_forward_reduce_cuda_kernel_2d"));
     assert!(!text.contains("vectorized_gather_kernel"));
 }
+
+/// The record layout printed by c10/cuda/CUDADeviceAssertionHost.cpp (torch 2.x, DSA builds).
+#[test]
+fn dsa_block_becomes_a_site_with_its_launch() {
+    let log = "RuntimeError: CUDA error: device-side assert triggered\n\
+Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n\
+Looking for device-side assertion failure information...\n\
+1 CUDA device-side assertion failures were found on GPU #0!\n\
+Assertion failure 0\n\
+  GPU assertion failure message = t >= 0 && t < n_classes\n\
+  File containing assertion = /pytorch/aten/src/ATen/native/cuda/Loss.cu:250\n\
+  Device function containing assertion = nll_loss_forward_reduce_cuda_kernel_2d\n\
+  Thread ID that failed assertion = [5,0,0]\n\
+  Block ID that failed assertion = [0,0,0]\n\
+  File containing kernel launch = /pytorch/aten/src/ATen/native/cuda/Loss.cu:385\n\
+  Function containing kernel launch = nll_loss_forward_out_cuda_template\n\
+  Name of kernel launched that led to failure = nll_loss_forward_reduce_cuda_kernel_2d\n\
+  Device that launched kernel = 0\n\
+  Stream kernel was launched on = 0\n\
+  Backtrace of kernel launch site = Launch stacktracing disabled.\n";
+    let out = run_stdin(&["explain", "--format", "json"], log.as_bytes());
+    let v = &json_lines(&out)[0];
+    let a = &v["asserts"][0];
+    assert_eq!(a["line"], 250);
+    assert_eq!(a["thread"], serde_json::json!([5, 0, 0]));
+    assert_eq!(a["count"], 1);
+    assert_eq!(a["launch"]["function"], "nll_loss_forward_out_cuda_template");
+    assert_eq!(a["signature"]["op"], "nll_loss");
+}

@@ -39,14 +39,15 @@ pub const NEEDLES: &[&str] = &[
     "AMD_SERIALIZE",
     "rocdevice",
     "HSA_STATUS",
-    "fault",
+    "access fault",
     "Token indices",
     "Some weights of",
     "pecial tokens",
     "vocabulary",
     "Label class",
     "num_classes",
-    " = ",           // DSA record fields
+    "kernel launch", // DSA record fields not containing "assertion"
+    "launched",
     "ChildFailed",
     "exitcode",
     "[CUDA_KERNEL_ASSERT]",
