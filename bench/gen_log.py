@@ -174,6 +174,8 @@ def harvest(lines):
                 continue
             # NCCL INFO lines are kept even though "NCCL" is a prefilter needle: real logs
             # have them. Everything else must be free of error/assert vocabulary.
+            if cat == "train" and (ln[:1].isspace() or "(" in ln or ln.startswith("[rank")):
+                break  # source code quoted by a traceback, not a training print
             if DANGEROUS.search(ln) and not (cat == "nccl" and "NCCL INFO" in ln and not re.search(r"ssert|rror", ln)):
                 break
             seen.add(ln)
@@ -261,7 +263,15 @@ def synth_line(rng, cat):
             f"/usr/lib/python3/dist-packages/transformers/trainer.py:{rng.randrange(100, 4000)}: FutureWarning: `tokenizer` is deprecated and will be removed in version 5.0.0.",
         ])
     if cat == "torchrun":
-        return f"W{rng.randrange(1, 13):02d}{rng.randrange(1, 29):02d} {rng.randrange(24):02d}:{rng.randrange(60):02d}:{rng.randrange(60):02d}.{rng.randrange(10**6):06d} {rng.randrange(10**6)} torch/distributed/run.py:{rng.randrange(100, 900)}] "
+        head = (f"{rng.choice('WI')}{rng.randrange(1, 13):02d}{rng.randrange(1, 29):02d} {rng.randrange(24):02d}:"
+                f"{rng.randrange(60):02d}:{rng.randrange(60):02d}.{rng.randrange(10**6):06d} {rng.randrange(10**6)} ")
+        return head + rng.choice([
+            "torch/distributed/run.py:792] ",
+            "torch/distributed/run.py:792] *****************************************",
+            "torch/distributed/run.py:792] Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded, please further tune the variable for optimal performance in your application as needed. ",
+            f"torch/_dynamo/convert_frame.py:{rng.randrange(800, 999)}] torch._dynamo hit config.recompile_limit (8)",
+            f"torch/_inductor/utils.py:{rng.randrange(1000, 1300)}] [0/0] Not enough SMs to use max_autotune_gemm mode",
+        ])
     if cat == "config":
         k = rng.choice(["batch_size", "lr", "warmup_steps", "max_seq_len", "grad_accum", "weight_decay"])
         return f"  {k} = {rng.choice([32, 0.0001, 4000, 2048, 8, 0.01])}"
@@ -407,7 +417,7 @@ def main():
     ap.add_argument("--sites", type=int, default=len(SITES), help=f"distinct assert sites to use (1..{len(SITES)})")
     ap.add_argument("--tracebacks", type=int, default=3, help="host-side crash blocks (traceback + CUDA error) to plant")
     ap.add_argument("--seed", type=int, default=20260417)
-    ap.add_argument("--pool", type=int, default=1 << 18, help="distinct pre-varied noise lines (default 262144)")
+    ap.add_argument("--pool", type=int, default=1 << 16, help="distinct pre-varied noise lines (default 65536)")
     ap.add_argument("--out", default=None, help="output path, or - for stdout (default bench/data/log-SIZE.log)")
     ap.add_argument("--meta", default=None, help="where to write the meta JSON (default OUT.meta.json; with --out -, none unless given)")
     args = ap.parse_args()
@@ -430,8 +440,19 @@ def main():
     burst_sites = rng.choices(range(n_sites), site_w, k=len(bursts))
     styles = [s for s, _ in ASSERT_STYLES]
     burst_styles = rng.choices(styles, [w for _, w in ASSERT_STYLES], k=len(bursts))
-    # where each burst goes: sorted uniform offsets over the noise (in bytes written)
-    span = max(size, 1)
+    # The size asked for includes the reports: estimate their bytes with a separate PRNG (the
+    # main sequence must not depend on it) and give the noise the rest.
+    est_rng = random.Random(args.seed + 1)
+    sample = min(args.asserts, 4096)
+    est = 0
+    for _ in range(sample):
+        site = est_rng.choices(range(n_sites), site_w)[0]
+        style = est_rng.choices(styles, [w for _, w in ASSERT_STYLES])[0]
+        est += len(emit_burst(est_rng, 1, site, style, None)[0])
+    assert_bytes = est * args.asserts // max(sample, 1)
+    noise_size = max(0, size - assert_bytes)
+    # where each burst goes: sorted uniform offsets over the noise (in noise bytes written)
+    span = max(noise_size, 1)
     burst_at = sorted(rng.randrange(span) for _ in bursts)
     tb_at = sorted(rng.randrange(span // 4, span) for _ in range(max(0, args.tracebacks - 1)))
 
@@ -448,7 +469,8 @@ def main():
     buf = []
     buf_bytes = 0
     hasher = hashlib.sha256()
-    needle_hit = [any(n.encode() in ln for n in NEEDLES) for ln in pool]
+    needle_rx = re.compile(b"|".join(re.escape(n.encode()) for n in NEEDLES))
+    needle_hit = [needle_rx.search(ln) is not None for ln in pool]
     tb_i = 0
 
     def flush():
@@ -465,7 +487,7 @@ def main():
     while True:
         next_burst = burst_at[bi] if bi < len(bursts) else None
         next_tb = tb_at[tb_i] if tb_i < len(tb_at) else None
-        target = min(x for x in (next_burst, next_tb, size) if x is not None)
+        target = min(x for x in (next_burst, next_tb, noise_size) if x is not None)
         # noise up to the next event, in batches
         while noise_written < target:
             for k in rng.choices(range(pool_n), k=256):

@@ -59,8 +59,20 @@ struct Pending {
     joins: usize,
 }
 
+/// The bytes around the numbers of the last plain report line, to count repeats of it without
+/// parsing them.
+struct FastPath {
+    head: Vec<u8>,
+    tail: Vec<u8>,
+    site: usize,
+    rank: Option<RankRef>,
+}
+
 pub struct Collector {
     pub incident: Incident,
+    fast: Option<FastPath>,
+    /// The raw bytes of the line being read, when it is one segment (for the fast path).
+    current_raw: Option<Vec<u8>>,
     traceback: TracebackParser,
     dsa: DsaParser,
     pending: Option<Pending>,
@@ -71,6 +83,8 @@ impl Default for Collector {
     fn default() -> Self {
         Collector {
             incident: Incident::default(),
+            fast: None,
+            current_raw: None,
             traceback: TracebackParser::default(),
             dsa: DsaParser::default(),
             pending: None,
@@ -85,6 +99,13 @@ impl LineSink for Collector {
     }
 
     fn line(&mut self, raw: &[u8], lineno: u64, prev: &[u8]) {
+        if self.pending.is_none() && self.try_fast(raw, lineno) {
+            return;
+        }
+        self.current_raw = None;
+        if memchr::memchr(b'\r', raw).is_none() && memchr::memmem::find(raw, b"] Assertion `").is_some() {
+            self.current_raw = Some(raw.to_vec());
+        }
         let mut first = true;
         for seg in raw.split(|b| *b == b'\r') {
             if seg.is_empty() && !first {
@@ -97,6 +118,33 @@ impl LineSink for Collector {
 }
 
 impl Collector {
+    fn try_fast(&mut self, raw: &[u8], lineno: u64) -> bool {
+        let Some(f) = &self.fast else { return false };
+        if raw.len() <= f.head.len() + f.tail.len() || !raw.starts_with(&f.head) || !raw.ends_with(&f.tail) {
+            return false;
+        }
+        let mid = &raw[f.head.len()..raw.len() - f.tail.len()];
+        let Some((b, t)) = parse_block_thread(mid) else { return false };
+        let (site, rank) = (f.site, f.rank.clone());
+        self.incident.sites.hit(site, b, t, lineno, rank.as_ref());
+        true
+    }
+
+    /// Remembers a plain one-report line so that its repeats take the fast path.
+    fn arm_fast(&mut self, raw: &[u8], site: usize, rank: Option<RankRef>) {
+        self.fast = None;
+        if memchr::memchr(b'\r', raw).is_some() || memchr::memchr(0x1b, raw).is_some() {
+            return;
+        }
+        let (Some(b), Some(a)) = (memchr::memmem::find(raw, b"block: ["), memchr::memmem::find(raw, b"] Assertion `")) else {
+            return;
+        };
+        if a <= b || memchr::memmem::find(&raw[a + 1..], b"block: [").is_some() {
+            return;
+        }
+        self.fast = Some(FastPath { head: raw[..b + 8].to_vec(), tail: raw[a..].to_vec(), site, rank });
+    }
+
     fn segment(&mut self, seg: &[u8], lineno: u64, prev: &[u8]) {
         let cleaned = normalize::clean(seg);
         let text: &str = &cleaned.text;
@@ -147,14 +195,19 @@ impl Collector {
             self.pending = Some(Pending { text: text[start..].to_string(), line: lineno, rank, joins: 0 });
             return;
         }
+        let single = found.len() == 1 && found[0].shape != Shape::CudaPrintf;
+        let mut last = None;
         for a in found {
-            self.add_report(a, lineno, rank.clone());
+            last = Some(self.add_report(a, lineno, rank.clone()));
+        }
+        if let (true, Some(site), Some(raw)) = (single, last, self.current_raw.take()) {
+            self.arm_fast(&raw, site, rank);
         }
     }
 
-    fn add_report(&mut self, a: RawAssert, lineno: u64, rank: Option<RankRef>) {
+    fn add_report(&mut self, a: RawAssert, lineno: u64, rank: Option<RankRef>) -> usize {
         let source = if a.shape == Shape::CudaPrintf { Source::Printf } else { Source::Line };
-        self.incident.sites.add(a, lineno, rank, source);
+        self.incident.sites.add(a, lineno, rank, source)
     }
 
     /// Tries to complete a pending head with the next line. Returns true if the line was used.
@@ -266,6 +319,25 @@ impl Collector {
         self.incident.tracebacks = tbs;
         self.incident
     }
+}
+
+/// `x,y,z], thread: [a,b,c` → the two triples.
+fn parse_block_thread(mid: &[u8]) -> Option<([u32; 3], [u32; 3])> {
+    let sep = memchr::memmem::find(mid, b"], thread: [")?;
+    Some((triple(&mid[..sep])?, triple(&mid[sep + 12..])?))
+}
+
+fn triple(s: &[u8]) -> Option<[u32; 3]> {
+    let mut out = [0u32; 3];
+    let mut n = 0;
+    for part in s.split(|b| *b == b',') {
+        if n == 3 || part.is_empty() || part.len() > 9 || !part.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        out[n] = part.iter().fold(0u32, |acc, d| acc * 10 + u32::from(d - b'0'));
+        n += 1;
+    }
+    (n == 3).then_some(out)
 }
 
 /// Where the report containing the anchor at `anchor` starts: the beginning of its `FILE:` token.

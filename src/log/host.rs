@@ -51,17 +51,55 @@ pub fn signatures() -> &'static [MessageSig] {
     })
 }
 
-impl MessageSig {
-    fn matches(&self, s: &str) -> bool {
-        self.all.iter().all(|n| s.contains(n.as_str()))
-            && (self.any.is_empty() || self.any.iter().any(|n| s.contains(n.as_str())))
-            && !self.none.iter().any(|n| s.contains(n.as_str()))
-    }
+/// Every substring the table mentions, searched in one pass per line.
+struct Needles {
+    ac: aho_corasick::AhoCorasick,
+    /// For each signature: the needle ids of `all`, `any`, `none`.
+    ids: Vec<(Vec<usize>, Vec<usize>, Vec<usize>)>,
+}
+
+fn needles() -> &'static Needles {
+    static N: OnceLock<Needles> = OnceLock::new();
+    N.get_or_init(|| {
+        let mut words: Vec<String> = Vec::new();
+        let id = |w: &String, words: &mut Vec<String>| match words.iter().position(|x| x == w) {
+            Some(i) => i,
+            None => {
+                words.push(w.clone());
+                words.len() - 1
+            }
+        };
+        let ids = signatures()
+            .iter()
+            .map(|m| {
+                (
+                    m.all.iter().map(|w| id(w, &mut words)).collect(),
+                    m.any.iter().map(|w| id(w, &mut words)).collect(),
+                    m.none.iter().map(|w| id(w, &mut words)).collect(),
+                )
+            })
+            .collect();
+        let ac = aho_corasick::AhoCorasick::new(&words).expect("message needles are valid");
+        Needles { ac, ids }
+    })
 }
 
 /// Every signature the line matches.
 pub fn classify(s: &str) -> impl Iterator<Item = &'static MessageSig> + '_ {
-    signatures().iter().filter(move |m| m.matches(s))
+    let n = needles();
+    let mut seen = vec![false; n.ac.patterns_len()];
+    let mut any_seen = false;
+    for m in n.ac.find_overlapping_iter(s) {
+        seen[m.pattern().as_usize()] = true;
+        any_seen = true;
+    }
+    signatures().iter().zip(n.ids.iter()).filter_map(move |(sig, (all, any, none))| {
+        let ok = any_seen
+            && all.iter().all(|i| seen[*i])
+            && (any.is_empty() || any.iter().any(|i| seen[*i]))
+            && !none.iter().any(|i| seen[*i]);
+        ok.then_some(sig)
+    })
 }
 
 /// A Python exception line: `torch.AcceleratorError: CUDA error: ...` → (type, message).

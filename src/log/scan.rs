@@ -27,7 +27,6 @@ pub const NEEDLES: &[&str] = &[
     "╭",
     "raceback",
     "xception",      // C++ "Exception raised from", chained tracebacks
-    "NCCL",
     "atchdog",
     "CUBLAS_",
     "CUDNN_",
@@ -54,8 +53,9 @@ pub const NEEDLES: &[&str] = &[
 ];
 
 pub fn prefilter() -> AhoCorasick {
+    // Leftmost-first lets the SIMD (Teddy) prefilter run; which needle matched does not matter.
     AhoCorasick::builder()
-        .match_kind(aho_corasick::MatchKind::Standard)
+        .match_kind(aho_corasick::MatchKind::LeftmostFirst)
         .build(NEEDLES)
         .expect("needles are valid")
 }

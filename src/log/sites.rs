@@ -71,7 +71,21 @@ pub enum Source {
 }
 
 impl Sites {
-    pub fn add(&mut self, raw: RawAssert, log_line: u64, rank: Option<RankRef>, source: Source) {
+    /// One more report of a known site, when the line is byte-identical to the last one
+    /// around its block/thread numbers (the common case of thousands of per-thread lines).
+    pub fn hit(&mut self, idx: usize, block: [u32; 3], thread: [u32; 3], log_line: u64, rank: Option<&RankRef>) {
+        let site = &mut self.sites[idx];
+        site.reports += 1;
+        record_hit(site, block, thread);
+        if let Some(r) = rank {
+            if site.ranks.len() < 1024 && !site.ranks.contains(r) {
+                site.ranks.insert(r.clone());
+            }
+        }
+        note_line(site, log_line);
+    }
+
+    pub fn add(&mut self, raw: RawAssert, log_line: u64, rank: Option<RankRef>, source: Source) -> usize {
         let text = norm_ws(raw.assertion.as_deref().unwrap_or(""));
         let key = (raw.file.clone(), raw.line, text.clone());
         let idx = match self.index.get(&key) {
@@ -139,13 +153,8 @@ impl Sites {
                 site.ranks.insert(r);
             }
         }
-        if site.log_lines.len() < MAX_LOG_LINES {
-            if site.log_lines.last() != Some(&log_line) {
-                site.log_lines.push(log_line);
-            }
-        } else {
-            site.last_line = log_line;
-        }
+        note_line(site, log_line);
+        idx
     }
 
     /// A damaged report belongs to a site it only partly repeats: a cut-off text that starts
@@ -175,6 +184,16 @@ fn same_file(a: Option<&str>, b: Option<&str>) -> bool {
         }
         (None, None) => true,
         _ => false,
+    }
+}
+
+fn note_line(site: &mut Site, log_line: u64) {
+    if site.log_lines.len() < MAX_LOG_LINES {
+        if site.log_lines.last() != Some(&log_line) {
+            site.log_lines.push(log_line);
+        }
+    } else {
+        site.last_line = log_line;
     }
 }
 

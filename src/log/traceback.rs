@@ -137,6 +137,21 @@ impl TracebackParser {
                 return true;
             }
         }
+        // Most selected lines are not frames: skip the patterns unless a frame marker is there.
+        let maybe_frame = trimmed.starts_with("File ")
+            || trimmed.starts_with("Cell In[")
+            || trimmed.starts_with("<ipython-input")
+            || trimmed.contains(".py in ");
+        if !maybe_frame {
+            if let Some((ty, msg)) = crate::log::host::exception_line(trimmed) {
+                if let Some(tb) = self.cur.as_mut() {
+                    tb.exception = Some((ty.to_string(), msg.to_string(), lineno));
+                    self.finish();
+                    return true;
+                }
+            }
+            return false;
+        }
         if let Some(c) = p.plain.captures(text) {
             self.push_frame(&c[1], c[2].parse().unwrap_or(0), c.get(3).map(|m| m.as_str()), None, lineno, rank);
             self.expect = Expect::Code;
