@@ -38,9 +38,10 @@ FIXTURE_GLOBS = [
     "fixtures/public-logs/*.log",
 ]
 
-# Substrings the prefilter in src/log/scan.rs looks for (copied for statistics only: the meta
-# file reports how many noise lines would reach the slow path).
-NEEDLES = [
+# Substrings the prefilter in src/log/scan.rs looks for, for statistics only (the meta file
+# reports how many noise lines reach the slow path). Read from scan.rs when it is there; this
+# copy (of an early version) is the fallback.
+FALLBACK_NEEDLES = [
     "ssert", "rror", "block: [", "global id: [", "File ", "Cell In[", "ipython-input", "---->",
     "│", "╭", "raceback", "xception", "NCCL", "atchdog", "CUBLAS_", "CUDNN_",
     "terminate called", "out of bounds", "out of range", "out of memory",
@@ -48,6 +49,19 @@ NEEDLES = [
     "Token indices", "Some weights of", "pecial tokens", "vocabulary", "Label class",
     "num_classes", " = ", "ChildFailed", "exitcode", "[CUDA_KERNEL_ASSERT]",
 ]
+
+
+
+def scan_needles():
+    try:
+        src = open(os.path.join(REPO, "src", "log", "scan.rs"), encoding="utf-8").read()
+        body = re.search(r"pub const NEEDLES: &\[&str\] = &\[(.*?)\n\];", src, re.S).group(1)
+        body = re.sub(r"//[^\n]*", "", body)
+        found = [json.loads('"' + m + '"') for m in re.findall(r'"((?:[^"\\]|\\.)*)"', body)]
+        return found or FALLBACK_NEEDLES
+    except Exception:
+        return FALLBACK_NEEDLES
+
 
 # Noise lines harvested from fixtures must never be (part of) an assert report, a traceback,
 # or an error: the planted counts must be the only reports in the file.
@@ -105,8 +119,8 @@ SITES = [
 
 # How a burst of reports is printed: (name, weight).
 ASSERT_STYLES = [
-    ("plain", 50), ("rank", 15), ("default", 5), ("default_rank", 3),
-    ("gha", 12), ("ansi", 10), ("gha_ansi", 5),
+    ("plain", 55), ("rank", 15), ("default", 5), ("default_rank", 3),
+    ("gha", 12), ("ansi", 6), ("gha_ansi", 4),
 ]
 
 TQDM_FRACS = " ▏▎▍▌▋▊▉█"
@@ -279,6 +293,14 @@ def synth_line(rng, cat):
         return ""
     if cat == "banner":
         return "*****************************************"
+    if cat == "slowpath":
+        # harmless lines real training logs repeat that do contain prefilter needles
+        return rng.choice([
+            "wandb: Network error (ReadTimeout), entering retry loop.",
+            f"Token indices sequence length is longer than the specified maximum sequence length for this model ({rng.randrange(513, 4000)} > 512). Running this sequence through the model will result in indexing errors",
+            "Some weights of BertForSequenceClassification were not initialized from the model checkpoint at bert-base-uncased and are newly initialized: ['classifier.bias', 'classifier.weight']",
+            "Special tokens have been added in the vocabulary, make sure the associated word embeddings are fine-tuned or trained.",
+        ])
     raise ValueError(cat)
 
 
@@ -292,6 +314,7 @@ NOISE_MIX = [
     ("torchrun", 1, 0.5),
     ("banner", 0.5, 1.0),
     ("config", 0.5, 0.0),
+    ("slowpath", 0.3, 0.0),
     ("blank", 3, 0.0),
 ]
 
@@ -380,9 +403,13 @@ def emit_burst(rng, size, site_idx, style, lead):
     tpb = rng.choice([128, 256, 512, 1024])
     t = rng.randrange(tpb)
     rank = rng.randrange(8)
-    ts = gha_ts(rng)[:-1]
+    ts = gha_ts(rng)[:-9]  # "2024-05-01T12:34:56." ; the 7 fraction digits tick per line
+    frac = rng.randrange(10**7)
     out = []
     for i in range(size):
+        if style.startswith("gha"):
+            frac = (frac + rng.randrange(1, 400)) % 10**7
+            stamp = f"{ts}{frac:07d}Z"
         body = f"{head}block: [{bx},{by},0], thread: [{t},0,0]{tail}"
         if style == "plain":
             line = body
@@ -393,11 +420,11 @@ def emit_burst(rng, size, site_idx, style, lead):
         elif style == "default_rank":
             line = f"[default{rank}]:[rank{rank}]:{body}"
         elif style == "gha":
-            line = f"{ts} {body}"
+            line = f"{stamp} {body}"
         elif style == "ansi":
             line = f"\x1b[31m{body}\x1b[0m"
         elif style == "gha_ansi":
-            line = f"{ts} \x1b[1;31m{body}\x1b[0m"
+            line = f"{stamp} \x1b[1;31m{body}\x1b[0m"
         else:
             raise ValueError(style)
         if i == 0 and lead is not None:
@@ -469,7 +496,8 @@ def main():
     buf = []
     buf_bytes = 0
     hasher = hashlib.sha256()
-    needle_rx = re.compile(b"|".join(re.escape(n.encode()) for n in NEEDLES))
+    needles = scan_needles()
+    needle_rx = re.compile(b"|".join(re.escape(n.encode()) for n in needles))
     needle_hit = [needle_rx.search(ln) is not None for ln in pool]
     tb_i = 0
 
@@ -559,6 +587,7 @@ def main():
         "tracebacks": tb_i,
         "noise_lines_by_category": noise_cat_lines,
         "noise_lines_hitting_prefilter": noise_needle_lines,
+        "prefilter_needles": len(needles),
         "harvested_real_lines": {k: len(v) for k, v in harvested.items()},
         "fixture_files": len(paths),
     }
