@@ -2,6 +2,34 @@
 //! memory whatever the log size: exact distinct counts up to a cap, then a flag.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A cheap hasher for the (block, thread) pairs: the keys are small integers from a log, not
+/// attacker-chosen, and this set is on the hot path of million-line logs.
+#[derive(Default)]
+pub struct PairHasher(u64);
+
+impl Hasher for PairHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.write_u64(u64::from(*b));
+        }
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+}
+
+type PairSet = HashSet<[u32; 6], BuildHasherDefault<PairHasher>>;
 
 use crate::log::assert_line::{RawAssert, Shape};
 use crate::report::model::RankRef;
@@ -19,7 +47,7 @@ pub struct Site {
     pub printf_reports: u64,
     /// Records from a `TORCH_USE_CUDA_DSA` block; same rule.
     pub dsa_reports: u64,
-    pub distinct: HashSet<[u32; 6]>,
+    pub distinct: PairSet,
     pub distinct_capped: bool,
     pub threads: BTreeSet<[u32; 3]>,
     pub blocks: BTreeSet<[u32; 3]>,
@@ -98,7 +126,7 @@ impl Sites {
                         reports: 0,
                         printf_reports: 0,
                         dsa_reports: 0,
-                        distinct: HashSet::new(),
+                        distinct: PairSet::default(),
                         distinct_capped: false,
                         threads: BTreeSet::new(),
                         blocks: BTreeSet::new(),
