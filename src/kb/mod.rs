@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 
 mod files;
+pub mod geometry;
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]

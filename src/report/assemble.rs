@@ -104,6 +104,14 @@ fn assert_site(site: &Site, context: &str) -> AssertSite {
         causes: entry.causes.clone(),
         fixes: entry.fixes.clone(),
         match_kind: m.as_str(),
+        geometry: entry.geometry.clone(),
+    });
+    let candidates = signature.as_ref().and_then(|sig| {
+        let mut pairs: Vec<([u32; 3], [u32; 3])> = site.distinct.iter().map(|k| ([k[0], k[1], k[2]], [k[3], k[4], k[5]])).collect();
+        pairs.sort();
+        let operand = sig.operand.as_deref().unwrap_or("input");
+        let operand = operand.split_whitespace().next().unwrap_or("input");
+        kb::geometry::candidates(sig.geometry.as_deref()?, operand, &pairs)
     });
     AssertSite {
         kernel: a.kernel.clone(),
@@ -122,7 +130,7 @@ fn assert_site(site: &Site, context: &str) -> AssertSite {
         ranks: site.ranks.iter().cloned().collect(),
         log_lines: site.log_lines(),
         signature,
-        candidates: None,
+        candidates,
         shape: a.shape.as_str(),
         truncated: site.truncated,
         message: site.message.clone(),

@@ -111,6 +111,8 @@ pub struct Signature {
     /// `generic` (only the shape of the assertion is known).
     #[serde(rename = "match")]
     pub match_kind: &'static str,
+    /// How the kernel is launched (see docs/kernels.md), which decides `candidates`.
+    pub geometry: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]

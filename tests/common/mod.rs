@@ -72,6 +72,10 @@ pub fn reading(r: &serde_json::Value) -> String {
             a["assertion"].as_str().unwrap_or("-"),
         );
         let _ = writeln!(out, "    signature={} category={} match={}", sig["id"].as_str().unwrap_or("-"), sig["category"].as_str().unwrap_or("-"), sig["match"].as_str().unwrap_or("-"));
+        if let Some(el) = a["candidates"]["elements"].as_str() {
+            let el: String = el.chars().take(120).collect();
+            let _ = writeln!(out, "    candidates exact={} {el}", a["candidates"]["exact"]);
+        }
     }
     let e = &r["error"];
     if !e.is_null() {
