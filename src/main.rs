@@ -40,6 +40,9 @@ enum Command {
         /// Only sites of this failure class.
         #[arg(long)]
         category: Option<String>,
+        /// table (default), json, or markdown (the whole table, as in docs/kernels.md).
+        #[arg(long, value_enum, default_value_t = KernelsFormat::Table)]
+        format: KernelsFormat,
     },
 }
 
@@ -47,6 +50,13 @@ enum Command {
 enum Format {
     Human,
     Json,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum KernelsFormat {
+    Table,
+    Json,
+    Markdown,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -67,7 +77,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Explain { logs, format, color } => explain(logs, format, color),
-        Command::Kernels { op, category } => kernels(op, category),
+        Command::Kernels { op, category, format } => kernels(op, category, format),
     }
 }
 
@@ -123,19 +133,27 @@ fn explain(logs: Vec<String>, format: Format, color: ColorChoice) -> ExitCode {
     }
 }
 
-fn kernels(op: Option<String>, category: Option<String>) -> ExitCode {
+fn kernels(op: Option<String>, category: Option<String>, format: KernelsFormat) -> ExitCode {
     let kb = cudasleuth::kb::kb();
     let mut out = std::io::stdout().lock();
-    for s in &kb.sites {
-        if op.as_deref().is_some_and(|o| !s.op.contains(o)) {
-            continue;
-        }
-        if category.as_deref().is_some_and(|c| s.category != c && !s.classes.iter().any(|x| x == c)) {
-            continue;
-        }
+    if format == KernelsFormat::Markdown {
+        let _ = out.write_all(cudasleuth::kb::doc::markdown(kb).as_bytes());
+        return ExitCode::SUCCESS;
+    }
+    let chosen: Vec<&cudasleuth::kb::KernelSite> = kb
+        .sites
+        .iter()
+        .filter(|s| op.as_deref().map_or(true, |o| s.op.contains(o)))
+        .filter(|s| category.as_deref().map_or(true, |c| s.category == c || s.classes.iter().any(|x| x == c)))
+        .collect();
+    if format == KernelsFormat::Json {
+        let _ = serde_json::to_writer_pretty(&mut out, &chosen).map(|_| writeln!(out));
+        return ExitCode::SUCCESS;
+    }
+    for s in chosen {
         let kernel = s.kernels.first().map(String::as_str).unwrap_or("-");
         let assertion = s.assertions.first().or(s.assertion_prefixes.first()).map(String::as_str).unwrap_or("");
-        if writeln!(out, "{:<40} {:<28} {:<44} {}", s.id, s.category, kernel, assertion).is_err() {
+        if writeln!(out, "{:<44} {:<28} {:<44} {}", s.id, s.category, kernel, assertion).is_err() {
             break;
         }
     }

@@ -7,10 +7,11 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
+pub mod doc;
 mod files;
 pub mod geometry;
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct KernelSite {
     pub id: String,

@@ -16,6 +16,7 @@ pub fn assemble(source: &str, incident: &Incident) -> Report {
     let error = main_error(incident, verdict);
     let frames = frames(incident);
     let traceback = trust(&frames, error.as_ref(), &asserts);
+    let call = user_call(&frames, &asserts, traceback.level);
 
     let mut secondary = Vec::new();
     let mut evidence = Vec::new();
@@ -51,6 +52,7 @@ pub fn assemble(source: &str, incident: &Incident) -> Report {
         frames,
         suspects: Vec::new(),
         traceback,
+        call,
         next_steps: Vec::new(),
         warnings,
     };
@@ -323,4 +325,62 @@ fn trust(frames: &[Frame], error: Option<&ErrorInfo>, asserts: &[AssertSite]) ->
             reason: "the log does not show whether kernel launches were synchronous".to_string(),
         },
     }
+}
+
+/// Short names a user's line would use to reach the op: `cross_entropy`, `CrossEntropyLoss`, ...
+fn api_names(asserts: &[AssertSite]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for sig in asserts.iter().filter_map(|a| a.signature.as_ref()) {
+        for api in &sig.python_apis {
+            let last = api.rsplit('.').next().unwrap_or(api);
+            if last.len() > 2 && !last.starts_with("__") {
+                names.push(last.to_string());
+            }
+        }
+        if sig.op.len() > 2 && sig.op != "unknown" {
+            names.push(sig.op.clone());
+        }
+        // what people name the objects that wrap these ops
+        match sig.category.as_str() {
+            "label_out_of_range" => names.extend(["criterion", "loss_fn", "loss_func", "lossfn", "compute_loss"].map(String::from)),
+            "embedding_index_out_of_range" => names.extend(["emb(", "embed", "embedding"].map(String::from)),
+            _ => {}
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+fn user_call(frames: &[Frame], asserts: &[AssertSite], level: &str) -> Option<UserCall> {
+    let user: Vec<&Frame> = frames.iter().filter(|f| f.user_code && f.code.is_some()).collect();
+    let names = api_names(asserts);
+    let mk = |f: &Frame, how| UserCall {
+        file: f.file.clone(),
+        line: f.line,
+        code: f.focus.clone().unwrap_or_else(|| f.code.clone().unwrap_or_default()),
+        how,
+    };
+    // A user line that names the op wins: in an asynchronous run it is the call that launched
+    // the kernel even when the traceback stops elsewhere.
+    for f in user.iter().rev() {
+        let code = f.code.as_deref().unwrap_or("");
+        if let Some(n) = names.iter().find(|n| code.contains(n.as_str())) {
+            let mut call = mk(f, "names_the_op");
+            // on a line with several statements, show the one that calls the op
+            if f.focus.as_deref().map_or(true, |x| !x.contains(n.as_str())) {
+                call.code = code
+                    .split(';')
+                    .map(str::trim)
+                    .find(|part| part.contains(n.as_str()))
+                    .unwrap_or(code)
+                    .to_string();
+            }
+            return Some(call);
+        }
+    }
+    if level == "trusted" {
+        return user.last().map(|f| mk(f, "synchronous_frame"));
+    }
+    None
 }

@@ -115,6 +115,9 @@ pub fn render(report: &Report, style: &Style) -> String {
         match &a.signature {
             Some(sig) => {
                 let _ = writeln!(out, "  op         {} — {}", sig.op, sig.category.replace('_', " "));
+                if let (0, Some(call)) = (i, &report.call) {
+                    let _ = writeln!(out, "  your call  {}  ({}:{})", call.code, call.file, call.line);
+                }
                 if !sig.python_apis.is_empty() {
                     let _ = writeln!(out, "  reached by {}", sig.python_apis.join(", "));
                 }

@@ -37,6 +37,8 @@ pub struct Report {
     pub suspects: Vec<Suspect>,
     /// Whether the traceback can be trusted to point at the failing op.
     pub traceback: TracebackTrust,
+    /// The call in the user's code that reached the failing op, when the traceback shows it.
+    pub call: Option<UserCall>,
     /// What to do next, most useful first.
     pub next_steps: Vec<String>,
     /// Problems met while reading the input (undecodable bytes, a cut-off line, ...).
@@ -179,4 +181,15 @@ pub struct TracebackTrust {
     /// `trusted`, `untrusted` or `unknown`.
     pub level: &'static str,
     pub reason: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct UserCall {
+    pub file: String,
+    pub line: u32,
+    /// The call as written (the underlined part when CPython marked it, else the whole line).
+    pub code: String,
+    /// How it was found: `synchronous_frame` (the innermost user frame of a synchronous run)
+    /// or `names_the_op` (a user line that calls the op's Python API).
+    pub how: &'static str,
 }
