@@ -5,4 +5,5 @@
 
 pub mod kb;
 pub mod log;
+pub mod rank;
 pub mod report;

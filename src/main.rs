@@ -30,6 +30,10 @@ enum Command {
         /// Colour in human output: auto (a terminal, NO_COLOR unset), always, never.
         #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
         color: ColorChoice,
+        /// The Python project the log came from: traceback paths are mapped into it, and its
+        /// pyproject.toml may add kernel sites under [tool.cudasleuth.kernels].
+        #[arg(long, value_name = "DIR")]
+        project: Option<std::path::PathBuf>,
     },
     /// List the PyTorch assert sites cudasleuth knows.
     #[command(after_help = "Examples:\n  cudasleuth kernels\n  cudasleuth kernels --op nll_loss\n  cudasleuth kernels --category embedding_index_out_of_range")]
@@ -71,17 +75,40 @@ enum CliError {
     #[error("{0}")]
     #[diagnostic(code(cudasleuth::input), help("check the path; `-` reads the log from stdin (paste it, then Ctrl-D)"))]
     Input(InputError),
+    #[error("--project {0}: not a directory")]
+    #[diagnostic(code(cudasleuth::project), help("give the root of the Python project the log came from"))]
+    Project(String),
+    #[error("{0}")]
+    #[diagnostic(code(cudasleuth::pyproject), help("[[tool.cudasleuth.kernels.site]] tables take the keys documented in grammars/kernels/README.md"))]
+    UserKb(cudasleuth::kb::UserKbError),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Explain { logs, format, color } => explain(logs, format, color),
+        Command::Explain { logs, format, color, project } => explain(logs, format, color, project),
         Command::Kernels { op, category, format } => kernels(op, category, format),
     }
 }
 
-fn explain(logs: Vec<String>, format: Format, color: ColorChoice) -> ExitCode {
+fn explain(logs: Vec<String>, format: Format, color: ColorChoice, project: Option<std::path::PathBuf>) -> ExitCode {
+    if let Some(p) = &project {
+        if !p.is_dir() {
+            eprint!("{:?}", miette::Report::new(CliError::Project(p.display().to_string())));
+            return ExitCode::from(2);
+        }
+    }
+    let pyproject = project.clone().unwrap_or_else(|| std::path::PathBuf::from(".")).join("pyproject.toml");
+    let user_kb = match cudasleuth::kb::user_sites(&pyproject) {
+        Ok(sites) if !sites.is_empty() => Some(cudasleuth::kb::Kb::with_user_sites(sites)),
+        Ok(_) => None,
+        Err(e) => {
+            eprint!("{:?}", miette::Report::new(CliError::UserKb(e)));
+            return ExitCode::from(2);
+        }
+    };
+    let kb = user_kb.as_ref().unwrap_or_else(|| cudasleuth::kb::kb());
+    let files = project.as_deref().map(cudasleuth::rank::paths::ProjectFiles::walk);
     let sources: Vec<LogSource> = if logs.is_empty() {
         vec![LogSource::Stdin]
     } else {
@@ -110,7 +137,7 @@ fn explain(logs: Vec<String>, format: Format, color: ColorChoice) -> ExitCode {
                 continue;
             }
         };
-        let report = assemble::assemble(&source.display_name(), &incident);
+        let report = assemble::assemble_with(&source.display_name(), &incident, kb, files.as_ref());
         found |= report.verdict != Verdict::None;
         let written = match format {
             Format::Json => serde_json::to_writer(&mut out, &report).map_err(std::io::Error::from).and_then(|_| writeln!(out)),

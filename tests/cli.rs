@@ -228,3 +228,62 @@ Assertion failure 0\n\
     assert_eq!(a["launch"]["function"], "nll_loss_forward_out_cuda_template");
     assert_eq!(a["signature"]["op"], "nll_loss");
 }
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("cudasleuth-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn project_sites_from_pyproject() {
+    let dir = temp_dir("pyproject");
+    std::fs::write(
+        dir.join("pyproject.toml"),
+        r#"[project]
+name = "asr"
+
+[[tool.cudasleuth.kernels.site]]
+id = "k2.intersect_dense.bad_state"
+op = "k2.intersect_dense"
+kernels = ["operator()"]
+file = "k2/csrc/intersect_dense.cu"
+assertions = ["Some bad things happened"]
+python_apis = ["k2.intersect_dense"]
+category = "other"
+explanation = "k2's dense intersection found an inconsistent state: usually the supervision segments do not fit the network output"
+checked = ["our crash of 2024-03"]
+"#,
+    )
+    .unwrap();
+    let log = common::root().join("fixtures/public-logs/250.log");
+    let out = bin().args(["explain", "--format", "json", "--project"]).arg(&dir).arg(&log).output().unwrap();
+    let v = &json_lines(&out)[0];
+    assert_eq!(v["asserts"][0]["signature"]["id"], "k2.intersect_dense.bad_state");
+    // without the project the same log gets only the generic reading
+    let out = bin().args(["explain", "--format", "json"]).arg(&log).output().unwrap();
+    assert_eq!(json_lines(&out)[0]["asserts"][0]["signature"]["match"], "generic");
+
+    std::fs::write(dir.join("pyproject.toml"), "[[tool.cudasleuth.kernels.site]]\nid = 3\n").unwrap();
+    let out = bin().args(["explain", "--project"]).arg(&dir).arg(&log).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("tool.cudasleuth.kernels"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn project_maps_traceback_paths() {
+    let dir = temp_dir("paths");
+    std::fs::create_dir_all(dir.join("data")).unwrap();
+    std::fs::write(dir.join("train.py"), "print(1)\n").unwrap();
+    std::fs::write(dir.join("data/dataset.py"), "x = 1\n").unwrap();
+    let log = "Traceback (most recent call last):\n  File \"/home/u/job42/proj/train.py\", line 30, in <module>\n    loss = criterion(out, y)\n  File \"/home/u/job42/proj/data/dataset.py\", line 23, in __getitem__\n    y = y + 1\nRuntimeError: CUDA error: device-side assert triggered\n";
+    let out = run_stdin(&["explain", "--format", "json", "--project", dir.to_str().unwrap()], log.as_bytes());
+    let v = &json_lines(&out)[0];
+    assert_eq!(v["frames"][0]["path"], "train.py");
+    assert_eq!(v["frames"][1]["path"], "data/dataset.py");
+    let out = bin().args(["explain", "--project", "/nonexistent-dir", "-"]).stdin(Stdio::null()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}

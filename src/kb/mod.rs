@@ -81,12 +81,52 @@ pub fn kb() -> &'static Kb {
                 Err(e) => panic!("grammars/kernels/{name}: {e}"),
             }
         }
-        let norm_assertions = sites
-            .iter()
-            .map(|s: &KernelSite| s.assertions.iter().map(|a| norm(a)).collect())
-            .collect();
-        Kb { sites, norm_assertions }
+        Kb::new(sites)
     })
+}
+
+impl Kb {
+    pub fn new(sites: Vec<KernelSite>) -> Kb {
+        let norm_assertions = sites.iter().map(|s| s.assertions.iter().map(|a| norm(a)).collect()).collect();
+        Kb { sites, norm_assertions }
+    }
+
+    /// The built-in sites with the user's own in front (they win ties).
+    pub fn with_user_sites(user: Vec<KernelSite>) -> Kb {
+        let mut sites = user;
+        sites.extend(kb().sites.iter().cloned());
+        Kb::new(sites)
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum UserKbError {
+    #[error("cannot read {path}: {source}")]
+    Read { path: std::path::PathBuf, source: std::io::Error },
+    #[error("{path}: [tool.cudasleuth.kernels] is not valid: {message}")]
+    Invalid { path: std::path::PathBuf, message: String },
+}
+
+/// Kernel sites a project adds in `pyproject.toml`, as `[[tool.cudasleuth.kernels.site]]`
+/// tables with the same keys as `grammars/kernels/*.toml` (for its own CUDA extensions).
+pub fn user_sites(pyproject: &std::path::Path) -> Result<Vec<KernelSite>, UserKbError> {
+    let text = match std::fs::read_to_string(pyproject) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => return Err(UserKbError::Read { path: pyproject.to_path_buf(), source }),
+    };
+    let invalid = |message: String| UserKbError::Invalid { path: pyproject.to_path_buf(), message };
+    let doc: toml::Value = toml::from_str(&text).map_err(|e| invalid(e.to_string()))?;
+    let Some(kernels) = doc.get("tool").and_then(|t| t.get("cudasleuth")).and_then(|c| c.get("kernels")) else {
+        return Ok(Vec::new());
+    };
+    let file: KbFile = kernels.clone().try_into().map_err(|e: toml::de::Error| invalid(e.to_string()))?;
+    for s in &file.site {
+        if s.assertions.is_empty() && s.assertion_prefixes.is_empty() && s.kernels.is_empty() {
+            return Err(invalid(format!("site {} needs `assertions`, `assertion_prefixes` or `kernels` to be matched", s.id)));
+        }
+    }
+    Ok(file.site)
 }
 
 fn norm(s: &str) -> String {

@@ -9,12 +9,23 @@ use crate::log::traceback::{is_library_path, Traceback};
 use crate::report::model::*;
 
 pub fn assemble(source: &str, incident: &Incident) -> Report {
+    assemble_with(source, incident, kb::kb(), None)
+}
+
+/// With a knowledge base that holds the project's own sites, and the project's files to map
+/// traceback paths into.
+pub fn assemble_with(source: &str, incident: &Incident, kb: &kb::Kb, project: Option<&crate::rank::paths::ProjectFiles>) -> Report {
     let context = context_words(incident);
-    let asserts: Vec<AssertSite> = incident.sites.sites.iter().map(|s| assert_site(s, &context)).collect();
+    let asserts: Vec<AssertSite> = incident.sites.sites.iter().map(|s| assert_site(s, &context, kb)).collect();
     let verdict = verdict(incident, &asserts);
     let platform = platform(incident, verdict);
     let error = main_error(incident, verdict);
-    let frames = frames(incident);
+    let mut frames = frames(incident);
+    if let Some(p) = project {
+        for f in &mut frames {
+            f.path = p.resolve(&f.file);
+        }
+    }
     let traceback = trust(&frames, error.as_ref(), &asserts);
     let call = user_call(&frames, &asserts, traceback.level);
 
@@ -87,7 +98,7 @@ fn context_words(incident: &Incident) -> String {
     s
 }
 
-fn assert_site(site: &Site, context: &str) -> AssertSite {
+fn assert_site(site: &Site, context: &str, kb: &kb::Kb) -> AssertSite {
     let a = &site.first;
     let printed = Printed {
         file: a.file.as_deref(),
@@ -96,7 +107,7 @@ fn assert_site(site: &Site, context: &str) -> AssertSite {
         assertion: a.assertion.as_deref(),
         truncated: site.truncated,
     };
-    let signature = kb::kb().lookup(&printed).map(|(entry, m)| Signature {
+    let signature = kb.lookup(&printed).map(|(entry, m)| Signature {
         id: entry.id.clone(),
         op: entry.op.clone(),
         category: pick_class(entry, context),
