@@ -29,3 +29,8 @@ fn public_logs() {
 fn torch_2_11_h200_more() {
     insta::assert_snapshot!(snapshot_dir("fixtures/torch-2.11-h200-more"));
 }
+
+#[test]
+fn torch_2_11_h200_probe() {
+    insta::assert_snapshot!(snapshot_dir("fixtures/torch-2.11-h200-probe"));
+}

@@ -1,20 +1,24 @@
-//! Line-level parsers on their own: the assert-line parser, the normalizer, and the
-//! traceback parser fed line by line.
+//! Line-level parsers on their own: the normalizer, the assert-line parser on the whole input
+//! and on each cleaned line, and the traceback parser fed line by line.
 #![no_main]
 
 use cudasleuth::log::{assert_line, normalize, traceback::TracebackParser};
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
-    let _ = normalize::clean(data);
-    let s = String::from_utf8_lossy(data);
-    let _ = assert_line::parse_all(&s);
+mod known;
 
-    let mut tb = TracebackParser::default();
-    for (i, raw) in data.split(|&b| b == b'\n').enumerate() {
-        let cleaned = normalize::clean(raw);
-        let _ = assert_line::parse_all(&cleaned.text);
-        tb.feed(&cleaned.text, i as u64 + 1, cleaned.rank.as_ref().map(|r| r.id));
-    }
-    let _ = tb.into_tracebacks();
+fuzz_target!(|data: &[u8]| {
+    known::run(|| {
+        let _ = normalize::clean(data);
+        let s = String::from_utf8_lossy(data);
+        let _ = assert_line::parse_all(&s);
+
+        let mut tb = TracebackParser::default();
+        for (i, raw) in data.split(|&b| b == b'\n').enumerate() {
+            let cleaned = normalize::clean(raw);
+            let _ = assert_line::parse_all(&cleaned.text);
+            tb.feed(&cleaned.text, i as u64 + 1, cleaned.rank.as_ref().map(|r| r.id));
+        }
+        let _ = tb.into_tracebacks();
+    });
 });

@@ -55,6 +55,9 @@ pub struct KernelSite {
     /// text, only when no real site matches.
     #[serde(default)]
     pub generic: bool,
+    /// The printed text is the caller's message, so any text at this spot matches.
+    #[serde(default)]
+    pub user_message: bool,
     #[serde(default)]
     pub match_any: Vec<String>,
 }
@@ -244,7 +247,10 @@ impl Kb {
             // The text must agree, or the place must (file + kernel or file + line) when the
             // text is missing or cut.
             let place = file_hit && (kernel_hit || line_hit);
-            if !text_hit && !(place && (text.is_none() || text.as_deref() == Some("") || p.truncated)) {
+            // A different text at exactly the same file, kernel and line: a message the caller
+            // chose (`torch._assert_async(cond, "my message")`) or a reworded condition.
+            let same_spot = file_hit && kernel_hit && line_hit && site.user_message;
+            if !text_hit && !same_spot && !(place && (text.is_none() || text.as_deref() == Some("") || p.truncated)) {
                 continue;
             }
             let score = 8 * i32::from(text_hit) + 4 * i32::from(file_hit) + 3 * i32::from(kernel_hit)
