@@ -50,7 +50,7 @@ def walls(size, tool):
         for r in json.load(open(hf))["results"]:
             if r["command"] == tool:
                 return r["times"], "hyperfine"
-    rows = read_times(f"wall-{'rg' if tool == 'rg' else 'cs'}-{size}")
+    rows = read_times(f"wall-{ {'rg': 'rg', 'rg-needles': 'rg-needles'}.get(tool, 'cs')}-{size}")
     return [w for w, _ in rows], "/usr/bin/time"
 
 
@@ -138,6 +138,40 @@ def main():
         xs = [w for w, _ in rows]
         p(f"| log-{LARGEST}.log via stdin (`- < file`) | {os.path.getsize(f):,} | | | {fmt_s(xs)} | {mbps(os.path.getsize(f), xs):,.0f} | | |")
     p("")
+    # CPU time: the machine may be shared; user+sys is less sensitive to other load than wall time
+    cpu_rows = []
+    for s in SIZES:
+        hf = os.path.join(OUT, f"hyperfine-{s}.json")
+        if s in metas and os.path.exists(hf):
+            r = {x["command"]: x for x in json.load(open(hf))["results"]}
+            if "rg" in r and "cudasleuth" in r:
+                nbytes = os.path.getsize(os.path.join(DATA, f"log-{s}.log"))
+                c_rg = r["rg"]["user"] + r["rg"]["system"]
+                c_cs = r["cudasleuth"]["user"] + r["cudasleuth"]["system"]
+                cpu_rows.append(f"| log-{s}.log | {r['rg']['user']:.3f} + {r['rg']['system']:.3f} | {nbytes / c_rg / 1e6:,.0f} | "
+                                f"{r['cudasleuth']['user']:.3f} + {r['cudasleuth']['system']:.3f} | {nbytes / c_cs / 1e6:,.0f} | {c_rg / c_cs:.3f} |")
+    if cpu_rows:
+        p("CPU time (hyperfine's mean user + system seconds), which other load on the machine disturbs less than wall time:")
+        p("")
+        p("| input | rg user + sys (s) | rg MB per CPU-s | cudasleuth user + sys (s) | cudasleuth MB per CPU-s | ratio |")
+        p("|---|---:|---:|---:|---:|---:|")
+        for row in cpu_rows:
+            p(row)
+        p("")
+    p("For context: rg searching for cudasleuth's own prefilter needles (`rg -c -F -f needles.txt`, the list in"
+      " `src/log/scan.rs`), i.e. what selecting the candidate lines costs with rg's engine.")
+    p("")
+    p("| input | needles | rg -c -F -f needles.txt (s) | MB/s |")
+    p("|---|---:|---:|---:|")
+    nn = sum(1 for ln in open(os.path.join(OUT, "needles.txt")) if ln.strip()) if os.path.exists(os.path.join(OUT, "needles.txt")) else 0
+    for s in SIZES:
+        if s not in metas:
+            continue
+        xs, _ = walls(s, "rg-needles")
+        if xs:
+            nbytes = os.path.getsize(os.path.join(DATA, f"log-{s}.log"))
+            p(f"| log-{s}.log | {nn} | {fmt_s(xs)} | {mbps(nbytes, xs):,.0f} |")
+    p("")
 
     # memory
     p("## Peak memory")
@@ -209,7 +243,7 @@ def main():
     p("<details><summary>Raw runs (seconds)</summary>")
     p("")
     for s in metas:
-        for tool in ("rg", "cudasleuth"):
+        for tool in ("rg", "cudasleuth", "rg-needles"):
             xs, how = walls(s, tool)
             p(f"- {s} {tool} ({how}): {', '.join(f'{x:.3f}' for x in xs)}")
         for name in (f"rss-cs-{s}", f"rss-rg-{s}"):

@@ -85,6 +85,10 @@ EOF
 done
 
 # --- measurements -----------------------------------------------------------------------------
+# For context, rg is also timed searching for cudasleuth's own prefilter needles (read from
+# src/log/scan.rs): the cost of "find the lines worth reading" with rg's engine.
+"$PY" -c 'import sys; sys.path.insert(0, "bench"); import gen_log; print("\n".join(gen_log.scan_needles()))' > "$OUTDIR/needles.txt"
+
 # Each measurement leaves one line per run in $OUTDIR/NAME.times: "wall_seconds max_rss_kb".
 
 timed_loop() { # name command...   (command's stdout goes to /dev/null)
@@ -114,10 +118,12 @@ for S in $SIZES; do
         hyperfine --style basic --warmup 1 --runs "$RUNS" -i \
             --export-json "$OUTDIR/hyperfine-$S.json" \
             -n rg "rg -c Assertion '$f'" \
-            -n cudasleuth "'$BIN' explain --format json '$f'" >&2
+            -n cudasleuth "'$BIN' explain --format json '$f'" \
+            -n rg-needles "rg -c -F -f '$OUTDIR/needles.txt' '$f'" >&2
     else
         timed_loop "wall-rg-$S" rg -c Assertion "$f"
         timed_loop "wall-cs-$S" "$BIN" explain --format json "$f"
+        timed_loop "wall-rg-needles-$S" rg -c -F -f "$OUTDIR/needles.txt" "$f"
     fi
 
     log "$S: peak RSS"

@@ -7,3 +7,4 @@ pub mod kb;
 pub mod log;
 pub mod rank;
 pub mod report;
+pub mod scan;

@@ -108,7 +108,7 @@ fn explain(logs: Vec<String>, format: Format, color: ColorChoice, project: Optio
         }
     };
     let kb = user_kb.as_ref().unwrap_or_else(|| cudasleuth::kb::kb());
-    let files = project.as_deref().map(cudasleuth::rank::paths::ProjectFiles::walk);
+    let files = project.as_deref().map(cudasleuth::scan::files::ProjectFiles::walk);
     let sources: Vec<LogSource> = if logs.is_empty() {
         vec![LogSource::Stdin]
     } else {

@@ -1,4 +1,3 @@
-//! Joins what the log says with the user's project. `paths` maps traceback files into the
-//! project; the suspect ranking builds on it.
+//! Joins what the log says (`Incident`/`Report`) with what the scan found in the project
+//! (`Facts`): rules propose suspects, ranking orders them.
 
-pub mod paths;

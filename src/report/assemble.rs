@@ -14,7 +14,7 @@ pub fn assemble(source: &str, incident: &Incident) -> Report {
 
 /// With a knowledge base that holds the project's own sites, and the project's files to map
 /// traceback paths into.
-pub fn assemble_with(source: &str, incident: &Incident, kb: &kb::Kb, project: Option<&crate::rank::paths::ProjectFiles>) -> Report {
+pub fn assemble_with(source: &str, incident: &Incident, kb: &kb::Kb, project: Option<&crate::scan::files::ProjectFiles>) -> Report {
     let context = context_words(incident);
     let asserts: Vec<AssertSite> = incident.sites.sites.iter().map(|s| assert_site(s, &context, kb)).collect();
     let verdict = verdict(incident, &asserts);

@@ -48,6 +48,10 @@ impl ProjectFiles {
         ProjectFiles { files }
     }
 
+    pub fn paths(&self) -> &[String] {
+        &self.files
+    }
+
     /// The project path of a traceback file, if one file matches best.
     pub fn resolve(&self, frame_file: &str) -> Option<String> {
         let wanted: Vec<&str> = frame_file.split(['/', '\\']).filter(|c| !c.is_empty()).collect();

@@ -1,0 +1,153 @@
+//! What the scan records about a Python file: plain data, serializable (the lint cache stores
+//! it), with 1-based lines and columns in code points.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Span {
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+}
+
+/// The class and function a line sits in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Scope {
+    pub class: Option<String>,
+    pub function: Option<String>,
+}
+
+impl Scope {
+    pub fn qualified(&self) -> String {
+        match (&self.class, &self.function) {
+            (Some(c), Some(f)) => format!("{c}.{f}"),
+            (None, Some(f)) => f.clone(),
+            (Some(c), None) => c.clone(),
+            (None, None) => "<module>".to_string(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Arg {
+    /// Keyword name, or None for a positional argument.
+    pub name: Option<String>,
+    pub text: String,
+    /// The value when it is an integer literal (`3`, `-100`).
+    pub int: Option<i64>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Call {
+    /// The callee as written: `nn.CrossEntropyLoss`, `F.cross_entropy`, `self.fc`, `tokenizer.add_tokens`.
+    pub func: String,
+    /// Its last segment: `CrossEntropyLoss`, `cross_entropy`, `fc`, `add_tokens`.
+    pub name: String,
+    pub args: Vec<Arg>,
+    pub span: Span,
+    pub scope: Scope,
+    /// `criterion` in `criterion = nn.CrossEntropyLoss()`, `self.fc` in `self.fc = nn.Linear(..)`.
+    pub assigned_to: Option<String>,
+}
+
+impl Call {
+    pub fn kwarg(&self, name: &str) -> Option<&Arg> {
+        self.args.iter().find(|a| a.name.as_deref() == Some(name))
+    }
+    pub fn positional(&self, i: usize) -> Option<&Arg> {
+        self.args.iter().filter(|a| a.name.is_none()).nth(i)
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ClassFact {
+    pub name: String,
+    pub bases: Vec<String>,
+    pub methods: Vec<String>,
+    pub span: Span,
+}
+
+impl ClassFact {
+    /// Subclasses of Dataset / IterableDataset, or anything with `__getitem__`.
+    pub fn is_dataset(&self) -> bool {
+        self.methods.iter().any(|m| m == "__getitem__" || m == "__iter__" && self.bases.iter().any(|b| b.ends_with("Dataset")))
+            || self.bases.iter().any(|b| b.ends_with("Dataset"))
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FunctionFact {
+    pub name: String,
+    pub class: Option<String>,
+    pub params: Vec<String>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AssignFact {
+    /// The target as written: `y`, `self.num_classes`, `mask[mask == 255]`, `cfg.nc`.
+    pub target: String,
+    pub value: String,
+    /// `+=`, `-=`, ... for augmented assignments.
+    pub op: Option<String>,
+    /// `y = y + 1` / `y += 1` → Some(1); `y = y - 1` → Some(-1).
+    pub shift: Option<i64>,
+    /// The value when it is an integer literal.
+    pub int: Option<i64>,
+    pub span: Span,
+    pub scope: Scope,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ReturnFact {
+    /// Tuple elements (or the single value) as written.
+    pub elements: Vec<String>,
+    /// `return {"input_ids": ids, "labels": y}` → [("labels", "y"), ...].
+    pub dict: Vec<(String, String)>,
+    pub span: Span,
+    pub scope: Scope,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ForFact {
+    pub targets: Vec<String>,
+    pub iter: String,
+    pub span: Span,
+    pub scope: Scope,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+pub struct FileFacts {
+    /// POSIX path relative to the project root.
+    pub path: String,
+    pub mentions_torch: bool,
+    pub calls: Vec<Call>,
+    pub classes: Vec<ClassFact>,
+    pub functions: Vec<FunctionFact>,
+    pub assigns: Vec<AssignFact>,
+    pub returns: Vec<ReturnFact>,
+    pub fors: Vec<ForFact>,
+    pub imports: Vec<String>,
+    /// The file did not parse cleanly (facts were still read from the parts that did).
+    pub parse_errors: bool,
+}
+
+/// Everything the scan found in a project.
+#[derive(Debug, Clone, Default)]
+pub struct Facts {
+    pub files: Vec<FileFacts>,
+    pub warnings: Vec<(String, String)>,
+}
+
+impl Facts {
+    pub fn calls(&self) -> impl Iterator<Item = (&FileFacts, &Call)> {
+        self.files.iter().flat_map(|f| f.calls.iter().map(move |c| (f, c)))
+    }
+    pub fn assigns(&self) -> impl Iterator<Item = (&FileFacts, &AssignFact)> {
+        self.files.iter().flat_map(|f| f.assigns.iter().map(move |a| (f, a)))
+    }
+    pub fn file(&self, path: &str) -> Option<&FileFacts> {
+        self.files.iter().find(|f| f.path == path)
+    }
+}

@@ -1,0 +1,45 @@
+//! Scanning a Python project with tree-sitter: files in parallel, one query pass per file,
+//! facts collected across files. Knows nothing about logs.
+
+pub mod facts;
+pub mod files;
+pub mod python;
+
+use std::path::Path;
+
+use rayon::prelude::*;
+
+pub use facts::{FileFacts, Facts};
+
+/// Files larger than this are skipped with a warning (generated code, data dumps).
+const MAX_FILE_BYTES: u64 = 4 << 20;
+
+pub fn scan_project(root: &Path, files: &files::ProjectFiles) -> Facts {
+    let results: Vec<Result<FileFacts, (String, String)>> = files
+        .paths()
+        .par_iter()
+        .map(|rel| {
+            let full = root.join(rel);
+            let size = std::fs::metadata(&full).map(|m| m.len()).unwrap_or(0);
+            if size > MAX_FILE_BYTES {
+                return Err((rel.clone(), format!("skipped: larger than {} MiB", MAX_FILE_BYTES >> 20)));
+            }
+            let bytes = std::fs::read(&full).map_err(|e| (rel.clone(), format!("unreadable: {e}")))?;
+            let text = String::from_utf8(bytes).map_err(|_| (rel.clone(), "skipped: not valid UTF-8".to_string()))?;
+            let text = if rel.ends_with(".ipynb") {
+                python::notebook_source(&text).ok_or_else(|| (rel.clone(), "skipped: not a notebook (invalid JSON)".to_string()))?
+            } else {
+                text
+            };
+            Ok(python::scan_source(rel, &text))
+        })
+        .collect();
+    let mut facts = Facts::default();
+    for r in results {
+        match r {
+            Ok(f) => facts.files.push(f),
+            Err(w) => facts.warnings.push(w),
+        }
+    }
+    facts
+}

@@ -1,0 +1,416 @@
+//! One Python file → `FileFacts`, with tree-sitter-python and the queries in
+//! `grammars/python/*.scm`, run together in one pass.
+
+use std::sync::OnceLock;
+
+use tree_sitter::{Language, Node, Parser, Query, QueryCursor, StreamingIterator};
+
+use crate::scan::facts::*;
+
+const QUERIES: &[(&str, &str)] = &[
+    ("calls.scm", include_str!("../../grammars/python/calls.scm")),
+    ("definitions.scm", include_str!("../../grammars/python/definitions.scm")),
+    ("assignments.scm", include_str!("../../grammars/python/assignments.scm")),
+    ("flow.scm", include_str!("../../grammars/python/flow.scm")),
+];
+
+const MAX_TEXT: usize = 240;
+
+fn language() -> Language {
+    tree_sitter_python::LANGUAGE.into()
+}
+
+fn query() -> &'static Query {
+    static Q: OnceLock<Query> = OnceLock::new();
+    Q.get_or_init(|| {
+        let all: String = QUERIES.iter().map(|(_, q)| *q).collect::<Vec<_>>().join("\n");
+        // The queries are compiled in and covered by tests.
+        Query::new(&language(), &all).expect("grammars/python/*.scm compile")
+    })
+}
+
+struct Source<'a> {
+    text: &'a str,
+    line_starts: Vec<usize>,
+}
+
+impl<'a> Source<'a> {
+    fn new(text: &'a str) -> Self {
+        let mut line_starts = vec![0];
+        line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|p| p + 1));
+        Source { text, line_starts }
+    }
+
+    fn node_text(&self, n: Node) -> &'a str {
+        self.text.get(n.byte_range()).unwrap_or("")
+    }
+
+    fn clipped(&self, n: Node) -> String {
+        let t = self.node_text(n);
+        if t.len() <= MAX_TEXT {
+            t.to_string()
+        } else {
+            let mut end = MAX_TEXT;
+            while !t.is_char_boundary(end) {
+                end -= 1;
+            }
+            format!("{}…", &t[..end])
+        }
+    }
+
+    fn column(&self, row: usize, byte_col: usize) -> u32 {
+        let start = self.line_starts.get(row).copied().unwrap_or(0);
+        let end = (start + byte_col).min(self.text.len());
+        self.text.get(start..end).map_or(byte_col, |s| s.chars().count()) as u32 + 1
+    }
+
+    fn span(&self, n: Node) -> Span {
+        let (s, e) = (n.start_position(), n.end_position());
+        Span {
+            line: s.row as u32 + 1,
+            column: self.column(s.row, s.column),
+            end_line: e.row as u32 + 1,
+            end_column: self.column(e.row, e.column),
+        }
+    }
+}
+
+fn scope_of(src: &Source, n: Node) -> Scope {
+    let mut scope = Scope::default();
+    let mut cur = n.parent();
+    while let Some(p) = cur {
+        match p.kind() {
+            "function_definition" if scope.function.is_none() && scope.class.is_none() => {
+                scope.function = p.child_by_field_name("name").map(|x| src.node_text(x).to_string());
+            }
+            "class_definition" if scope.class.is_none() => {
+                scope.class = p.child_by_field_name("name").map(|x| src.node_text(x).to_string());
+            }
+            _ => {}
+        }
+        cur = p.parent();
+    }
+    scope
+}
+
+fn int_literal(src: &Source, n: Node) -> Option<i64> {
+    match n.kind() {
+        "integer" => parse_int(src.node_text(n)),
+        "unary_operator" => {
+            let op = n.child_by_field_name("operator").map(|o| src.node_text(o))?;
+            let v = int_literal(src, n.child_by_field_name("argument")?)?;
+            match op {
+                "-" => Some(-v),
+                "+" => Some(v),
+                _ => None,
+            }
+        }
+        "parenthesized_expression" => int_literal(src, n.named_child(0)?),
+        _ => None,
+    }
+}
+
+fn parse_int(t: &str) -> Option<i64> {
+    let t = t.replace('_', "");
+    if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        i64::from_str_radix(h, 16).ok()
+    } else {
+        t.parse().ok()
+    }
+}
+
+/// The variable a call's result lands in, through method chains like `.to(dev)` / `.cuda()`.
+fn assigned_to(src: &Source, call: Node) -> Option<String> {
+    let mut cur = call;
+    while let Some(p) = cur.parent() {
+        match p.kind() {
+            "attribute" if p.child_by_field_name("object") == Some(cur) => cur = p,
+            "call" if p.child_by_field_name("function") == Some(cur) => cur = p,
+            "assignment" if p.child_by_field_name("right") == Some(cur) => {
+                return p.child_by_field_name("left").map(|l| src.node_text(l).to_string());
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+fn args(src: &Source, list: Node) -> Vec<Arg> {
+    let mut out = Vec::new();
+    let mut c = list.walk();
+    for a in list.named_children(&mut c) {
+        match a.kind() {
+            "keyword_argument" => {
+                let name = a.child_by_field_name("name").map(|n| src.node_text(n).to_string());
+                let value = a.child_by_field_name("value");
+                out.push(Arg {
+                    name,
+                    text: value.map(|v| src.clipped(v)).unwrap_or_default(),
+                    int: value.and_then(|v| int_literal(src, v)),
+                });
+            }
+            "comment" => {}
+            _ => out.push(Arg { name: None, text: src.clipped(a), int: int_literal(src, a) }),
+        }
+    }
+    out
+}
+
+/// `y = y + 1` → Some(1), `y = 1 + y` → Some(1), `y = y - 2` → Some(-2).
+fn shift_of(src: &Source, target: &str, value: Node) -> Option<i64> {
+    if value.kind() != "binary_operator" {
+        return None;
+    }
+    let op = src.node_text(value.child_by_field_name("operator")?);
+    let (l, r) = (value.child_by_field_name("left")?, value.child_by_field_name("right")?);
+    let same = |n: Node| src.node_text(n).replace(' ', "") == target.replace(' ', "");
+    match op {
+        "+" if same(l) => int_literal(src, r),
+        "+" if same(r) => int_literal(src, l),
+        "-" if same(l) => int_literal(src, r).map(|k| -k),
+        _ => None,
+    }
+}
+
+fn element_texts(src: &Source, n: Node) -> Vec<String> {
+    match n.kind() {
+        "tuple" | "expression_list" | "pattern_list" | "tuple_pattern" | "list_pattern" | "list" => {
+            let mut c = n.walk();
+            n.named_children(&mut c).filter(|x| x.kind() != "comment").map(|x| src.clipped(x)).collect()
+        }
+        "parenthesized_expression" => n.named_child(0).map(|x| element_texts(src, x)).unwrap_or_default(),
+        _ => vec![src.clipped(n)],
+    }
+}
+
+fn dict_pairs(src: &Source, n: Node) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    if n.kind() != "dictionary" {
+        return out;
+    }
+    let mut c = n.walk();
+    for pair in n.named_children(&mut c).filter(|x| x.kind() == "pair") {
+        if let (Some(k), Some(v)) = (pair.child_by_field_name("key"), pair.child_by_field_name("value")) {
+            let key = src.node_text(k).trim_matches(|c| c == '"' || c == '\'').to_string();
+            out.push((key, src.clipped(v)));
+        }
+    }
+    out
+}
+
+fn params(src: &Source, n: Node) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut c = n.walk();
+    for p in n.named_children(&mut c) {
+        let name = match p.kind() {
+            "identifier" => Some(p),
+            "default_parameter" | "typed_default_parameter" => p.child_by_field_name("name"),
+            "typed_parameter" => p.named_child(0),
+            _ => None,
+        };
+        if let Some(name) = name {
+            out.push(src.node_text(name).to_string());
+        }
+    }
+    out
+}
+
+thread_local! {
+    static PARSER: std::cell::RefCell<Option<Parser>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Parses one file's text. Never fails: a file that does not parse cleanly still yields the
+/// facts of the parts that did, with `parse_errors` set.
+pub fn scan_source(path: &str, text: &str) -> FileFacts {
+    let tree = PARSER.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        let parser = slot.get_or_insert_with(|| {
+            let mut p = Parser::new();
+            p.set_language(&language()).expect("tree-sitter-python matches the tree-sitter version");
+            p
+        });
+        parser.parse(text, None)
+    });
+    let mut facts = FileFacts {
+        path: path.to_string(),
+        mentions_torch: text.contains("torch"),
+        ..Default::default()
+    };
+    let Some(tree) = tree else { return facts };
+    facts.parse_errors = tree.root_node().has_error();
+    let src = Source::new(text);
+    let q = query();
+    let names = q.capture_names();
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(q, tree.root_node(), text.as_bytes());
+    while let Some(m) = matches.next() {
+        let get = |name: &str| m.captures.iter().find(|c| names[c.index as usize] == name).map(|c| c.node);
+        if let Some(call) = get("call") {
+            let (Some(func), Some(list)) = (get("call.func"), get("call.args")) else { continue };
+            let func_text = src.node_text(func).split_whitespace().collect::<String>();
+            let name = func_text.rsplit('.').next().unwrap_or(&func_text).to_string();
+            facts.calls.push(Call {
+                func: func_text.chars().take(MAX_TEXT).collect(),
+                name,
+                args: args(&src, list),
+                span: src.span(call),
+                scope: scope_of(&src, call),
+                assigned_to: assigned_to(&src, call),
+            });
+        } else if let Some(class) = get("class") {
+            let name = get("class.name").map(|n| src.node_text(n).to_string()).unwrap_or_default();
+            let bases = get("class.bases").map(|b| element_texts(&src, b)).unwrap_or_default();
+            let bases = bases.into_iter().filter(|b| !b.contains('=')).collect();
+            let mut methods = Vec::new();
+            if let Some(body) = class.child_by_field_name("body") {
+                let mut c = body.walk();
+                for item in body.named_children(&mut c) {
+                    let def = if item.kind() == "decorated_definition" { item.child_by_field_name("definition") } else { Some(item) };
+                    if let Some(d) = def.filter(|d| d.kind() == "function_definition") {
+                        if let Some(n) = d.child_by_field_name("name") {
+                            methods.push(src.node_text(n).to_string());
+                        }
+                    }
+                }
+            }
+            facts.classes.push(ClassFact { name, bases, methods, span: src.span(class) });
+        } else if let Some(def) = get("def") {
+            let scope = scope_of(&src, def);
+            facts.functions.push(FunctionFact {
+                name: get("def.name").map(|n| src.node_text(n).to_string()).unwrap_or_default(),
+                class: scope.class,
+                params: get("def.params").map(|p| params(&src, p)).unwrap_or_default(),
+                span: src.span(def),
+            });
+        } else if let Some(field) = get("field") {
+            let (Some(n), Some(v)) = (get("field.name"), get("field.value")) else { continue };
+            facts.assigns.push(AssignFact {
+                target: src.node_text(n).to_string(),
+                value: src.clipped(v),
+                op: None,
+                shift: None,
+                int: int_literal(&src, v),
+                span: src.span(field),
+                scope: scope_of(&src, field),
+            });
+        } else if let Some(assign) = get("assign") {
+            if assign.child_by_field_name("type").is_some() {
+                continue; // read by the `field` pattern
+            }
+            let (Some(l), Some(r)) = (get("assign.left"), get("assign.right")) else { continue };
+            let target = src.node_text(l).to_string();
+            facts.assigns.push(AssignFact {
+                shift: shift_of(&src, &target, r),
+                value: src.clipped(r),
+                op: None,
+                int: int_literal(&src, r),
+                span: src.span(assign),
+                scope: scope_of(&src, assign),
+                target,
+            });
+        } else if let Some(aug) = get("aug") {
+            let (Some(l), Some(r)) = (get("aug.left"), get("aug.right")) else { continue };
+            let op = aug.child_by_field_name("operator").map(|o| src.node_text(o).to_string());
+            let k = int_literal(&src, r);
+            let shift = match (op.as_deref(), k) {
+                (Some("+="), Some(k)) => Some(k),
+                (Some("-="), Some(k)) => Some(-k),
+                _ => None,
+            };
+            facts.assigns.push(AssignFact {
+                target: src.node_text(l).to_string(),
+                value: src.clipped(r),
+                op,
+                shift,
+                int: k,
+                span: src.span(aug),
+                scope: scope_of(&src, aug),
+            });
+        } else if let Some(ret) = get("return") {
+            let value = ret.named_child(0);
+            facts.returns.push(ReturnFact {
+                elements: value.map(|v| element_texts(&src, v)).unwrap_or_default(),
+                dict: value.map(|v| dict_pairs(&src, v)).unwrap_or_default(),
+                span: src.span(ret),
+                scope: scope_of(&src, ret),
+            });
+        } else if let Some(f) = get("for") {
+            let (Some(t), Some(it)) = (get("for.target"), get("for.iter")) else { continue };
+            facts.fors.push(ForFact { targets: element_texts(&src, t), iter: src.clipped(it), span: src.span(f), scope: scope_of(&src, f) });
+        } else if let Some(imp) = get("import") {
+            facts.imports.push(src.clipped(imp));
+        }
+    }
+    facts
+}
+
+/// The code cells of a notebook, joined in order (magics and shell lines commented out so
+/// they parse); lines in the facts count over this joined text.
+pub fn notebook_source(json: &str) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_str(json).ok()?;
+    let mut out = String::new();
+    for cell in v.get("cells")?.as_array()? {
+        if cell.get("cell_type").and_then(|t| t.as_str()) != Some("code") {
+            continue;
+        }
+        let text = match cell.get("source") {
+            Some(serde_json::Value::Array(lines)) => lines.iter().filter_map(|l| l.as_str()).collect::<String>(),
+            Some(serde_json::Value::String(s)) => s.clone(),
+            _ => continue,
+        };
+        for line in text.lines() {
+            let t = line.trim_start();
+            if t.starts_with('%') || t.starts_with('!') {
+                out.push('#');
+            }
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SEED: &str = include_str!("../../fixtures/projects/000-seed-blog/seed_blog_example.py");
+
+    #[test]
+    fn reads_the_seed_example() {
+        let f = scan_source("seed_blog_example.py", SEED);
+        assert!(!f.parse_errors);
+        let ds = f.classes.iter().find(|c| c.name == "CustomDataset").unwrap();
+        assert!(ds.is_dataset());
+        let shift = f.assigns.iter().find(|a| a.shift.is_some()).unwrap();
+        assert_eq!((shift.target.as_str(), shift.shift, shift.span.line), ("y", Some(1), 17));
+        assert_eq!(shift.scope.qualified(), "CustomDataset.__getitem__");
+        let linear = f.calls.iter().find(|c| c.name == "Linear").unwrap();
+        assert_eq!(linear.positional(1).and_then(|a| a.int), Some(3));
+        assert_eq!(linear.assigned_to.as_deref(), Some("model"));
+        let ce = f.calls.iter().find(|c| c.name == "CrossEntropyLoss").unwrap();
+        assert_eq!(ce.assigned_to.as_deref(), Some("criterion"));
+        let ret = f.returns.iter().find(|r| r.scope.function.as_deref() == Some("__getitem__")).unwrap();
+        assert_eq!(ret.elements, ["x", "y"]);
+        let lp = f.fors.iter().find(|l| l.iter == "loader").unwrap();
+        assert_eq!(lp.targets, ["x", "y"]);
+    }
+
+    #[test]
+    fn columns_count_code_points_and_broken_files_still_scan() {
+        let f = scan_source("u.py", "s = \"é\"; y = y + 1\nclass X(:\n  pass\nnum_classes: int = 10\n");
+        let y = f.assigns.iter().find(|a| a.target == "y").unwrap();
+        assert_eq!(y.span.column, 10);
+        assert!(f.parse_errors);
+        assert!(f.assigns.iter().any(|a| a.target == "num_classes" && a.int == Some(10)));
+    }
+
+    #[test]
+    fn notebooks_join_code_cells() {
+        let nb = r##"{"cells": [{"cell_type": "markdown", "source": ["# t"]}, {"cell_type": "code", "source": ["%matplotlib inline\n", "y = y - 1\n"]}]}"##;
+        let text = notebook_source(nb).unwrap();
+        let f = scan_source("n.ipynb", &text);
+        assert_eq!(f.assigns[0].shift, Some(-1));
+        assert_eq!(f.assigns[0].span.line, 2);
+    }
+}
