@@ -109,6 +109,10 @@ fn explain(logs: Vec<String>, format: Format, color: ColorChoice, project: Optio
     };
     let kb = user_kb.as_ref().unwrap_or_else(|| cudasleuth::kb::kb());
     let files = project.as_deref().map(cudasleuth::scan::files::ProjectFiles::walk);
+    let facts = match (&project, &files) {
+        (Some(root), Some(f)) => Some(cudasleuth::scan::scan_project(root, f)),
+        _ => None,
+    };
     let sources: Vec<LogSource> = if logs.is_empty() {
         vec![LogSource::Stdin]
     } else {
@@ -124,7 +128,7 @@ fn explain(logs: Vec<String>, format: Format, color: ColorChoice, project: Optio
         ColorChoice::Auto => stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none(),
     };
     let width = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(100);
-    let style = human::Style { color: use_color, width };
+    let mut style_root: Option<std::path::PathBuf> = None;
     let mut out = stdout.lock();
     let mut failed = false;
     let mut found = false;
@@ -137,12 +141,18 @@ fn explain(logs: Vec<String>, format: Format, color: ColorChoice, project: Optio
                 continue;
             }
         };
-        let report = assemble::assemble_with(&source.display_name(), &incident, kb, files.as_ref());
+        let mut report = assemble::assemble_with(&source.display_name(), &incident, kb, files.as_ref());
+        if let (Some(facts), Some(root)) = (&facts, &project) {
+            report.suspects = cudasleuth::rank::suspects::rank(&report, facts);
+            report.next_steps = cudasleuth::report::advice::next_steps(&report, &incident);
+            style_root = Some(root.clone());
+        }
         found |= report.verdict != Verdict::None;
         let written = match format {
             Format::Json => serde_json::to_writer(&mut out, &report).map_err(std::io::Error::from).and_then(|_| writeln!(out)),
             Format::Human => {
                 let sep = if i > 0 { "\n" } else { "" };
+                let style = human::Style { color: use_color, width, project: style_root.clone() };
                 write!(out, "{sep}{}", human::render(&report, &style))
             }
         };

@@ -287,3 +287,20 @@ fn project_maps_traceback_paths() {
     assert_eq!(out.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn project_suspects_name_the_line_that_made_the_bad_label() {
+    let proj = common::root().join("fixtures/projects/000-seed-blog");
+    let out = bin().args(["explain", "--format", "json", "--project"]).arg(&proj).arg(proj.join("crash.log")).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v = &json_lines(&out)[0];
+    let s = &v["suspects"][0];
+    assert_eq!(s["file"], "seed_blog_example.py");
+    assert_eq!(s["line"], 17);
+    assert_eq!(s["rule"], "CS101");
+    assert_eq!(s["confirmed"], serde_json::Value::Null);
+    assert_eq!(v["frames"][0]["path"], "seed_blog_example.py");
+    let human = bin().args(["explain", "--color", "never", "--project"]).arg(&proj).arg(proj.join("crash.log")).output().unwrap();
+    let text = String::from_utf8(human.stdout).unwrap();
+    assert!(text.contains("17 |             y = y + 1"), "{text}");
+}

@@ -11,6 +11,8 @@ use crate::report::model::*;
 pub struct Style {
     pub color: bool,
     pub width: usize,
+    /// The project root, to show suspects' source lines.
+    pub project: Option<std::path::PathBuf>,
 }
 
 /// A few source lines that know which line of the original file they start at.
@@ -97,6 +99,12 @@ pub fn render(report: &Report, style: &Style) -> String {
     out.push('\n');
     for diag in diagnostics(report) {
         let _ = handler.render_report(&mut out, &diag);
+    }
+    if !report.suspects.is_empty() {
+        let _ = writeln!(out, "{}", h("Where the bad value came from"));
+        for d in suspect_diags(report, style.project.as_deref()) {
+            let _ = handler.render_report(&mut out, &d);
+        }
     }
 
     for (i, a) in report.asserts.iter().enumerate() {
@@ -329,4 +337,49 @@ fn frame_diag(report: &Report) -> Option<Diag> {
         labels: if code.is_empty() { vec![] } else { vec![LabeledSpan::new(Some(label), start, len)] },
         related: Vec::new(),
     })
+}
+
+/// The top suspects, each with the line from the project it names.
+fn suspect_diags(report: &Report, root: Option<&std::path::Path>) -> Vec<Diag> {
+    let mut out = Vec::new();
+    for s in report.suspects.iter().take(3) {
+        let snippet = root.and_then(|r| std::fs::read_to_string(r.join(&s.file)).ok()).and_then(|text| {
+            let start = s.line.saturating_sub(2).max(1);
+            let lines: Vec<&str> = text.lines().skip(start as usize - 1).take((s.line - start + 2) as usize).collect();
+            if lines.is_empty() {
+                return None;
+            }
+            let body = lines.join("\n");
+            // byte offset of the span inside the excerpt
+            let mut offset = 0;
+            for (i, l) in lines.iter().enumerate() {
+                if start as usize + i == s.line as usize {
+                    let col: usize = l.chars().take(s.column.saturating_sub(1) as usize).map(char::len_utf8).sum();
+                    let len = if s.end_line == s.line {
+                        l.chars().skip(s.column.saturating_sub(1) as usize).take((s.end_column - s.column) as usize).map(char::len_utf8).sum()
+                    } else {
+                        l.len() - col
+                    };
+                    return Some((Snippet { name: s.file.clone(), text: body.clone(), first_line: start as usize }, offset + col, len.max(1)));
+                }
+                offset += l.len() + 1;
+            }
+            None
+        });
+        let help = if s.evidence.is_empty() { None } else { Some(s.evidence.join("\n")) };
+        let (snippet, labels) = match snippet {
+            Some((sn, at, len)) => (Some(sn), vec![LabeledSpan::new(Some(format!("{} ({})", s.rule, s.tier)), at, len)]),
+            None => (None, vec![]),
+        };
+        out.push(Diag {
+            message: format!("{}:{}: {}", s.file, s.line, s.message),
+            code: format!("suspect::{}", s.rule),
+            severity: if s.tier == "possible" { Severity::Advice } else { Severity::Warning },
+            help,
+            snippet,
+            labels,
+            related: Vec::new(),
+        });
+    }
+    out
 }

@@ -1,0 +1,100 @@
+use crate::rank::rules::shared::{head_evidence, is_index_name, is_label_name, loss_evidence};
+use crate::rank::rules::{fingerprint, rule, Finding};
+use crate::scan::facts::{Facts, FileFacts};
+
+rule!(
+    LabelShiftInGetitem,
+    r#"## What it does
+Finds a Dataset's `__getitem__` (or a helper it calls) that adds to or subtracts from the label
+or index it returns: `y = y + 1`, `label -= 1`, `target = target + offset`.
+
+## Why is this bad?
+A label shifted by +1 reaches `n_classes` for the last class, and one shifted by -1 becomes -1
+for class 0. `CrossEntropyLoss` then fails with `t >= 0 && t < n_classes` on the GPU — often
+only for the rare samples that take the shifting branch, hours into training.
+
+## Example
+```python
+def __getitem__(self, idx):
+    x, y = self.data[idx], self.labels[idx]
+    if torch.rand(1) < 0.1:
+        y = y + 1          # augmentation that changes the class
+    return x, y
+```
+
+Use instead:
+```python
+def __getitem__(self, idx):
+    x, y = self.data[idx], self.labels[idx]
+    return x, y            # keep labels in 0..n_classes-1; augment x, not y
+```"#
+);
+
+/// The functions of Dataset classes that produce a sample: `__getitem__` and the helpers it
+/// calls by name (one level).
+fn sample_functions(f: &FileFacts) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for class in f.classes.iter().filter(|c| c.is_dataset()) {
+        out.push((class.name.clone(), "__getitem__".to_string()));
+        for call in &f.calls {
+            if call.scope.class.as_deref() == Some(class.name.as_str()) && call.scope.function.as_deref() == Some("__getitem__") {
+                let callee = call.func.trim_start_matches("self.");
+                if class.methods.iter().any(|m| m == callee) {
+                    out.push((class.name.clone(), callee.to_string()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Names returned by `__getitem__` after the first element (the input), and dict values under
+/// label-like keys.
+fn returned_labels(f: &FileFacts, class: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in f.returns.iter().filter(|r| r.scope.class.as_deref() == Some(class) && r.scope.function.as_deref() == Some("__getitem__")) {
+        out.extend(r.elements.iter().skip(1).cloned());
+        out.extend(r.dict.iter().filter(|(k, _)| is_label_name(k)).map(|(_, v)| v.clone()));
+    }
+    out
+}
+
+pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
+    for f in &facts.files {
+        for (class, function) in sample_functions(f) {
+            let returned = returned_labels(f, &class);
+            for a in &f.assigns {
+                if a.scope.class.as_deref() != Some(class.as_str()) || a.scope.function.as_deref() != Some(function.as_str()) {
+                    continue;
+                }
+                let Some(k) = a.shift.filter(|k| *k != 0) else { continue };
+                let label = is_label_name(&a.target) || returned.iter().any(|r| r == &a.target);
+                let index = is_index_name(&a.target);
+                if !label && !index {
+                    continue;
+                }
+                let sign = if k > 0 { format!("+{k}") } else { k.to_string() };
+                let reach = if k > 0 { "can reach the number of classes" } else { "can become negative" };
+                let what = if label { "label" } else { "index" };
+                let mut evidence = vec![format!("{what} `{}` shifted by {sign} in {class}.{function}", a.target)];
+                if returned.iter().any(|r| r == &a.target) {
+                    evidence.push(format!("returned by {class}.__getitem__"));
+                }
+                if label {
+                    evidence.extend(head_evidence(facts));
+                    evidence.extend(loss_evidence(facts));
+                }
+                let scope = format!("{class}.{function}");
+                out.push(Finding {
+                    rule: "CS101",
+                    file: f.path.clone(),
+                    span: a.span,
+                    message: format!("{what} `{}` shifted by {sign} in {scope} {reach}", a.target),
+                    evidence,
+                    fingerprint: fingerprint("CS101", f, &scope, &format!("{}{sign}", a.target)),
+                    category: if label { "label_out_of_range" } else { "embedding_index_out_of_range" },
+                });
+            }
+        }
+    }
+}

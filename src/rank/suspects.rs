@@ -1,0 +1,111 @@
+//! Ranking: the rules whose failure class fits the report, ordered by how much the log and the
+//! code agree. The aim is the line that *made* the bad value; the loss call and the head are
+//! supporting evidence.
+
+use std::collections::BTreeSet;
+
+use crate::rank::rules::{self, Finding};
+use crate::report::model::{Report, Suspect, Verdict};
+use crate::scan::facts::Facts;
+
+/// The failure classes the report points to (assert signatures, CPU errors, evidence lines).
+fn categories(report: &Report) -> BTreeSet<String> {
+    let mut out: BTreeSet<String> = report.asserts.iter().filter_map(|a| a.signature.as_ref().map(|s| s.category.clone())).collect();
+    // an embedding lookup is an index failure too
+    if out.contains("index_out_of_range") {
+        out.insert("embedding_index_out_of_range".into());
+    }
+    if out.contains("embedding_index_out_of_range") {
+        out.insert("index_out_of_range".into());
+    }
+    for n in report.evidence.iter() {
+        let kind = n.kind.trim_start_matches("cpu_error:");
+        if let Some(sig) = crate::log::host::signatures().iter().find(|s| s.kind == kind) {
+            out.extend(sig.category.clone());
+        }
+    }
+    if let Some(kind) = report.error.as_ref().and_then(|e| e.kind.as_deref()) {
+        if let Some(sig) = crate::log::host::signatures().iter().find(|s| s.kind == kind) {
+            out.extend(sig.category.clone());
+        }
+    }
+    out
+}
+
+const TIERS: [&str; 4] = ["confirmed", "strong", "likely", "possible"];
+
+fn tier_rank(t: &str) -> usize {
+    TIERS.iter().position(|x| *x == t).unwrap_or(TIERS.len())
+}
+
+pub fn rank(report: &Report, facts: &Facts) -> Vec<Suspect> {
+    if report.verdict == Verdict::None {
+        return Vec::new();
+    }
+    let cats = categories(report);
+    let frame_files: BTreeSet<&str> = report.frames.iter().filter_map(|f| f.path.as_deref()).collect();
+    let call_file = report.call.as_ref().and_then(|c| report.frames.iter().find(|f| f.file == c.file).and_then(|f| f.path.as_deref()));
+    let mut findings = rules::run_all(facts);
+    findings.retain(|f| cats.is_empty() || cats.contains(f.category));
+    let mut out: Vec<(usize, usize, Suspect)> = findings
+        .into_iter()
+        .map(|f: Finding| {
+            let in_traceback = frame_files.contains(f.file.as_str());
+            let mut evidence = Vec::new();
+            if let Some(a) = report.asserts.iter().find(|a| a.signature.as_ref().is_some_and(|s| s.category == f.category)) {
+                let sig = a.signature.as_ref().unwrap();
+                evidence.push(format!("assert: {} `{}`", sig.op, a.assertion.as_deref().unwrap_or("")));
+            }
+            if let Some(c) = &report.call {
+                evidence.push(format!("call: `{}` at {}:{}", c.code, call_file.unwrap_or(&c.file), c.line));
+            }
+            evidence.extend(f.evidence.iter().cloned());
+            let tier = if cats.is_empty() {
+                "possible"
+            } else if in_traceback || f.rule == "CS101" && report.call.is_some() {
+                "strong"
+            } else {
+                "likely"
+            };
+            let order = rules::RULES.iter().position(|r| r.code == f.rule).unwrap_or(99);
+            (
+                tier_rank(tier),
+                order,
+                Suspect {
+                    file: f.file,
+                    line: f.span.line,
+                    column: f.span.column,
+                    end_line: f.span.end_line,
+                    end_column: f.span.end_column,
+                    rule: f.rule.to_string(),
+                    tier: tier.to_string(),
+                    confirmed: None,
+                    message: f.message,
+                    evidence,
+                    fingerprint: f.fingerprint,
+                },
+            )
+        })
+        .collect();
+    out.sort_by(|a, b| (a.0, a.1, &a.2.file, a.2.line).cmp(&(b.0, b.1, &b.2.file, b.2.line)));
+    out.into_iter().map(|(_, _, s)| s).take(20).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scan::python::scan_source;
+
+    #[test]
+    fn seed_example_ranks_the_shift_first() {
+        let src = include_str!("../../fixtures/projects/000-seed-blog/seed_blog_example.py");
+        let facts = Facts { files: vec![scan_source("seed_blog_example.py", src)], warnings: vec![] };
+        let log = crate::log::read_from(Box::new(std::io::Cursor::new(include_bytes!("../../fixtures/projects/000-seed-blog/crash.log").to_vec())));
+        let report = crate::report::assemble::assemble("crash.log", &log);
+        let s = rank(&report, &facts);
+        assert_eq!(s[0].rule, "CS101");
+        assert_eq!((s[0].file.as_str(), s[0].line), ("seed_blog_example.py", 17));
+        assert!(s[0].evidence.iter().any(|e| e.contains("Linear(3 outputs)")), "{:?}", s[0].evidence);
+        assert_eq!(s[0].fingerprint, "CS101:seed_blog_example.py:CustomDataset.__getitem__:y+1");
+    }
+}
