@@ -35,6 +35,15 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         project: Option<std::path::PathBuf>,
     },
+    /// Print a rule's documentation (all rules without a code).
+    #[command(after_help = "Examples:\n  cudasleuth rule\n  cudasleuth rule CS101\n  cudasleuth rule --format markdown CS103")]
+    Rule {
+        /// A rule code (CS101) or name (label-shift-in-getitem).
+        code: Option<String>,
+        /// text (default) or markdown (as in docs/rules/).
+        #[arg(long, value_enum, default_value_t = RuleFormat::Text)]
+        format: RuleFormat,
+    },
     /// List the PyTorch assert sites cudasleuth knows.
     #[command(after_help = "Examples:\n  cudasleuth kernels\n  cudasleuth kernels --op nll_loss\n  cudasleuth kernels --category embedding_index_out_of_range")]
     Kernels {
@@ -57,6 +66,12 @@ enum Format {
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum RuleFormat {
+    Text,
+    Markdown,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 enum KernelsFormat {
     Table,
     Json,
@@ -75,6 +90,9 @@ enum CliError {
     #[error("{0}")]
     #[diagnostic(code(cudasleuth::input), help("check the path; `-` reads the log from stdin (paste it, then Ctrl-D)"))]
     Input(InputError),
+    #[error("unknown rule {0}")]
+    #[diagnostic(code(cudasleuth::rule), help("`cudasleuth rule` lists the rules"))]
+    UnknownRule(String),
     #[error("--project {0}: not a directory")]
     #[diagnostic(code(cudasleuth::project), help("give the root of the Python project the log came from"))]
     Project(String),
@@ -88,6 +106,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Explain { logs, format, color, project } => explain(logs, format, color, project),
         Command::Kernels { op, category, format } => kernels(op, category, format),
+        Command::Rule { code, format } => rule(code, format),
     }
 }
 
@@ -195,4 +214,31 @@ fn kernels(op: Option<String>, category: Option<String>, format: KernelsFormat) 
         }
     }
     ExitCode::SUCCESS
+}
+
+fn rule(code: Option<String>, format: RuleFormat) -> ExitCode {
+    use cudasleuth::rank::rules::{self, RULES};
+    let mut out = std::io::stdout().lock();
+    match code {
+        None => {
+            for r in RULES {
+                let _ = writeln!(out, "{}  {:<38} {}", r.code, r.name, r.category);
+            }
+            ExitCode::SUCCESS
+        }
+        Some(c) => match rules::find_rule(&c) {
+            Some(r) => {
+                let text = match format {
+                    RuleFormat::Markdown => rules::markdown(r),
+                    RuleFormat::Text => format!("{} ({}): leads to {}\n\n{}\n", r.code, r.name, r.category.replace('_', " "), r.doc),
+                };
+                let _ = out.write_all(text.as_bytes());
+                ExitCode::SUCCESS
+            }
+            None => {
+                eprint!("{:?}", miette::Report::new(CliError::UnknownRule(c)));
+                ExitCode::from(2)
+            }
+        },
+    }
 }

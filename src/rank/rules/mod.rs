@@ -109,3 +109,8 @@ pub fn run_all(facts: &Facts) -> Vec<Finding> {
 pub fn fingerprint(rule: &str, file: &FileFacts, scope: &str, what: &str) -> String {
     format!("{rule}:{}:{scope}:{}", file.path, what.replace(' ', ""))
 }
+
+/// A rule's page in docs/rules/ (and its SARIF help text).
+pub fn markdown(r: &RuleInfo) -> String {
+    format!("# {} ({})\n\nFailure class: `{}`.\n\n{}\n", r.code, r.name, r.category, r.doc)
+}
