@@ -104,8 +104,9 @@ def main():
     p(f"| memory | {mem} GiB |")
     p(f"| kernel | {platform.release()} |")
     p(f"| load average at report time | {' '.join(f'{x:.2f}' for x in os.getloadavg())} |")
-    p(f"| cudasleuth | {sh(BIN + ' --version')}, commit {sh('git rev-parse --short HEAD')}"
-      f"{' (dirty tree)' if sh('git status --porcelain -- src Cargo.toml Cargo.lock') else ''} |")
+    commit = os.environ.get("BIN_COMMIT") or (sh("git rev-parse --short HEAD")
+                                              + (" (dirty tree)" if sh("git status --porcelain -- src Cargo.toml Cargo.lock") else ""))
+    p(f"| cudasleuth | {sh(BIN + ' --version')}, commit {commit} |")
     p(f"| rustc | {sh('rustc --version')} |")
     p(f"| peer | {os.environ.get('RG_VERSION', sh('rg --version | head -1'))} |")
     p(f"| timer | {'hyperfine ' + sh('hyperfine --version').split()[-1] if os.environ.get('HAVE_HYPERFINE') == '1' else '/usr/bin/time loop'}, "

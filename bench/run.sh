@@ -11,6 +11,8 @@
 #   STREAM_RUNS=3          runs of the streamed measurement
 #   SKIP_BUILD=1           use the existing target/release/cudasleuth
 #   BIN=path               binary to measure (default target/release/cudasleuth)
+#   BIN_COMMIT=text        what to call that binary's source in RESULTS.md (default: this
+#                          checkout's HEAD, "dirty" if src/ has changes)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -26,6 +28,7 @@ RUNS=${RUNS:-5}
 STREAM_SIZE=${STREAM_SIZE-4G}
 STREAM_RUNS=${STREAM_RUNS:-3}
 BIN=${BIN:-"$ROOT/target/release/cudasleuth"}
+BIN_COMMIT=${BIN_COMMIT:-}
 PY=${PYTHON:-python3}
 
 log() { printf '\n== %s\n' "$*" >&2; }
@@ -56,7 +59,7 @@ command -v hyperfine >/dev/null && HAVE_HYPERFINE=1
 [ -x /usr/bin/time ] || { $SUDO apt-get install -y time || true; }
 [ -x /usr/bin/time ] || { echo "need /usr/bin/time (apt-get install time) for peak RSS" >&2; exit 2; }
 
-RG_VERSION=$(rg --version | head -1)
+RG_VERSION=$(rg --version | sed -n 1p)
 log "peer: $RG_VERSION; hyperfine: $([ $HAVE_HYPERFINE = 1 ] && hyperfine --version || echo 'not available, using /usr/bin/time loop')"
 
 # --- data -------------------------------------------------------------------------------------
@@ -161,5 +164,5 @@ fi
 
 # --- report -----------------------------------------------------------------------------------
 log "results"
-export SIZES RUNS STREAM_SIZE STREAM_RUNS BIN RG_VERSION HAVE_HYPERFINE OUTDIR DATA LARGEST
+export SIZES RUNS STREAM_SIZE STREAM_RUNS BIN BIN_COMMIT RG_VERSION HAVE_HYPERFINE OUTDIR DATA LARGEST
 "$PY" bench/report.py | tee bench/RESULTS.md

@@ -4,6 +4,7 @@
 //! `kb` knows PyTorch's assert sites, `report` assembles and renders the result.
 
 pub mod kb;
+pub mod lint;
 pub mod log;
 pub mod rank;
 pub mod report;

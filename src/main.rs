@@ -35,6 +35,22 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         project: Option<std::path::PathBuf>,
     },
+    /// Check data pipelines without a log: the pre-commit and CI linter.
+    #[command(after_help = "Examples:\n  cudasleuth lint\n  cudasleuth lint data/dataset.py model.py\n  cudasleuth lint --format sarif > cudasleuth.sarif\n\nConfigure in pyproject.toml under [tool.cudasleuth] (select, ignore, extend-select,\nper-file-ignores, exclude, preview); silence one line with `# cudasleuth: ignore[CS101]`.\nExit codes: 0 no findings, 1 findings, 2 usage or configuration error.")]
+    Lint {
+        /// Files or directories to report on (as pre-commit passes them); none: the whole project.
+        paths: Vec<std::path::PathBuf>,
+        #[arg(long, value_enum, default_value_t = LintFormat::Human)]
+        format: LintFormat,
+        /// Exit 0 even when there are findings.
+        #[arg(long)]
+        exit_zero: bool,
+        /// Do not read or write the facts cache.
+        #[arg(long)]
+        no_cache: bool,
+        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+        color: ColorChoice,
+    },
     /// Print a rule's documentation (all rules without a code).
     #[command(after_help = "Examples:\n  cudasleuth rule\n  cudasleuth rule CS101\n  cudasleuth rule --format markdown CS103")]
     Rule {
@@ -66,6 +82,14 @@ enum Format {
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum LintFormat {
+    Human,
+    Json,
+    Github,
+    Sarif,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 enum RuleFormat {
     Text,
     Markdown,
@@ -90,6 +114,9 @@ enum CliError {
     #[error("{0}")]
     #[diagnostic(code(cudasleuth::input), help("check the path; `-` reads the log from stdin (paste it, then Ctrl-D)"))]
     Input(InputError),
+    #[error("{0}")]
+    #[diagnostic(code(cudasleuth::config), help("see `cudasleuth lint --help` for the keys of [tool.cudasleuth]"))]
+    Config(cudasleuth::lint::config::ConfigError),
     #[error("unknown rule {0}")]
     #[diagnostic(code(cudasleuth::rule), help("`cudasleuth rule` lists the rules"))]
     UnknownRule(String),
@@ -107,6 +134,7 @@ fn main() -> ExitCode {
         Command::Explain { logs, format, color, project } => explain(logs, format, color, project),
         Command::Kernels { op, category, format } => kernels(op, category, format),
         Command::Rule { code, format } => rule(code, format),
+        Command::Lint { paths, format, exit_zero, no_cache, color } => lint(paths, format, exit_zero, no_cache, color),
     }
 }
 
@@ -240,5 +268,41 @@ fn rule(code: Option<String>, format: RuleFormat) -> ExitCode {
                 ExitCode::from(2)
             }
         },
+    }
+}
+
+fn lint(paths: Vec<std::path::PathBuf>, format: LintFormat, exit_zero: bool, no_cache: bool, color: ColorChoice) -> ExitCode {
+    use cudasleuth::lint::{self, output};
+    for p in &paths {
+        if !p.exists() {
+            eprint!("{:?}", miette::Report::new(CliError::Input(InputError::NotFound { path: p.clone() })));
+            return ExitCode::from(2);
+        }
+    }
+    let result = match lint::run(&lint::Options { paths, no_cache }) {
+        Ok(r) => r,
+        Err(e) => {
+            eprint!("{:?}", miette::Report::new(CliError::Config(e)));
+            return ExitCode::from(2);
+        }
+    };
+    let stdout = std::io::stdout();
+    let use_color = match color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+    };
+    let width = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(100);
+    let text = match format {
+        LintFormat::Human => output::human(&result, use_color, width),
+        LintFormat::Json => serde_json::to_string(&result).unwrap_or_default() + "\n",
+        LintFormat::Github => output::github(&result),
+        LintFormat::Sarif => serde_json::to_string_pretty(&output::sarif(&result, "cudasleuth/lint")).unwrap_or_default() + "\n",
+    };
+    let _ = stdout.lock().write_all(text.as_bytes());
+    if result.diagnostics.is_empty() || exit_zero {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     }
 }

@@ -15,6 +15,11 @@ pub use facts::{FileFacts, Facts};
 const MAX_FILE_BYTES: u64 = 4 << 20;
 
 pub fn scan_project(root: &Path, files: &files::ProjectFiles) -> Facts {
+    scan_project_cached(root, files, None)
+}
+
+/// As `scan_project`, reusing cached facts of files whose bytes did not change.
+pub fn scan_project_cached(root: &Path, files: &files::ProjectFiles, cache: Option<&crate::lint::cache::Cache>) -> Facts {
     let results: Vec<Result<FileFacts, (String, String)>> = files
         .paths()
         .par_iter()
@@ -25,13 +30,20 @@ pub fn scan_project(root: &Path, files: &files::ProjectFiles) -> Facts {
                 return Err((rel.clone(), format!("skipped: larger than {} MiB", MAX_FILE_BYTES >> 20)));
             }
             let bytes = std::fs::read(&full).map_err(|e| (rel.clone(), format!("unreadable: {e}")))?;
-            let text = String::from_utf8(bytes).map_err(|_| (rel.clone(), "skipped: not valid UTF-8".to_string()))?;
+            if let Some(hit) = cache.and_then(|c| c.get(rel, &bytes)) {
+                return Ok(hit);
+            }
+            let text = std::str::from_utf8(&bytes).map_err(|_| (rel.clone(), "skipped: not valid UTF-8".to_string()))?.to_string();
             let text = if rel.ends_with(".ipynb") {
                 python::notebook_source(&text).ok_or_else(|| (rel.clone(), "skipped: not a notebook (invalid JSON)".to_string()))?
             } else {
                 text
             };
-            Ok(python::scan_source(rel, &text))
+            let facts = python::scan_source(rel, &text);
+            if let Some(c) = cache {
+                c.put(rel, &bytes, &facts);
+            }
+            Ok(facts)
         })
         .collect();
     let mut facts = Facts::default();

@@ -33,7 +33,9 @@ fn is_count_name(name: &str) -> bool {
     COUNT_NAMES.contains(&n.as_str())
 }
 
-/// (value, file, span, how it was stated)
+/// (value, file, span, how it was stated): assignments, dataclass fields and argparse
+/// defaults. Keyword arguments of library calls are left out: `num_classes=1000` there is
+/// usually a pretrained model's default, not this project's class count.
 fn stated_counts(facts: &Facts) -> Vec<(i64, String, Span, String)> {
     let mut out = Vec::new();
     for f in &facts.files {
@@ -44,20 +46,10 @@ fn stated_counts(facts: &Facts) -> Vec<(i64, String, Span, String)> {
                 }
             }
         }
-        for c in &f.calls {
-            if c.name == "add_argument" {
-                let named = c.args.iter().filter(|a| a.name.is_none()).any(|a| is_count_name(&a.text.replace('-', "_").trim_matches('"').trim_matches('\'').trim_start_matches("__").to_string()));
-                if let (true, Some(v)) = (named, c.kwarg("default").and_then(|d| d.int)) {
-                    out.push((v, f.path.clone(), c.span, format!("--{} default {v}", c.args[0].text.trim_matches(['"', '\'', '-']))));
-                }
-                continue;
-            }
-            for a in &c.args {
-                if let (Some(n), Some(v)) = (&a.name, a.int) {
-                    if is_count_name(n) && v > 1 {
-                        out.push((v, f.path.clone(), c.span, format!("{}({n}={v})", c.func)));
-                    }
-                }
+        for c in f.calls.iter().filter(|c| c.name == "add_argument") {
+            let flag = c.args.iter().filter(|a| a.name.is_none()).map(|a| a.text.trim_matches(['"', '\'']).trim_start_matches('-').replace('-', "_")).find(|t| is_count_name(t));
+            if let (Some(flag), Some(v)) = (flag, c.kwarg("default").and_then(|d| d.int)) {
+                out.push((v, f.path.clone(), c.span, format!("--{flag} default {v}")));
             }
         }
     }
@@ -65,9 +57,22 @@ fn stated_counts(facts: &Facts) -> Vec<(i64, String, Span, String)> {
 }
 
 pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
+    if !facts.calls().any(|(_, c)| crate::rank::rules::shared::is_loss_with_classes(c)) {
+        return;
+    }
     let counts = stated_counts(facts);
-    for h in heads(facts) {
-        let Some((m, file, span, how)) = counts.iter().filter(|(v, ..)| *v > h.out).max_by_key(|(v, ..)| *v) else { continue };
+    let distinct: std::collections::BTreeSet<i64> = counts.iter().map(|c| c.0).collect();
+    for h in heads(facts).into_iter().filter(|h| h.out >= 2) {
+        // a count stated in the head's own file, else the project's one agreed count
+        let local: Vec<&(i64, String, Span, String)> = counts.iter().filter(|c| c.1 == h.file.path).collect();
+        let pool: Vec<&(i64, String, Span, String)> = if !local.is_empty() {
+            local
+        } else if distinct.len() == 1 {
+            counts.iter().collect()
+        } else {
+            continue;
+        };
+        let Some((m, file, span, how)) = pool.into_iter().filter(|(v, ..)| *v > h.out).max_by_key(|(v, ..)| *v) else { continue };
         let scope = h.call.scope.qualified();
         out.push(Finding {
             rule: "CS102",

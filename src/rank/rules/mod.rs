@@ -45,11 +45,17 @@ pub struct RuleInfo {
     pub category: &'static str,
     pub doc: &'static str,
     pub check: fn(&Facts, &mut Vec<Finding>),
+    /// `error` or `warning` in lint output.
+    pub severity: &'static str,
+    /// New rules start in preview so an upgrade does not break anyone's CI.
+    pub preview: bool,
 }
 
 pub const RULES: &[RuleInfo] = &[
     RuleInfo {
         code: "CS101",
+        severity: "error",
+        preview: false,
         name: "label-shift-in-getitem",
         category: "label_out_of_range",
         doc: label_shift_in_getitem::LabelShiftInGetitem::DOC,
@@ -57,6 +63,8 @@ pub const RULES: &[RuleInfo] = &[
     },
     RuleInfo {
         code: "CS102",
+        severity: "error",
+        preview: false,
         name: "head-smaller-than-classes",
         category: "label_out_of_range",
         doc: head_smaller_than_classes::HeadSmallerThanClasses::DOC,
@@ -64,6 +72,8 @@ pub const RULES: &[RuleInfo] = &[
     },
     RuleInfo {
         code: "CS103",
+        severity: "error",
+        preview: false,
         name: "sentinel-label-without-ignore-index",
         category: "label_out_of_range",
         doc: sentinel_without_ignore_index::SentinelLabelWithoutIgnoreIndex::DOC,
@@ -71,6 +81,8 @@ pub const RULES: &[RuleInfo] = &[
     },
     RuleInfo {
         code: "CS104",
+        severity: "error",
+        preview: false,
         name: "added-tokens-without-resize",
         category: "embedding_index_out_of_range",
         doc: added_tokens_without_resize::AddedTokensWithoutResize::DOC,
@@ -78,6 +90,8 @@ pub const RULES: &[RuleInfo] = &[
     },
     RuleInfo {
         code: "CS105",
+        severity: "warning",
+        preview: false,
         name: "one-based-label-map",
         category: "label_out_of_range",
         doc: one_based_label_map::OneBasedLabelMap::DOC,
@@ -85,6 +99,8 @@ pub const RULES: &[RuleInfo] = &[
     },
     RuleInfo {
         code: "CS106",
+        severity: "warning",
+        preview: false,
         name: "bce-on-logits",
         category: "probability_out_of_range",
         doc: bce_on_logits::BceOnLogits::DOC,

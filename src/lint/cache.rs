@@ -1,0 +1,52 @@
+//! A content-hash cache of per-file facts, so a pre-commit run re-parses only what changed.
+//! Location: `$CUDASLEUTH_CACHE_DIR`, else `$XDG_CACHE_HOME/cudasleuth`, else
+//! `~/.cache/cudasleuth`. Entries are keyed by the tool version, the file's path and its bytes;
+//! a stale or corrupt entry is simply re-parsed.
+
+use std::hash::{Hash, Hasher};
+use std::path::PathBuf;
+
+use crate::scan::facts::FileFacts;
+
+pub struct Cache {
+    dir: PathBuf,
+}
+
+impl Cache {
+    pub fn open() -> Option<Cache> {
+        let base = std::env::var_os("CUDASLEUTH_CACHE_DIR")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|x| PathBuf::from(x).join("cudasleuth")))
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/cudasleuth")))?;
+        let dir = base.join(format!("facts-v{}", env!("CARGO_PKG_VERSION")));
+        std::fs::create_dir_all(&dir).ok()?;
+        Some(Cache { dir })
+    }
+
+    fn key(path: &str, bytes: &[u8]) -> String {
+        // std's SipHash with fixed keys: stable across runs of the same build
+        #[allow(deprecated)]
+        let mut h = std::hash::SipHasher::new();
+        path.hash(&mut h);
+        bytes.hash(&mut h);
+        let a = h.finish();
+        let mut h2 = std::hash::DefaultHasher::new();
+        (a, bytes.len(), path).hash(&mut h2);
+        format!("{a:016x}{:016x}", h2.finish())
+    }
+
+    pub fn get(&self, path: &str, bytes: &[u8]) -> Option<FileFacts> {
+        let text = std::fs::read(self.dir.join(Self::key(path, bytes))).ok()?;
+        serde_json::from_slice(&text).ok()
+    }
+
+    pub fn put(&self, path: &str, bytes: &[u8], facts: &FileFacts) {
+        if let Ok(json) = serde_json::to_vec(facts) {
+            let key = Self::key(path, bytes);
+            let tmp = self.dir.join(format!("{key}.tmp{}", std::process::id()));
+            if std::fs::write(&tmp, json).is_ok() {
+                let _ = std::fs::rename(&tmp, self.dir.join(key));
+            }
+        }
+    }
+}

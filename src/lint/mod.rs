@@ -1,0 +1,190 @@
+//! `cudasleuth lint`: the rules without a log, for pre-commit and CI. The whole project is
+//! scanned (cached) so that cross-file rules work; only the files asked for are reported.
+
+pub mod cache;
+pub mod config;
+pub mod output;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::rank::rules::{self, RULES};
+use crate::scan::{self, files::ProjectFiles};
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LintDiagnostic {
+    /// POSIX, relative to the current directory.
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+    pub rule: String,
+    pub severity: String,
+    pub message: String,
+    pub fingerprint: String,
+    #[serde(skip)]
+    pub project_path: String,
+    #[serde(skip)]
+    pub evidence: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LintWarning {
+    pub file: String,
+    pub code: String,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LintResult {
+    pub version: u32,
+    pub kind: &'static str,
+    pub diagnostics: Vec<LintDiagnostic>,
+    pub warnings: Vec<LintWarning>,
+    #[serde(skip)]
+    pub root: PathBuf,
+}
+
+/// The nearest directory at or above `start` with a pyproject.toml or a .git.
+pub fn project_root(start: &Path) -> PathBuf {
+    let start = if start.is_file() { start.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")) } else { start };
+    let abs = std::fs::canonicalize(start).unwrap_or_else(|_| start.to_path_buf());
+    let mut cur = Some(abs.as_path());
+    while let Some(d) = cur {
+        if d.join("pyproject.toml").is_file() || d.join(".git").exists() {
+            return d.to_path_buf();
+        }
+        cur = d.parent();
+    }
+    abs
+}
+
+/// `path` as the user would type it from the current directory.
+fn display_path(root: &Path, rel: &str, cwd: &Path) -> String {
+    let full = root.join(rel);
+    match full.strip_prefix(cwd) {
+        Ok(p) => p.to_string_lossy().replace('\\', "/"),
+        Err(_) => full.to_string_lossy().replace('\\', "/"),
+    }
+}
+
+pub struct Options {
+    pub paths: Vec<PathBuf>,
+    pub no_cache: bool,
+}
+
+pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let root = project_root(opts.paths.first().map(PathBuf::as_path).unwrap_or(&cwd));
+    let cfg = config::load(&root.join("pyproject.toml"))?;
+    let files = ProjectFiles::walk(&root);
+    let cache = if opts.no_cache { None } else { cache::Cache::open() };
+    let facts = scan::scan_project_cached(&root, &files, cache.as_ref());
+
+    // Which project files to report on: the paths given (files or directories), else all.
+    let wanted: Option<BTreeSet<String>> = if opts.paths.is_empty() {
+        None
+    } else {
+        let mut set = BTreeSet::new();
+        for p in &opts.paths {
+            let abs = std::fs::canonicalize(p).unwrap_or_else(|_| cwd.join(p));
+            let Ok(rel) = abs.strip_prefix(&root) else { continue };
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            for f in files.paths() {
+                if rel.is_empty() || *f == rel || f.starts_with(&format!("{rel}/")) {
+                    set.insert(f.clone());
+                }
+            }
+        }
+        Some(set)
+    };
+    let reported = |path: &str| wanted.as_ref().map_or(true, |w| w.contains(path)) && !cfg.excluded(path);
+
+    let mut findings = rules::run_all(&facts);
+    findings.retain(|f| {
+        let rule = rules::find_rule(f.rule).expect("findings come from registered rules");
+        cfg.enabled(rule) && reported(&f.file) && !cfg.ignored_in_file(f.rule, &f.file)
+    });
+    findings.sort_by(|a, b| (&a.file, a.span.line, a.span.column, a.rule).cmp(&(&b.file, b.span.line, b.span.column, b.rule)));
+    findings.dedup_by(|a, b| a.fingerprint == b.fingerprint && a.span == b.span);
+
+    let mut result = LintResult { version: 1, kind: "lint", diagnostics: Vec::new(), warnings: Vec::new(), root: root.clone() };
+    for (path, why) in &facts.warnings {
+        if reported(path) {
+            result.warnings.push(LintWarning { file: display_path(&root, path, &cwd), code: warning_code(why).to_string(), message: why.clone() });
+        }
+    }
+
+    // Suppressions: `# cudasleuth: ignore[CS101]` (or a bare `# cudasleuth: ignore`) on the line.
+    let mut used: BTreeSet<(String, u32)> = BTreeSet::new();
+    let mut texts: std::collections::HashMap<String, Vec<String>> = std::collections::HashMap::new();
+    for f in findings {
+        let lines = texts.entry(f.file.clone()).or_insert_with(|| read_lines(&root.join(&f.file)));
+        let line_text = lines.get(f.span.line as usize - 1).map(String::as_str).unwrap_or("");
+        if let Some(codes) = suppression(line_text) {
+            if codes.is_empty() || codes.iter().any(|c| c == f.rule) {
+                used.insert((f.file.clone(), f.span.line));
+                continue;
+            }
+        }
+        let rule = rules::find_rule(f.rule).unwrap();
+        result.diagnostics.push(LintDiagnostic {
+            file: display_path(&root, &f.file, &cwd),
+            project_path: f.file.clone(),
+            line: f.span.line,
+            column: f.span.column,
+            end_line: f.span.end_line,
+            end_column: f.span.end_column,
+            rule: f.rule.to_string(),
+            severity: rule.severity.to_string(),
+            message: f.message,
+            fingerprint: f.fingerprint,
+            evidence: f.evidence,
+        });
+    }
+    for f in files.paths().iter().filter(|p| reported(p)) {
+        let lines = texts.entry(f.clone()).or_insert_with(|| read_lines(&root.join(f)));
+        for (i, l) in lines.iter().enumerate() {
+            if suppression(l).is_some() && !used.contains(&(f.clone(), i as u32 + 1)) {
+                result.warnings.push(LintWarning {
+                    file: display_path(&root, f, &cwd),
+                    code: "unused-suppression".into(),
+                    message: format!("line {}: `# cudasleuth: ignore` suppresses nothing", i + 1),
+                });
+            }
+        }
+    }
+    let _ = RULES;
+    Ok(result)
+}
+
+fn warning_code(why: &str) -> &'static str {
+    if why.contains("UTF-8") {
+        "not-utf8"
+    } else if why.contains("larger") {
+        "too-large"
+    } else if why.contains("notebook") {
+        "bad-notebook"
+    } else {
+        "unreadable"
+    }
+}
+
+fn read_lines(p: &Path) -> Vec<String> {
+    std::fs::read_to_string(p).map(|t| t.lines().map(str::to_string).collect()).unwrap_or_default()
+}
+
+/// The codes a `# cudasleuth: ignore[...]` comment names (empty: all), if the line has one.
+pub fn suppression(line: &str) -> Option<Vec<String>> {
+    let hash = line.find('#')?;
+    let comment = &line[hash..];
+    let at = comment.find("cudasleuth: ignore")?;
+    let rest = &comment[at + "cudasleuth: ignore".len()..];
+    if let Some(inner) = rest.strip_prefix('[').and_then(|r| r.split(']').next()) {
+        return Some(inner.split(',').map(|c| c.trim().to_string()).filter(|c| !c.is_empty()).collect());
+    }
+    Some(Vec::new())
+}

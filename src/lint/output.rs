@@ -1,0 +1,162 @@
+//! Lint output: human (miette), JSON (the lint contract), GitHub annotations, SARIF 2.1.0.
+
+use std::fmt::Write as _;
+
+use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, Severity};
+
+use crate::lint::{LintDiagnostic, LintResult};
+use crate::rank::rules::{self, RULES};
+
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+struct Finding {
+    message: String,
+    code: String,
+    severity: Severity,
+    help: Option<String>,
+    src: Option<NamedSource<String>>,
+    span: Option<LabeledSpan>,
+}
+
+impl Diagnostic for Finding {
+    fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        Some(Box::new(&self.code))
+    }
+    fn severity(&self) -> Option<Severity> {
+        Some(self.severity)
+    }
+    fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        self.help.as_ref().map(|h| Box::new(h) as Box<dyn std::fmt::Display>)
+    }
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        self.src.as_ref().map(|s| s as &dyn miette::SourceCode)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        self.span.clone().map(|s| Box::new(std::iter::once(s)) as Box<dyn Iterator<Item = LabeledSpan>>)
+    }
+}
+
+fn byte_offset(text: &str, line: u32, column: u32) -> usize {
+    let mut off = 0;
+    for (i, l) in text.split_inclusive('\n').enumerate() {
+        if i + 1 == line as usize {
+            return off + l.chars().take(column.saturating_sub(1) as usize).map(char::len_utf8).sum::<usize>();
+        }
+        off += l.len();
+    }
+    off
+}
+
+pub fn human(result: &LintResult, color: bool, width: usize) -> String {
+    let theme = if color { GraphicalTheme::unicode() } else { GraphicalTheme::none() };
+    let handler = GraphicalReportHandler::new_themed(theme).with_width(width).with_links(false);
+    let mut out = String::new();
+    for d in &result.diagnostics {
+        let text = std::fs::read_to_string(result.root.join(&d.project_path)).ok();
+        let (src, span) = match text {
+            Some(t) => {
+                let start = byte_offset(&t, d.line, d.column);
+                let end = if d.end_line == d.line { byte_offset(&t, d.end_line, d.end_column) } else { t[start..].find('\n').map_or(t.len(), |p| start + p) };
+                let label = LabeledSpan::new(Some(d.rule.clone()), start, end.saturating_sub(start).max(1));
+                (Some(NamedSource::new(d.file.clone(), t)), Some(label))
+            }
+            None => (None, None),
+        };
+        let name = rules::find_rule(&d.rule).map(|r| r.name).unwrap_or("");
+        let f = Finding {
+            message: format!("{}:{}:{}: {}", d.file, d.line, d.column, d.message),
+            code: format!("{}({name})", d.rule),
+            severity: if d.severity == "error" { Severity::Error } else { Severity::Warning },
+            help: (!d.evidence.is_empty()).then(|| d.evidence.join("\n")),
+            src,
+            span,
+        };
+        let _ = handler.render_report(&mut out, &f);
+    }
+    for w in &result.warnings {
+        let _ = writeln!(out, "warning[{}]: {}: {}", w.code, w.file, w.message);
+    }
+    if !result.diagnostics.is_empty() {
+        let _ = writeln!(out, "Found {} problem{} (`cudasleuth rule CODE` explains each rule).", result.diagnostics.len(), if result.diagnostics.len() == 1 { "" } else { "s" });
+    }
+    out
+}
+
+fn gh_escape_data(s: &str) -> String {
+    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+}
+
+fn gh_escape_prop(s: &str) -> String {
+    gh_escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+pub fn github(result: &LintResult) -> String {
+    let mut out = String::new();
+    for d in &result.diagnostics {
+        let name = rules::find_rule(&d.rule).map(|r| r.name).unwrap_or("");
+        let level = if d.severity == "error" { "error" } else { "warning" };
+        let _ = writeln!(
+            out,
+            "::{level} file={},line={},col={},endLine={},endColumn={},title={}::{}",
+            gh_escape_prop(&d.file),
+            d.line,
+            d.column,
+            d.end_line,
+            d.end_column,
+            gh_escape_prop(&format!("{} {name}", d.rule)),
+            gh_escape_data(&d.message)
+        );
+    }
+    out
+}
+
+/// SARIF 2.1.0: one run, every rule with its documentation as help, repository-relative
+/// paths, stable fingerprints so code-scanning alerts follow the code.
+pub fn sarif(result: &LintResult, category: &str) -> serde_json::Value {
+    let rules_json: Vec<serde_json::Value> = RULES
+        .iter()
+        .map(|r| {
+            let short = r.doc.lines().skip_while(|l| !l.starts_with("## What it does")).nth(1).unwrap_or(r.name);
+            serde_json::json!({
+                "id": r.code,
+                "name": r.name,
+                "shortDescription": {"text": short},
+                "fullDescription": {"text": r.doc},
+                "help": {"text": r.doc, "markdown": r.doc},
+                "defaultConfiguration": {"level": if r.severity == "error" { "error" } else { "warning" }},
+                "properties": {"category": r.category}
+            })
+        })
+        .collect();
+    let results: Vec<serde_json::Value> = result.diagnostics.iter().map(|d| sarif_result(d)).collect();
+    serde_json::json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "cudasleuth",
+                "version": env!("CARGO_PKG_VERSION"),
+                "informationUri": "https://github.com/cudasleuth/cudasleuth",
+                "rules": rules_json
+            }},
+            "automationDetails": {"id": format!("{category}/")},
+            "columnKind": "unicodeCodePoints",
+            "results": results
+        }]
+    })
+}
+
+fn sarif_result(d: &LintDiagnostic) -> serde_json::Value {
+    let index = RULES.iter().position(|r| r.code == d.rule).unwrap_or(0);
+    serde_json::json!({
+        "ruleId": d.rule,
+        "ruleIndex": index,
+        "level": if d.severity == "error" { "error" } else { "warning" },
+        "message": {"text": d.message},
+        "locations": [{"physicalLocation": {
+            "artifactLocation": {"uri": d.project_path, "uriBaseId": "%SRCROOT%"},
+            "region": {"startLine": d.line, "startColumn": d.column, "endLine": d.end_line, "endColumn": d.end_column}
+        }}],
+        "partialFingerprints": {"cudasleuth/v1": d.fingerprint}
+    })
+}

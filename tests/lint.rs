@@ -1,0 +1,162 @@
+//! `cudasleuth lint` as pre-commit and CI run it: cross-file facts, reporting only the files
+//! given, configuration, suppressions, formats, and the facts cache.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_cudasleuth"))
+}
+
+struct Project {
+    dir: PathBuf,
+    cache: PathBuf,
+}
+
+impl Project {
+    fn new(name: &str) -> Project {
+        let dir = std::env::temp_dir().join(format!("cudasleuth-lint-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("data")).unwrap();
+        std::fs::write(dir.join("pyproject.toml"), "[project]\nname = \"demo\"\n").unwrap();
+        let cache = dir.with_extension("cache");
+        let _ = std::fs::remove_dir_all(&cache);
+        Project { dir, cache }
+    }
+    fn write(&self, rel: &str, text: &str) {
+        std::fs::write(self.dir.join(rel), text).unwrap();
+    }
+    fn lint(&self, args: &[&str]) -> Output {
+        bin().arg("lint").args(args).current_dir(&self.dir).env("CUDASLEUTH_CACHE_DIR", &self.cache).output().unwrap()
+    }
+    fn json(&self, args: &[&str]) -> (serde_json::Value, i32) {
+        let mut a = vec!["--format", "json"];
+        a.extend_from_slice(args);
+        let out = self.lint(&a);
+        (serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr))), out.status.code().unwrap())
+    }
+}
+
+impl Drop for Project {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+        let _ = std::fs::remove_dir_all(&self.cache);
+    }
+}
+
+const DATASET: &str = "import torch\nfrom torch.utils.data import Dataset\n\nclass Shapes(Dataset):\n    def __init__(self, xs, ys):\n        self.xs, self.ys = xs, ys\n\n    def __len__(self):\n        return len(self.xs)\n\n    def __getitem__(self, i):\n        x, label = self.xs[i], self.ys[i]\n        if torch.rand(1) < 0.1:\n            label = label + 1\n        return x, label\n";
+const MODEL: &str = "import torch.nn as nn\nfrom config import NUM_CLASSES\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(512, 9)\n\ncriterion = nn.CrossEntropyLoss()\n";
+
+fn rules_of(v: &serde_json::Value) -> Vec<(String, String, u64)> {
+    v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["rule"].as_str().unwrap().to_string(), d["file"].as_str().unwrap().to_string(), d["line"].as_u64().unwrap()))
+        .collect()
+}
+
+#[test]
+fn reports_only_the_files_given_with_cross_file_facts() {
+    let p = Project::new("files");
+    p.write("data/dataset.py", DATASET);
+    p.write("model.py", MODEL);
+    p.write("config.py", "NUM_CLASSES = 9\n");
+    let (v, code) = p.json(&["data/dataset.py"]);
+    assert_eq!(code, 1);
+    assert_eq!(rules_of(&v), [("CS101".to_string(), "data/dataset.py".to_string(), 14)]);
+    // the head in model.py is evidence for the finding in data/dataset.py
+    let out = p.lint(&["--color", "never", "data/dataset.py"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("head: nn.Linear(9 outputs) at model.py:7"), "{text}");
+    let (clean, code) = p.json(&["model.py", "config.py"]);
+    assert_eq!((rules_of(&clean).len(), code), (0, 0), "clean files pass silently");
+    assert!(p.lint(&["model.py"]).stdout.is_empty(), "nothing printed for a clean run");
+}
+
+#[test]
+fn cache_follows_a_constant_in_another_file() {
+    let p = Project::new("cache");
+    p.write("model.py", MODEL);
+    p.write("config.py", "NUM_CLASSES = 10\n");
+    let (v, _) = p.json(&["model.py"]);
+    assert_eq!(rules_of(&v), [("CS102".to_string(), "model.py".to_string(), 7)]);
+    assert!(std::fs::read_dir(&p.cache).map(|d| d.count() > 0).unwrap_or(false), "cache written");
+    p.write("config.py", "NUM_CLASSES = 9\n");
+    let (v, _) = p.json(&["model.py"]);
+    assert!(rules_of(&v).is_empty(), "fixing the constant clears the finding: {v}");
+    p.write("config.py", "NUM_CLASSES = 12\n");
+    let (v, _) = p.json(&["model.py"]);
+    assert_eq!(rules_of(&v).len(), 1);
+    let (nc, _) = p.json(&["--no-cache", "model.py"]);
+    assert_eq!(rules_of(&nc), rules_of(&v));
+}
+
+#[test]
+fn configuration_and_suppressions() {
+    let p = Project::new("config");
+    p.write("data/dataset.py", DATASET);
+    p.write("model.py", MODEL);
+    p.write("config.py", "NUM_CLASSES = 10\n");
+    let (v, _) = p.json(&[]);
+    assert_eq!(rules_of(&v).len(), 2);
+    std::fs::write(p.dir.join("pyproject.toml"), "[project]\nname='d'\n[tool.cudasleuth]\nignore = [\"CS102\"]\n").unwrap();
+    assert_eq!(rules_of(&p.json(&[]).0).len(), 1);
+    std::fs::write(p.dir.join("pyproject.toml"), "[tool.cudasleuth]\nselect = [\"CS102\"]\n[tool.cudasleuth.per-file-ignores]\n\"model.py\" = [\"CS102\"]\n").unwrap();
+    assert!(rules_of(&p.json(&[]).0).is_empty());
+    std::fs::write(p.dir.join("pyproject.toml"), "[tool.cudasleuth]\nexclude = [\"data/\"]\n").unwrap();
+    assert_eq!(rules_of(&p.json(&[]).0), [("CS102".to_string(), "model.py".to_string(), 7)]);
+    std::fs::write(p.dir.join("pyproject.toml"), "[tool.cudasleuth]\nselct = [\"CS1\"]\n").unwrap();
+    let out = p.lint(&[]);
+    assert_eq!(out.status.code(), Some(2), "a typo in the config is an error");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("selct"));
+
+    std::fs::write(p.dir.join("pyproject.toml"), "[project]\nname='d'\n").unwrap();
+    p.write("data/dataset.py", &DATASET.replace("label = label + 1\n", "label = label + 1  # cudasleuth: ignore[CS101]\n"));
+    p.write("config.py", "NUM_CLASSES = 9  # cudasleuth: ignore\n");
+    let (v, code) = p.json(&[]);
+    assert_eq!((rules_of(&v).len(), code), (0, 0));
+    let warnings: Vec<&str> = v["warnings"].as_array().unwrap().iter().map(|w| w["code"].as_str().unwrap()).collect();
+    assert_eq!(warnings, ["unused-suppression"], "the comment on config.py suppresses nothing");
+    assert_eq!(p.lint(&["--exit-zero", "--no-cache"]).status.code(), Some(0));
+}
+
+#[test]
+fn github_and_sarif_formats() {
+    let p = Project::new("formats");
+    p.write("data/dataset.py", DATASET);
+    let gh = String::from_utf8(p.lint(&["--format", "github"]).stdout).unwrap();
+    assert!(gh.starts_with("::error file=data/dataset.py,line=14,col=13,"), "{gh}");
+    assert!(gh.contains("title=CS101 label-shift-in-getitem::"), "{gh}");
+
+    let out = p.lint(&["--format", "sarif"]);
+    let sarif: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let shared = std::env::var("SHARED").map(PathBuf::from).unwrap_or_else(|_| common::root().join("../shared"));
+    let schema_text = std::fs::read_to_string(shared.join("schemas/sarif-schema-2.1.0.json")).expect("the SARIF 2.1.0 schema in ../shared/schemas");
+    let schema: serde_json::Value = serde_json::from_str(&schema_text).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator.iter_errors(&sarif).map(|e| format!("{e} at {}", e.instance_path)).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let result = &sarif["runs"][0]["results"][0];
+    assert_eq!(result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "data/dataset.py");
+    assert_eq!(result["partialFingerprints"]["cudasleuth/v1"], "CS101:data/dataset.py:Shapes.__getitem__:label+1");
+    assert!(sarif["runs"][0]["tool"]["driver"]["rules"][0]["help"]["markdown"].as_str().unwrap().contains("## Why is this bad?"));
+}
+
+#[test]
+fn fingerprints_survive_unrelated_edits() {
+    let p = Project::new("fingerprint");
+    p.write("data/dataset.py", DATASET);
+    let before = p.json(&[]).0["diagnostics"][0]["fingerprint"].clone();
+    p.write("data/dataset.py", &format!("# a comment\n\n{DATASET}"));
+    let (after, _) = p.json(&[]);
+    assert_eq!(after["diagnostics"][0]["fingerprint"], before);
+    assert_eq!(after["diagnostics"][0]["line"], 16);
+}
+
+#[allow(dead_code)]
+fn exists(p: &Path) -> bool {
+    p.exists()
+}
