@@ -48,6 +48,9 @@ enum Command {
         /// Do not read or write the facts cache.
         #[arg(long)]
         no_cache: bool,
+        /// Also run rules still in preview.
+        #[arg(long)]
+        preview: bool,
         #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
         color: ColorChoice,
     },
@@ -134,7 +137,7 @@ fn main() -> ExitCode {
         Command::Explain { logs, format, color, project } => explain(logs, format, color, project),
         Command::Kernels { op, category, format } => kernels(op, category, format),
         Command::Rule { code, format } => rule(code, format),
-        Command::Lint { paths, format, exit_zero, no_cache, color } => lint(paths, format, exit_zero, no_cache, color),
+        Command::Lint { paths, format, exit_zero, no_cache, preview, color } => lint(paths, format, exit_zero, no_cache, preview, color),
     }
 }
 
@@ -271,7 +274,7 @@ fn rule(code: Option<String>, format: RuleFormat) -> ExitCode {
     }
 }
 
-fn lint(paths: Vec<std::path::PathBuf>, format: LintFormat, exit_zero: bool, no_cache: bool, color: ColorChoice) -> ExitCode {
+fn lint(paths: Vec<std::path::PathBuf>, format: LintFormat, exit_zero: bool, no_cache: bool, preview: bool, color: ColorChoice) -> ExitCode {
     use cudasleuth::lint::{self, output};
     for p in &paths {
         if !p.exists() {
@@ -279,7 +282,7 @@ fn lint(paths: Vec<std::path::PathBuf>, format: LintFormat, exit_zero: bool, no_
             return ExitCode::from(2);
         }
     }
-    let result = match lint::run(&lint::Options { paths, no_cache }) {
+    let result = match lint::run(&lint::Options { paths, no_cache, preview }) {
         Ok(r) => r,
         Err(e) => {
             eprint!("{:?}", miette::Report::new(CliError::Config(e)));

@@ -74,12 +74,15 @@ fn display_path(root: &Path, rel: &str, cwd: &Path) -> String {
 pub struct Options {
     pub paths: Vec<PathBuf>,
     pub no_cache: bool,
+    /// Run preview rules too (as `preview = true` in the config).
+    pub preview: bool,
 }
 
 pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let root = project_root(opts.paths.first().map(PathBuf::as_path).unwrap_or(&cwd));
-    let cfg = config::load(&root.join("pyproject.toml"))?;
+    let mut cfg = config::load(&root.join("pyproject.toml"))?;
+    cfg.preview |= opts.preview;
     let files = ProjectFiles::walk(&root);
     let cache = if opts.no_cache { None } else { cache::Cache::open() };
     let facts = scan::scan_project_cached(&root, &files, cache.as_ref());
@@ -106,7 +109,7 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
     let mut findings = rules::run_all(&facts);
     findings.retain(|f| {
         let rule = rules::find_rule(f.rule).expect("findings come from registered rules");
-        cfg.enabled(rule) && reported(&f.file) && !cfg.ignored_in_file(f.rule, &f.file)
+        f.lint && cfg.enabled(rule) && reported(&f.file) && !cfg.ignored_in_file(f.rule, &f.file)
     });
     findings.sort_by(|a, b| (&a.file, a.span.line, a.span.column, a.rule).cmp(&(&b.file, b.span.line, b.span.column, b.rule)));
     findings.dedup_by(|a, b| a.fingerprint == b.fingerprint && a.span == b.span);

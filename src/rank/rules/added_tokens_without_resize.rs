@@ -27,20 +27,45 @@ model.resize_token_embeddings(len(tokenizer))
 ```"#
 );
 
+/// Functions of the project that resize embeddings themselves (helpers such as
+/// `smart_tokenizer_and_embedding_resize`).
+fn resizing_functions(facts: &Facts) -> Vec<String> {
+    facts
+        .calls()
+        .filter(|(_, c)| c.name == "resize_token_embeddings")
+        .filter_map(|(_, c)| c.scope.function.clone())
+        .collect()
+}
+
 pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
-    if facts.calls().any(|(_, c)| c.name == "resize_token_embeddings") {
-        return;
-    }
+    let helpers = resizing_functions(facts);
+    let resizes = |c: &crate::scan::facts::Call| c.name == "resize_token_embeddings" || helpers.iter().any(|h| h == &c.name);
+    let any_resize = facts.calls().any(|(_, c)| resizes(c));
     for (f, c) in facts.calls().filter(|(_, c)| c.name == "add_tokens" || c.name == "add_special_tokens") {
+        // inside a resizing helper the resize follows by construction
+        if c.scope.function.as_ref().is_some_and(|fun| helpers.contains(fun)) {
+            continue;
+        }
+        // a resize later in the same function (or, at module level, later in the file) covers it
+        let later = f.calls.iter().any(|r| resizes(r) && r.scope == c.scope && r.span.line > c.span.line);
+        if later {
+            continue;
+        }
+        let why = if any_resize {
+            "no resize follows it in the same function (an earlier resize does not cover tokens added after it)"
+        } else {
+            "the project never calls resize_token_embeddings"
+        };
         let scope = c.scope.qualified();
         out.push(Finding {
             rule: "CS104",
             file: f.path.clone(),
             span: c.span,
-            message: format!("tokens are added with {} but the embeddings are never resized (model.resize_token_embeddings(len(tokenizer)))", c.func),
-            evidence: vec!["no call of resize_token_embeddings in the project".to_string()],
+            message: format!("tokens are added with {} but the embeddings are not resized after it (model.resize_token_embeddings(len(tokenizer)))", c.func),
+            evidence: vec![why.to_string()],
             fingerprint: fingerprint("CS104", f, &scope, &c.func),
             category: "embedding_index_out_of_range",
+            lint: true,
         });
     }
 }

@@ -22,21 +22,37 @@ criterion = nn.BCEWithLogitsLoss()
 ```"#
 );
 
+fn names_bce(text: &str) -> bool {
+    (text.contains("binary_cross_entropy") && !text.contains("with_logits")) || text.contains("BCELoss")
+}
+
 pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
-    let sigmoid = facts.calls().any(|(_, c)| matches!(c.name.as_str(), "sigmoid" | "Sigmoid" | "sigmoid_" | "softmax" | "Softmax"));
+    let sigmoid = facts.calls().any(|(_, c)| matches!(c.name.as_str(), "sigmoid" | "Sigmoid" | "sigmoid_" | "softmax" | "Softmax" | "expit"));
     if sigmoid {
         return;
     }
-    for (f, c) in facts.calls().filter(|(_, c)| c.name == "BCELoss" || c.name == "binary_cross_entropy") {
-        let scope = c.scope.qualified();
+    let mut push = |f: &crate::scan::facts::FileFacts, span, scope: String, what: &str| {
         out.push(Finding {
             rule: "CS106",
             file: f.path.clone(),
-            span: c.span,
-            message: format!("{} expects probabilities, and the project never applies a sigmoid: use BCEWithLogitsLoss on logits", c.func),
+            span,
+            message: format!("{what} expects probabilities, and the project never applies a sigmoid: use BCEWithLogitsLoss on logits"),
             evidence: vec!["no sigmoid/softmax call in the project".to_string()],
-            fingerprint: fingerprint("CS106", f, &scope, &c.func),
+            fingerprint: fingerprint("CS106", f, &scope, what),
             category: "probability_out_of_range",
+            lint: true,
         });
+    };
+    for f in &facts.files {
+        for c in f.calls.iter().filter(|c| c.name == "BCELoss" || c.name == "binary_cross_entropy") {
+            push(f, c.span, c.scope.qualified(), &c.func);
+        }
+        // the loss passed around as a function: `return F.binary_cross_entropy`, `loss_fn = nn.BCELoss`
+        for r in f.returns.iter().filter(|r| r.elements.len() == 1 && names_bce(&r.elements[0]) && !r.elements[0].contains('(')) {
+            push(f, r.span, r.scope.qualified(), &r.elements[0]);
+        }
+        for a in f.assigns.iter().filter(|a| names_bce(&a.value) && !a.value.contains('(')) {
+            push(f, a.span, a.scope.qualified(), &a.value);
+        }
     }
 }

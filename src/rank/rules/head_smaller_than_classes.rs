@@ -82,6 +82,7 @@ pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
             evidence: vec![format!("class count: `{how}` at {file}:{}", span.line), format!("labels {}..{} would fail the loss", h.out, m - 1)],
             fingerprint: fingerprint("CS102", h.file, &scope, &format!("{}->{}", h.out, m)),
             category: "label_out_of_range",
+            lint: true,
         });
     }
 }

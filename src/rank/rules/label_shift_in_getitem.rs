@@ -59,7 +59,50 @@ fn returned_labels(f: &FileFacts, class: &str) -> Vec<String> {
     out
 }
 
+/// `labels = [l - 1 for l in labels]`, `ds._labels = [y + 1 for y in ...]`: a whole label list
+/// shifted at once, anywhere in the project.
+fn comprehension_shift(value: &str) -> Option<(String, i64)> {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| regex::Regex::new(r"^\[\s*(\w+)\s*([+-])\s*(\d+)\s+for\s+(\w+)\s+in\b").unwrap());
+    let c = re.captures(value)?;
+    if c[1] != c[4] {
+        return None;
+    }
+    let k: i64 = c[3].parse().ok()?;
+    Some((c[1].to_string(), if &c[2] == "-" { -k } else { k }))
+}
+
+fn check_comprehensions(facts: &Facts, out: &mut Vec<Finding>) {
+    for f in &facts.files {
+        for a in &f.assigns {
+            let base = a.target.rsplit('.').next().unwrap_or(&a.target);
+            if !is_label_name(base) {
+                continue;
+            }
+            let Some((var, k)) = comprehension_shift(&a.value) else { continue };
+            if k == 0 {
+                continue;
+            }
+            let sign = if k > 0 { format!("+{k}") } else { k.to_string() };
+            let scope = a.scope.qualified();
+            let mut evidence = vec![format!("every label in `{}` shifted by {sign}", a.target)];
+            evidence.extend(head_evidence(facts));
+            out.push(Finding {
+                rule: "CS101",
+                file: f.path.clone(),
+                span: a.span,
+                message: format!("labels `{}` shifted by {sign} (`{var} {} {}`): {}", a.target, if k > 0 { "+" } else { "-" }, k.abs(), if k > 0 { "the last class reaches the number of classes" } else { "labels that were already 0-based become -1" }),
+                evidence,
+                fingerprint: fingerprint("CS101", f, &scope, &format!("{}{sign}", a.target)),
+                category: "label_out_of_range",
+                lint: k > 0,
+            });
+        }
+    }
+}
+
 pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
+    check_comprehensions(facts, out);
     for f in &facts.files {
         for (class, function) in sample_functions(f) {
             let returned = returned_labels(f, &class);
@@ -93,6 +136,7 @@ pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
                     evidence,
                     fingerprint: fingerprint("CS101", f, &scope, &format!("{}{sign}", a.target)),
                     category: if label { "label_out_of_range" } else { "embedding_index_out_of_range" },
+                    lint: k > 0,
                 });
             }
         }

@@ -10,6 +10,8 @@ mod added_tokens_without_resize;
 mod bce_on_logits;
 mod head_smaller_than_classes;
 mod label_shift_in_getitem;
+mod mask_image_without_ignore_index;
+mod max_id_as_size;
 mod one_based_label_map;
 mod sentinel_without_ignore_index;
 pub mod shared;
@@ -36,6 +38,9 @@ pub struct Finding {
     pub fingerprint: String,
     /// The failure class this problem leads to.
     pub category: &'static str,
+    /// Worth reporting without a crash. A `label - 1` is often a correct 1-based → 0-based
+    /// conversion, so only a log that shows a negative label makes it a suspect.
+    pub lint: bool,
 }
 
 pub struct RuleInfo {
@@ -105,6 +110,24 @@ pub const RULES: &[RuleInfo] = &[
         category: "probability_out_of_range",
         doc: bce_on_logits::BceOnLogits::DOC,
         check: bce_on_logits::check,
+    },
+    RuleInfo {
+        code: "CS107",
+        name: "mask-image-without-ignore-index",
+        category: "label_out_of_range",
+        doc: mask_image_without_ignore_index::MaskImageWithoutIgnoreIndex::DOC,
+        check: mask_image_without_ignore_index::check,
+        severity: "warning",
+        preview: true,
+    },
+    RuleInfo {
+        code: "CS108",
+        name: "max-id-as-size",
+        category: "embedding_index_out_of_range",
+        doc: max_id_as_size::MaxIdAsSize::DOC,
+        check: max_id_as_size::check,
+        severity: "error",
+        preview: true,
     },
 ];
 

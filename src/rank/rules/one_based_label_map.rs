@@ -41,6 +41,7 @@ pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
             evidence: vec!["class ids must run from 0 to n_classes - 1".to_string()],
             fingerprint: fingerprint("CS105", f, &scope, &format!("enumerate({first},1)")),
             category: "label_out_of_range",
+            lint: true,
         });
     }
 }

@@ -75,6 +75,7 @@ pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
                 evidence: vec![format!("sentinel: `{how}`"), format!("loss without ignore_index={v}: {} at {}:{}", lc.func, lf.path, lc.span.line)],
                 fingerprint: fingerprint("CS103", f, &scope, &format!("sentinel{v}")),
                 category: "label_out_of_range",
+                lint: true,
             });
         }
     }

@@ -1,0 +1,61 @@
+use crate::rank::rules::shared::{is_label_name, is_loss_with_classes};
+use crate::rank::rules::{fingerprint, rule, Finding};
+use crate::scan::facts::Facts;
+
+rule!(
+    MaskImageWithoutIgnoreIndex,
+    r#"## What it does
+Finds segmentation masks read from image files in a Dataset (`cv2.imread(...)`,
+`Image.open(...)`, `imageio.imread(...)`) in a project whose class-index losses set no
+`ignore_index`.
+
+## Why is this bad?
+Mask images usually mark void or boundary pixels with a special value — `255` in Pascal VOC,
+Cityscapes and most annotation tools. Without `ignore_index=255` those pixels reach
+`nll_loss2d` as class 255 and fail `t >= 0 && t < n_classes` on the GPU.
+
+## Example
+```python
+label = cv2.imread(self.label_paths[i], 0)
+...
+criterion = nn.CrossEntropyLoss(weight)
+```
+
+Use instead:
+```python
+criterion = nn.CrossEntropyLoss(weight, ignore_index=255)
+```"#
+);
+
+const IMAGE_READERS: &[&str] = &["imread", "open", "read_image", "load_img"];
+
+pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
+    let losses: Vec<_> = facts.calls().filter(|(_, c)| is_loss_with_classes(c)).collect();
+    if losses.is_empty() || losses.iter().any(|(_, c)| c.kwarg("ignore_index").is_some()) {
+        return;
+    }
+    for f in &facts.files {
+        let datasets: Vec<&str> = f.classes.iter().filter(|c| c.is_dataset()).map(|c| c.name.as_str()).collect();
+        for c in &f.calls {
+            let in_dataset = c.scope.class.as_deref().is_some_and(|k| datasets.contains(&k));
+            let Some(target) = c.assigned_to.as_deref() else { continue };
+            let base = target.rsplit('.').next().unwrap_or(target);
+            let reader = IMAGE_READERS.contains(&c.name.as_str()) && (c.func.contains("cv2") || c.func.contains("Image") || c.func.contains("imageio") || c.func.contains("io."));
+            if !in_dataset || !reader || !is_label_name(base) {
+                continue;
+            }
+            let (lf, lc) = losses[0];
+            let scope = c.scope.qualified();
+            out.push(Finding {
+                rule: "CS107",
+                file: f.path.clone(),
+                span: c.span,
+                message: format!("mask `{target}` is read from an image file, and no loss sets ignore_index: void pixels (often 255) become class ids"),
+                evidence: vec![format!("loss without ignore_index: {} at {}:{}", lc.func, lf.path, lc.span.line)],
+                fingerprint: fingerprint("CS107", f, &scope, target),
+                category: "label_out_of_range",
+                lint: true,
+            });
+        }
+    }
+}
