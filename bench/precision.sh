@@ -41,20 +41,19 @@ fi
 mkdir -p "$WORK/wheels" "$WORK/src" "$WORK/out"
 
 # ---- download -------------------------------------------------------------------------
-archive_of() {  # the downloaded wheel or sdist of a distribution name, if any
+archive_of() {  # archive_of NAME [VERSION]: the downloaded wheel or sdist (newest if no VERSION)
     local norm; norm=$(echo "$1" | tr 'A-Z-' 'a-z_')
     ls "$WORK/wheels" 2>/dev/null | while read -r f; do
-        local n; n=$(echo "${f%%-[0-9]*}" | tr 'A-Z-' 'a-z_')
-        if [[ "$n" == "$norm" ]]; then echo "$WORK/wheels/$f"; fi
-    done | head -n1
+        local n v; n=$(echo "${f%%-[0-9]*}" | tr 'A-Z-' 'a-z_')
+        v=${f#*-}; v=${v%%-*}; v=${v%.tar.gz}; v=${v%.zip}
+        if [[ "$n" == "$norm" && ( -z "${2:-}" || "$v" == "$2" ) ]]; then echo "$v $WORK/wheels/$f"; fi
+    done | sort -V | tail -n1 | cut -d' ' -f2-
 }
 for spec in $PACKAGES; do
     name=${spec%%==*}
     want=${spec#*==}; [[ "$want" == "$spec" ]] && want=""
-    have=$(archive_of "$name")
-    if [[ -n "$have" && ( -z "$want" || "$(basename "$have")" == *-"$want"[-.]* ) && -z "${LATEST:-}" ]]; then
-        continue
-    fi
+    have=$(archive_of "$name" "$want")
+    if [[ -n "$have" && -z "${LATEST:-}" ]]; then continue; fi
     extra=()
     for s in $SDIST_ONLY; do [[ "$s" == "$name" ]] && extra=(--no-binary "$name"); done
     echo "downloading $spec" >&2
@@ -66,7 +65,8 @@ declare -A VERSION
 NAMES=()
 for spec in $PACKAGES; do
     name=${spec%%==*}
-    archive=$(archive_of "$name")
+    want=${spec#*==}; [[ "$want" == "$spec" ]] && want=""
+    archive=$(archive_of "$name" "$want")
     [[ -n "$archive" ]] || { echo "no archive for $name" >&2; exit 2; }
     base=$(basename "$archive")
     ver=${base#*-}; ver=${ver%%-*}; ver=${ver%.tar.gz}; ver=${ver%.zip}
@@ -158,13 +158,14 @@ for n in names:
     wall, cpu, rss = timing(f"{work}/out/{n}.time")
     diags = data["diagnostics"]
     by_rule = collections.Counter(d["rule"] for d in diags)
-    real = fp = unjudged = 0
+    real = fp = fp_default = unjudged = 0
     src_cache = {}
     for d in diags:
         loc = f"{d['file']}:{d['line']}"
         v = verdicts.get((n, d["rule"], loc))
         verdict = v[0] if v else "UNJUDGED"
         real += verdict == "real"; fp += verdict == "FP"; unjudged += v is None
+        fp_default += verdict == "FP" and d["rule"] not in preview
         path = os.path.join(work, "src", n, d["file"])
         if path not in src_cache:
             src_cache[path] = open(path, encoding="utf-8", errors="replace").read().split("\n")
@@ -173,10 +174,10 @@ for n in names:
     default = sum(c for r, c in by_rule.items() if r not in preview)
     row = dict(pkg=n, ver=versions[n], lines=lines, default=default, all=len(diags),
                rules=", ".join(f"{r}:{c}" for r, c in sorted(by_rule.items())) or "-",
-               real=real, fp=fp, unjudged=unjudged, wall=wall, cpu=cpu, rss=rss,
+               real=real, fp=fp, fp_default=fp_default, unjudged=unjudged, wall=wall, cpu=cpu, rss=rss,
                warnings=len(data["warnings"]))
     rows.append(row)
-    for k in ("lines", "default", "all", "real", "fp", "unjudged", "wall", "cpu", "warnings"):
+    for k in ("lines", "default", "all", "real", "fp", "fp_default", "unjudged", "wall", "cpu", "warnings"):
         tot[k] += row[k]
     tot["rss"] = max(tot["rss"], rss)
 
@@ -184,13 +185,13 @@ def per100k(x, lines):
     return f"{100000 * x / lines:.1f}" if lines else "-"
 
 out = []
-out.append("| package | version | Python lines | findings (default rules) | findings (+preview) | by rule | real | false positives | unjudged | findings / 100k lines | FP / 100k lines | lint wall s | lint CPU s | max RSS MiB |")
-out.append("|---|---|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|")
+out.append("| package | version | Python lines | findings (default rules) | findings (+preview) | by rule | real | false positives | unjudged | findings / 100k lines | FP / 100k lines | FP / 100k lines (default rules) | lint wall s | lint CPU s | max RSS MiB |")
+out.append("|---|---|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 for r in rows:
     out.append(f"| {r['pkg']} | {r['ver']} | {r['lines']:,} | {r['default']} | {r['all']} | {r['rules']} | {r['real']} | {r['fp']} | {r['unjudged']} | "
-               f"{per100k(r['all'], r['lines'])} | {per100k(r['fp'], r['lines'])} | {r['wall']:.2f} | {r['cpu']:.2f} | {r['rss']:.0f} |")
+               f"{per100k(r['all'], r['lines'])} | {per100k(r['fp'], r['lines'])} | {per100k(r['fp_default'], r['lines'])} | {r['wall']:.2f} | {r['cpu']:.2f} | {r['rss']:.0f} |")
 out.append(f"| **total** | | {tot['lines']:,} | {tot['default']} | {tot['all']} | | {tot['real']} | {tot['fp']} | {tot['unjudged']} | "
-           f"{per100k(tot['all'], tot['lines'])} | {per100k(tot['fp'], tot['lines'])} | {tot['wall']:.2f} | {tot['cpu']:.2f} | {tot['rss']:.0f} |")
+           f"{per100k(tot['all'], tot['lines'])} | {per100k(tot['fp'], tot['lines'])} | {per100k(tot['fp_default'], tot['lines'])} | {tot['wall']:.2f} | {tot['cpu']:.2f} | {tot['rss']:.0f} |")
 if tot["real"] + tot["fp"]:
     out.append("")
     out.append(f"precision on judged findings: {tot['real']}/{tot['real'] + tot['fp']} = {tot['real'] / (tot['real'] + tot['fp']):.1%}; "

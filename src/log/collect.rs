@@ -120,6 +120,7 @@ impl LineSink for Collector {
 impl Collector {
     fn try_fast(&mut self, raw: &[u8], lineno: u64) -> bool {
         let Some(f) = &self.fast else { return false };
+        let raw = &raw[timestamp_len(raw)..];
         if raw.len() <= f.head.len() + f.tail.len() || !raw.starts_with(&f.head) || !raw.ends_with(&f.tail) {
             return false;
         }
@@ -133,7 +134,8 @@ impl Collector {
     /// Remembers a plain one-report line so that its repeats take the fast path.
     fn arm_fast(&mut self, raw: &[u8], site: usize, rank: Option<RankRef>) {
         self.fast = None;
-        if memchr::memchr(b'\r', raw).is_some() || memchr::memchr(0x1b, raw).is_some() {
+        let raw = &raw[timestamp_len(raw)..];
+        if memchr::memchr(b'\r', raw).is_some() {
             return;
         }
         let (Some(b), Some(a)) = (memchr::memmem::find(raw, b"block: ["), memchr::memmem::find(raw, b"] Assertion `")) else {
@@ -318,6 +320,21 @@ impl Collector {
         }
         self.incident.tracebacks = tbs;
         self.incident
+    }
+}
+
+/// A CI timestamp in front of the line (it changes on every line, the rest does not).
+fn timestamp_len(raw: &[u8]) -> usize {
+    match raw.first() {
+        Some(b'0'..=b'9') | Some(b'[') => {
+            let n = normalize::iso_timestamp(raw).unwrap_or(0);
+            if n > 0 && raw.get(n) == Some(&b' ') {
+                n + 1
+            } else {
+                n
+            }
+        }
+        _ => 0,
     }
 }
 

@@ -146,7 +146,7 @@ fn digits(s: &[u8]) -> usize {
 
 /// `2024-05-01T12:00:00.1234567Z`, `2024-05-01 12:00:00,123`, optionally in brackets, with a
 /// zone, and GitLab's stream marker (`00O`, `01E+`) after it.
-fn iso_timestamp(s: &[u8]) -> Option<usize> {
+pub(crate) fn iso_timestamp(s: &[u8]) -> Option<usize> {
     let bracket = s.first() == Some(&b'[');
     let t = if bracket { &s[1..] } else { s };
     if t.len() < 19 || digits(t) != 4 || t[4] != b'-' || digits(&t[5..]) != 2 || t[7] != b'-'

@@ -38,12 +38,26 @@ fn resizing_functions(facts: &Facts) -> Vec<String> {
 }
 
 pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
+    // A project that defines resize_token_embeddings is the modeling library itself.
+    if facts.files.iter().any(|f| f.functions.iter().any(|d| d.name == "resize_token_embeddings")) {
+        return;
+    }
     let helpers = resizing_functions(facts);
     let resizes = |c: &crate::scan::facts::Call| c.name == "resize_token_embeddings" || helpers.iter().any(|h| h == &c.name);
     let any_resize = facts.calls().any(|(_, c)| resizes(c));
     for (f, c) in facts.calls().filter(|(_, c)| c.name == "add_tokens" || c.name == "add_special_tokens") {
         // inside a resizing helper the resize follows by construction
         if c.scope.function.as_ref().is_some_and(|fun| helpers.contains(fun)) {
+            continue;
+        }
+        // a tokenizer adding to itself, or a `tokenizers.Tokenizer` being built, is not a
+        // training script extending a model's vocabulary
+        if c.func.starts_with("self.") || c.func == "add_tokens" || c.func == "add_special_tokens" {
+            continue;
+        }
+        // only where a model is at hand: loaded or built in the same file
+        let model_here = f.calls.iter().any(|m| m.name == "from_pretrained" && m.func.contains("Model") || m.assigned_to.as_deref().is_some_and(|t| t.to_ascii_lowercase().contains("model")));
+        if !model_here {
             continue;
         }
         // a resize later in the same function (or, at module level, later in the file) covers it

@@ -56,22 +56,38 @@ fn stated_counts(facts: &Facts) -> Vec<(i64, String, Span, String)> {
     out
 }
 
+/// `config` for `config.py` and `pkg/config.py`.
+fn module_of(path: &str) -> &str {
+    let base = path.rsplit('/').next().unwrap_or(path);
+    base.strip_suffix(".py").unwrap_or(base)
+}
+
+/// Module names a file imports: every dotted segment of `import a.b` / `from a.b import c`,
+/// plus the imported names (`from . import config`).
+fn imported_modules(f: &crate::scan::facts::FileFacts) -> Vec<String> {
+    let mut out = Vec::new();
+    for imp in &f.imports {
+        for word in imp.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+            if !word.is_empty() && word != "import" && word != "from" && word != "as" {
+                out.push(word.to_string());
+            }
+        }
+    }
+    out
+}
+
 pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
     if !facts.calls().any(|(_, c)| crate::rank::rules::shared::is_loss_with_classes(c)) {
         return;
     }
     let counts = stated_counts(facts);
-    let distinct: std::collections::BTreeSet<i64> = counts.iter().map(|c| c.0).collect();
     for h in heads(facts).into_iter().filter(|h| h.out >= 2) {
-        // a count stated in the head's own file, else the project's one agreed count
-        let local: Vec<&(i64, String, Span, String)> = counts.iter().filter(|c| c.1 == h.file.path).collect();
-        let pool: Vec<&(i64, String, Span, String)> = if !local.is_empty() {
-            local
-        } else if distinct.len() == 1 {
-            counts.iter().collect()
-        } else {
-            continue;
-        };
+        // counts stated in the head's own module or in modules it imports (by name)
+        let imported = imported_modules(h.file);
+        let pool: Vec<&(i64, String, Span, String)> = counts
+            .iter()
+            .filter(|c| c.1 == h.file.path || imported.iter().any(|m| module_of(&c.1) == *m))
+            .collect();
         let Some((m, file, span, how)) = pool.into_iter().filter(|(v, ..)| *v > h.out).max_by_key(|(v, ..)| *v) else { continue };
         let scope = h.call.scope.qualified();
         out.push(Finding {

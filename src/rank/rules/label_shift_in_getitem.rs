@@ -111,6 +111,11 @@ pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
                     continue;
                 }
                 let Some(k) = a.shift.filter(|k| *k != 0) else { continue };
+                // `target = 0` ... `target += 1` in a loop is a counter, not a label read from data
+                let counter = f.assigns.iter().any(|b| b.scope == a.scope && b.target == a.target && b.int.is_some());
+                if counter {
+                    continue;
+                }
                 let label = is_label_name(&a.target) || returned.iter().any(|r| r == &a.target);
                 let index = is_index_name(&a.target);
                 if !label && !index {

@@ -32,10 +32,20 @@ fn is_size_name(name: &str) -> bool {
 pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     // the whole value is a max over ids, with nothing added
-    let re = RE.get_or_init(|| regex::Regex::new(r"^(?:(?:np|numpy|torch)\.max\(.*\)|max\(.*\)|[\w.\[\]]+\.max\(\s*(?:axis\s*=\s*\d+|dim\s*=\s*\d+|\d+)?\s*\)(?:\.item\(\))?)$").unwrap());
+    // one argument (the ids), optionally an axis, nothing chained but `.item()`
+    let re = RE.get_or_init(|| {
+        regex::Regex::new(r"^(?:(?:np|numpy|torch)\.max\(\s*([\w.\[\]:, ]+?)\s*(?:,\s*(?:axis|dim)\s*=\s*-?\d+)?\s*\)|max\(\s*([\w.\[\]:]+)\s*\)|([\w.\[\]:, ]+?)\.max\(\s*(?:(?:axis|dim)\s*=\s*-?\d+|-?\d+)?\s*\))(?:\.item\(\))?$").unwrap()
+    });
     for f in &facts.files {
         for a in &f.assigns {
-            if a.op.is_some() || !is_size_name(&a.target) || !re.is_match(a.value.trim()) {
+            if a.op.is_some() || !is_size_name(&a.target) {
+                continue;
+            }
+            let Some(c) = re.captures(a.value.trim()) else { continue };
+            let arg = c.get(1).or(c.get(2)).or(c.get(3)).map(|m| m.as_str().to_ascii_lowercase()).unwrap_or_default();
+            let ids = ["id", "idx", "index", "token", "item", "user", "vocab", "word"].iter().any(|w| arg.contains(w));
+            let sizes = ["size", "shape", "len", "count", "num", "values"].iter().any(|w| arg.contains(w));
+            if !ids || sizes || arg.contains(',') && !arg.contains(':') {
                 continue;
             }
             let scope = a.scope.qualified();

@@ -32,7 +32,10 @@ fn sentinel_sites(f: &FileFacts) -> Vec<(i64, Span, String)> {
     for a in &f.assigns {
         if let Some(v) = a.int.filter(|v| SENTINELS.contains(v)) {
             let base = a.target.split(['[', '.']).next().unwrap_or(&a.target);
-            if is_label_name(base) || is_label_name(&a.target) || a.target.to_ascii_lowercase().contains("ignore") && v == 255 {
+            // `mask[mask == 0] = 255` marks some values; a plain `target = -1` is usually the
+            // "no label" value of an unlabeled sample
+            let some_values = a.target.contains('[');
+            if some_values && (is_label_name(base) || is_label_name(&a.target)) {
                 out.push((v, a.span, format!("{} = {}", a.target, a.value)));
             }
         }

@@ -34,11 +34,14 @@ pub fn heads(facts: &Facts) -> Vec<Head<'_>> {
         for (i, c) in linears.iter().enumerate() {
             let n_out = c.kwarg("out_features").or_else(|| c.positional(if c.name == "LazyLinear" { 0 } else { 1 })).and_then(|a| a.int);
             let Some(n_out) = n_out else { continue };
-            let named = c.assigned_to.as_deref().is_some_and(|t| {
-                let t = t.to_ascii_lowercase();
-                ["fc", "classifier", "head", "cls", "out", "output", "logits", "model", "linear", "last", "final", "decoder"].iter().any(|w| t.contains(w))
-            });
-            if named || i + 1 == linears.len() {
+            let target = c.assigned_to.as_deref().unwrap_or("").to_ascii_lowercase();
+            let base = target.rsplit('.').next().unwrap_or(&target);
+            let excluded = ["qkv", "proj", "query", "key", "value", "gate", "attn", "seq_relationship", "embed", "pos"].iter().any(|w| base.contains(w));
+            let named = ["fc", "classifier", "head", "cls", "out", "output", "logits", "model", "linear", "last", "final", "decoder"].iter().any(|w| base.contains(w));
+            // an unnamed `nn.Linear` is a head only when it is the file's last one and the file
+            // also computes a class-index loss
+            let loss_here = f.calls.iter().any(is_loss_with_classes);
+            if !excluded && (named || i + 1 == linears.len() && loss_here) {
                 out.push(Head { file: f, call: c, out: n_out });
             }
         }
