@@ -280,7 +280,7 @@ fn file_token(before: &str) -> Option<String> {
     let start = if before.ends_with('>') {
         before.rfind('<').unwrap_or(0)
     } else {
-        before.rfind(|c: char| c.is_whitespace()).map_or(0, |p| p + 1)
+        after_last_whitespace(before)
     };
     let mut tok = &before[start..];
     if !tok.starts_with('<') {
@@ -311,6 +311,12 @@ fn file_token(before: &str) -> Option<String> {
         return None;
     }
     Some(tok.to_string())
+}
+
+/// The byte offset right after the last whitespace character (which may be multi-byte, such
+/// as U+3000).
+pub fn after_last_whitespace(s: &str) -> usize {
+    s.char_indices().filter(|(_, c)| c.is_whitespace()).last().map_or(0, |(p, c)| p + c.len_utf8())
 }
 
 fn is_drive(s: &str) -> bool {
@@ -444,6 +450,14 @@ mod tests {
         assert_eq!(one("我能够帮助您解答/pytorch/aten/src/ATen/native/cuda/TensorCompare.cu:112: f: block: [0,0,0], thread: [0,0,0] Assertion `x` failed.").file.as_deref(), Some("/pytorch/aten/src/ATen/native/cuda/TensorCompare.cu"));
         assert_eq!(one("}C:\\w\\Loss.cu:247: block: [0,0,0], thread: [0,0,0] Assertion `x` failed.").file.as_deref(), Some("C:\\w\\Loss.cu"));
         assert_eq!(one("RuntimeError: boom\\n/opt/x/triton_helpers.py:248: unknown: global id: [0,0,0], local id: [0,0,0] Assertion `y` failed.").file.as_deref(), Some("/opt/x/triton_helpers.py"));
+    }
+
+    /// fuzz/regressions/file_token-ideographic-space-min.log
+    #[test]
+    fn multibyte_whitespace_before_the_path() {
+        assert!(parse_all("\u{3000}:8:block: [0,0,0] Assertion `x` failed.").is_empty());
+        let a = one("x\u{3000}/p/Loss.cu:8: k: block: [0,0,0], thread: [1,0,0] Assertion `x` failed.");
+        assert_eq!(a.file.as_deref(), Some("/p/Loss.cu"));
     }
 
     #[test]

@@ -370,7 +370,7 @@ fn head_start(text: &str, anchor: usize) -> usize {
         let rest = &before[i + 1..];
         let d = rest.bytes().take_while(u8::is_ascii_digit).count();
         if d > 0 && rest.as_bytes().get(d) == Some(&b':') {
-            start = before[..i].rfind(char::is_whitespace).map_or(0, |p| p + 1);
+            start = assert_line::after_last_whitespace(&before[..i]);
             break;
         }
     }
