@@ -95,7 +95,7 @@ impl Default for Collector {
 
 impl LineSink for Collector {
     fn wants_next(&self) -> bool {
-        self.pending.is_some() || self.traceback.wants_next()
+        self.pending.is_some() || self.traceback.wants_next() || self.dsa.in_record()
     }
 
     fn line(&mut self, raw: &[u8], lineno: u64, prev: &[u8]) {

@@ -61,6 +61,11 @@ fn triple(v: &str) -> Option<[u32; 3]> {
 }
 
 impl DsaParser {
+    /// Inside a record: its remaining field lines are read whatever they contain.
+    pub fn in_record(&self) -> bool {
+        self.cur.is_some()
+    }
+
     /// Returns true when the line belonged to a DSA block.
     pub fn feed(&mut self, text: &str, lineno: u64) -> bool {
         let t = text.trim();
@@ -75,7 +80,10 @@ impl DsaParser {
                 return true;
             }
         }
-        let Some((name, value)) = t.split_once(" = ") else { return false };
+        let Some((name, value)) = t.split_once(" = ") else {
+            self.flush();
+            return false;
+        };
         let Some(rec) = self.cur.as_mut() else { return false };
         let value = value.trim().to_string();
         match name {
@@ -95,7 +103,10 @@ impl DsaParser {
             "Function containing kernel launch" => rec.launch_function = Some(value),
             "Name of kernel launched that led to failure" => rec.launch_kernel = Some(value),
             "Device that launched kernel" | "Stream kernel was launched on" | "Backtrace of kernel launch site" => {}
-            _ => return false,
+            _ => {
+                self.flush();
+                return false;
+            }
         }
         true
     }

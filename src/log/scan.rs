@@ -15,33 +15,20 @@ pub trait LineSink {
 /// Substrings that every line we care about contains at least one of. Kept short and few:
 /// the prefilter's speed is the tool's speed on large logs.
 pub const NEEDLES: &[&str] = &[
-    "ssert",            // Assertion, assertion, device-side assert
-    "KERNEL_ASSERT",    // [CUDA_KERNEL_ASSERT]
-    "rror",             // RuntimeError, CUDA error, HIP error, IndexError, NCCL/CUBLAS/cuDNN errors
-    "block: [",         // the first half of a hard-wrapped report
-    "global id: [",
-    "File ",            // traceback frames (plain and IPython)
-    ".py in ",          // IPython 7 frames
-    "Cell In[",
-    "ipython-input",
-    "│",                // rich's boxed tracebacks
-    "raceback",
-    "xception",         // C++ "Exception raised from", chained tracebacks
+    "ssert",           // Assertion, assertion, device-side assert, [CUDA_KERNEL_ASSERT] lines
+    "rror",            // RuntimeError, CUDA error, HIP error, IndexError, NCCL/CUBLAS/cuDNN, ROCm aborts
+    "block: [",        // the first half of a hard-wrapped report
+    "File ",           // traceback frames seen without their header (a pasted window)
+    "raceback",        // traceback headers (plain, IPython, rich); the frames that follow are read
+    "xception",        // C++ "Exception raised from", chained tracebacks
     "atchdog",
     "terminate called",
-    "out of ",          // out of bounds / range / memory
     "LAUNCH_BLOCKING",
-    "SERIALIZE_KERNEL",
-    "rocdevice",
-    "access fault",
+    "access fault",    // ROCm "Memory access fault by GPU node"
     "Token indices",
-    "Some weights of",
+    "Some weights",
     "vocabulary",
-    "new tokens",
     "Label class",
-    "num_classes",
-    "launch",           // DSA record fields that do not say "assertion"
-    "exitcode",
 ];
 
 pub fn prefilter() -> AhoCorasick {

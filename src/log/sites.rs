@@ -34,7 +34,10 @@ type PairSet = HashSet<[u32; 6], BuildHasherDefault<PairHasher>>;
 use crate::log::assert_line::{RawAssert, Shape};
 use crate::report::model::RankRef;
 
-const MAX_DISTINCT: usize = 1 << 16;
+/// Exact distinct (block, thread) pairs kept per site, and over all sites: bounded memory
+/// whatever the log (about 25 bytes a pair).
+const MAX_DISTINCT: usize = 1 << 14;
+const MAX_DISTINCT_TOTAL: usize = 1 << 18;
 const MAX_SAMPLES: usize = 32;
 const MAX_LOG_LINES: usize = 16;
 
@@ -52,6 +55,8 @@ pub struct Site {
     pub threads: BTreeSet<[u32; 3]>,
     pub blocks: BTreeSet<[u32; 3]>,
     pub samples_capped: bool,
+    threads_full: bool,
+    blocks_full: bool,
     pub ranks: BTreeSet<RankRef>,
     pub log_lines: Vec<u64>,
     pub last_line: u64,
@@ -83,6 +88,7 @@ impl Site {
 #[derive(Default)]
 pub struct Sites {
     pub sites: Vec<Site>,
+    distinct_total: usize,
     index: HashMap<(Option<String>, Option<u32>, String), usize>,
 }
 
@@ -104,7 +110,7 @@ impl Sites {
     pub fn hit(&mut self, idx: usize, block: [u32; 3], thread: [u32; 3], log_line: u64, rank: Option<&RankRef>) {
         let site = &mut self.sites[idx];
         site.reports += 1;
-        record_hit(site, block, thread);
+        record_hit(site, block, thread, &mut self.distinct_total);
         if let Some(r) = rank {
             if site.ranks.len() < 1024 && !site.ranks.contains(r) {
                 site.ranks.insert(r.clone());
@@ -131,6 +137,8 @@ impl Sites {
                         threads: BTreeSet::new(),
                         blocks: BTreeSet::new(),
                         samples_capped: false,
+                        threads_full: false,
+                        blocks_full: false,
                         ranks: BTreeSet::new(),
                         log_lines: Vec::new(),
                         last_line: 0,
@@ -173,7 +181,7 @@ impl Sites {
         }
         if let (Some(b), Some(t)) = (raw.block, raw.thread) {
             if source == Source::Line || site.reports == 0 {
-                record_hit(site, b, t);
+                record_hit(site, b, t, &mut self.distinct_total);
             }
         }
         if let Some(r) = rank {
@@ -225,17 +233,30 @@ fn note_line(site: &mut Site, log_line: u64) {
     }
 }
 
-fn record_hit(site: &mut Site, b: [u32; 3], t: [u32; 3]) {
-    let key = [b[0], b[1], b[2], t[0], t[1], t[2]];
-    if site.distinct.len() < MAX_DISTINCT {
-        site.distinct.insert(key);
-    } else if !site.distinct.contains(&key) {
-        site.distinct_capped = true;
+fn record_hit(site: &mut Site, b: [u32; 3], t: [u32; 3], total: &mut usize) {
+    if !site.distinct_capped {
+        let key = [b[0], b[1], b[2], t[0], t[1], t[2]];
+        if site.distinct.len() < MAX_DISTINCT && *total < MAX_DISTINCT_TOTAL {
+            if site.distinct.insert(key) {
+                *total += 1;
+            }
+        } else if !site.distinct.contains(&key) {
+            site.distinct_capped = true;
+        }
     }
-    for (set, v) in [(&mut site.threads, t), (&mut site.blocks, b)] {
-        if set.len() < MAX_SAMPLES {
-            set.insert(v);
-        } else if !set.contains(&v) {
+    if !site.threads_full {
+        if site.threads.len() < MAX_SAMPLES {
+            site.threads.insert(t);
+        } else if !site.threads.contains(&t) {
+            site.threads_full = true;
+            site.samples_capped = true;
+        }
+    }
+    if !site.blocks_full {
+        if site.blocks.len() < MAX_SAMPLES {
+            site.blocks.insert(b);
+        } else if !site.blocks.contains(&b) {
+            site.blocks_full = true;
             site.samples_capped = true;
         }
     }

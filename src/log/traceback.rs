@@ -37,7 +37,10 @@ enum Expect {
     Arrow,
 }
 
+const MAX_TRACEBACK_LINES: usize = 4000;
+
 pub struct TracebackParser {
+    lines_in_cur: usize,
     done: Vec<Traceback>,
     cur: Option<Traceback>,
     expect: Expect,
@@ -74,6 +77,7 @@ fn patterns() -> &'static Patterns {
 impl Default for TracebackParser {
     fn default() -> Self {
         TracebackParser {
+            lines_in_cur: 0,
             done: Vec::new(),
             cur: None,
             expect: Expect::Nothing,
@@ -87,19 +91,25 @@ impl Default for TracebackParser {
 impl TracebackParser {
     /// True while the next line belongs to the frame just read (its code or arrow line),
     /// whatever it contains.
+    /// True while the next line belongs to the traceback being read (frames, code lines,
+    /// IPython arrows, rich boxes), whatever it contains; bounded for tracebacks that never end.
     pub fn wants_next(&self) -> bool {
-        self.expect != Expect::Nothing || !self.rich_path_prefix.is_empty()
+        self.expect != Expect::Nothing
+            || !self.rich_path_prefix.is_empty()
+            || self.cur.as_ref().is_some_and(|t| self.lines_in_cur < MAX_TRACEBACK_LINES && !t.frames.is_empty() || self.lines_in_cur < 8)
     }
 
     /// Feeds one cleaned line. Returns true when the line was part of a traceback.
     pub fn feed(&mut self, text: &str, lineno: u64, rank: Option<u32>) -> bool {
         let p = patterns();
+        self.lines_in_cur += 1;
         let expect = std::mem::replace(&mut self.expect, Expect::Nothing);
         let trimmed = text.trim();
 
         if trimmed.contains("Traceback (most recent call last)") {
             self.finish();
             self.cur = Some(Traceback { rank, ..Default::default() });
+            self.lines_in_cur = 0;
             return true;
         }
         if let Some(rich) = rich_inner(trimmed) {
@@ -247,6 +257,7 @@ impl TracebackParser {
 
     fn finish(&mut self) {
         self.rich_path_prefix.clear();
+        self.lines_in_cur = 0;
         if let Some(tb) = self.cur.take() {
             if tb.frames.is_empty() && tb.exception.is_none() {
                 return;
