@@ -113,6 +113,11 @@ pub fn decode(raw: Box<dyn Read>) -> io::Result<OpenedLog> {
     Ok(OpenedLog { reader, gzip, encoding })
 }
 
+/// Neither gzip, nor UTF-16, nor a UTF-8 BOM: the bytes can be scanned as they are.
+pub fn is_plain_utf8(head: &[u8]) -> bool {
+    !head.starts_with(&[0x1f, 0x8b]) && !head.starts_with(&[0xef, 0xbb, 0xbf]) && sniff_encoding(head) == Encoding::Utf8
+}
+
 /// UTF-16 is recognised by its BOM, or, without one, by NUL bytes in every other position
 /// (PowerShell's `>` and some Windows editors write such files).
 fn sniff_encoding(head: &[u8]) -> Encoding {

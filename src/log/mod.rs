@@ -17,8 +17,43 @@ pub use input::{InputError, LogSource};
 
 /// Reads one log to the end. A read error part-way keeps what was read, with a warning.
 pub fn read_log(source: &LogSource) -> Result<Incident, InputError> {
+    if let LogSource::File(path) = source {
+        if let Some(incident) = read_mapped(path)? {
+            return Ok(incident);
+        }
+    }
     let opened = input::open(source)?;
     Ok(read_from(opened.reader))
+}
+
+/// Plain UTF-8 files of some size are read through a memory map; gzip, UTF-16 and small or
+/// special files go through the streaming reader.
+fn read_mapped(path: &std::path::Path) -> Result<Option<Incident>, InputError> {
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(_) => return Ok(None), // the streaming path reports the error
+    };
+    if !meta.is_file() || meta.len() < (1 << 20) {
+        return Ok(None);
+    }
+    let Ok(mut file) = std::fs::File::open(path) else { return Ok(None) };
+    let mut head = [0u8; 4096];
+    let n = file.read(&mut head).unwrap_or(0);
+    if !input::is_plain_utf8(&head[..n]) {
+        return Ok(None);
+    }
+    let ac = scan::prefilter();
+    let mut collector = collect::Collector::default();
+    let result = scan::scan_mapped(&file, &ac, &mut collector);
+    let mut incident = collector.finish();
+    match result {
+        Ok(stats) => {
+            incident.bytes = stats.bytes;
+            incident.lines = stats.lines;
+        }
+        Err(e) => incident.warnings.push(format!("the log could not be read to the end ({e}); the report covers the part before that")),
+    }
+    Ok(Some(incident))
 }
 
 pub fn read_from(reader: Box<dyn Read>) -> Incident {

@@ -104,6 +104,48 @@ pub fn scan<R: Read>(mut reader: R, ac: &AhoCorasick, sink: &mut impl LineSink) 
     Ok(stats)
 }
 
+/// Size of the window a mapped file is read through: pages are released as the scan moves on,
+/// so memory stays bounded whatever the file size.
+const WINDOW: usize = 16 << 20;
+
+/// Scans a regular file through a moving memory map: no copy into a buffer (the kernel's
+/// `read` copy was a fifth of the time on large logs).
+pub fn scan_mapped(file: &std::fs::File, ac: &AhoCorasick, sink: &mut impl LineSink) -> io::Result<ScanStats> {
+    let len = file.metadata()?.len() as usize;
+    let page = 4096usize;
+    let mut stats = ScanStats { bytes: len as u64, lines: 0, long_lines_cut: 0 };
+    let mut lineno: u64 = 1;
+    let mut prev_tail: Vec<u8> = Vec::new();
+    let mut pos = 0usize; // first byte not yet processed
+    let mut last_byte = None;
+    while pos < len {
+        let base = pos / page * page;
+        let map_len = (len - base).min(WINDOW + (pos - base));
+        // SAFETY: the map is read-only and dropped before the next one; a log truncated while
+        // it is being read can fault, as with any memory-mapped reader.
+        let map = unsafe { memmap2::MmapOptions::new().offset(base as u64).len(map_len).map(file)? };
+        #[cfg(unix)]
+        let _ = map.advise(memmap2::Advice::Sequential);
+        let window = &map[pos - base..];
+        let at_eof = base + map_len == len;
+        let limit = if at_eof {
+            window.len()
+        } else if let Some(nl) = memchr::memrchr(b'\n', window) {
+            nl + 1
+        } else {
+            stats.long_lines_cut += 1;
+            memchr::memrchr(b'\r', window).map_or(window.len(), |p| p + 1)
+        };
+        let region = &window[..limit];
+        last_byte = region.last().copied().or(last_byte);
+        process(region, ac, sink, &mut lineno, &prev_tail);
+        remember_last_line(region, &mut prev_tail);
+        pos += limit;
+    }
+    stats.lines = if last_byte == Some(b'\n') || last_byte.is_none() { lineno - 1 } else { lineno };
+    Ok(stats)
+}
+
 fn remember_last_line(region: &[u8], prev_tail: &mut Vec<u8>) {
     let body = region.strip_suffix(b"\n").unwrap_or(region);
     let start = memchr::memrchr(b'\n', body).map_or(0, |p| p + 1);
