@@ -36,6 +36,12 @@ fn read_mapped(path: &std::path::Path) -> Result<Option<Incident>, InputError> {
     if !meta.is_file() || meta.len() < (1 << 20) {
         return Ok(None);
     }
+    read_mapped_file(path)
+}
+
+/// Reads a plain UTF-8 file through the memory map (any size); None for gzip, UTF-16 or a
+/// file that cannot be opened (the streaming path then reports why).
+pub fn read_mapped_file(path: &std::path::Path) -> Result<Option<Incident>, InputError> {
     let Ok(mut file) = std::fs::File::open(path) else { return Ok(None) };
     let mut head = [0u8; 4096];
     let n = file.read(&mut head).unwrap_or(0);

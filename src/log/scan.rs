@@ -106,44 +106,92 @@ pub fn scan<R: Read>(mut reader: R, ac: &AhoCorasick, sink: &mut impl LineSink) 
 
 /// Size of the window a mapped file is read through: pages are released as the scan moves on,
 /// so memory stays bounded whatever the file size.
-const WINDOW: usize = 16 << 20;
+const WINDOW: usize = 8 << 20;
 
 /// Scans a regular file through a moving memory map: no copy into a buffer (the kernel's
 /// `read` copy was a fifth of the time on large logs).
 pub fn scan_mapped(file: &std::fs::File, ac: &AhoCorasick, sink: &mut impl LineSink) -> io::Result<ScanStats> {
     let len = file.metadata()?.len() as usize;
-    let page = 4096usize;
     let mut stats = ScanStats { bytes: len as u64, lines: 0, long_lines_cut: 0 };
+    // One thread maps windows and runs the prefilter; this one reads the selected lines.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<io::Result<Window>>(1);
+    let (lines, cut) = std::thread::scope(|scope| {
+        scope.spawn(move || produce(file, len, ac, tx));
+        let mut last = (0u64, 0u64);
+        for w in rx {
+            let w = match w {
+                Ok(w) => w,
+                Err(e) => return Err(e),
+            };
+            let region = &w.map[w.start..w.end];
+            consume(region, &w.cands, w.first_lineno, sink, &w.prev_tail);
+            last = (w.lines_after, last.1 + u64::from(w.cut));
+        }
+        Ok(last)
+    })?;
+    stats.lines = lines;
+    stats.long_lines_cut = cut;
+    Ok(stats)
+}
+
+/// One window of whole lines with the lines the prefilter selected in it.
+struct Window {
+    map: memmap2::Mmap,
+    start: usize,
+    end: usize,
+    cands: Vec<(usize, u64)>,
+    first_lineno: u64,
+    prev_tail: Vec<u8>,
+    /// Lines read so far (the log's line count once the last window is done).
+    lines_after: u64,
+    cut: bool,
+}
+
+fn produce(file: &std::fs::File, len: usize, ac: &AhoCorasick, tx: std::sync::mpsc::SyncSender<io::Result<Window>>) {
+    let page = 4096usize;
     let mut lineno: u64 = 1;
     let mut prev_tail: Vec<u8> = Vec::new();
-    let mut pos = 0usize; // first byte not yet processed
-    let mut last_byte = None;
+    let mut pos = 0usize;
     while pos < len {
         let base = pos / page * page;
         let map_len = (len - base).min(WINDOW + (pos - base));
-        // SAFETY: the map is read-only and dropped before the next one; a log truncated while
-        // it is being read can fault, as with any memory-mapped reader.
-        let map = unsafe { memmap2::MmapOptions::new().offset(base as u64).len(map_len).map(file)? };
+        // SAFETY: the map is read-only; a log truncated while it is being read can fault, as
+        // with any memory-mapped reader.
+        let map = match unsafe { memmap2::MmapOptions::new().offset(base as u64).len(map_len).map(file) } {
+            Ok(m) => m,
+            Err(e) => {
+                let _ = tx.send(Err(e));
+                return;
+            }
+        };
         #[cfg(unix)]
         let _ = map.advise(memmap2::Advice::Sequential);
-        let window = &map[pos - base..];
+        let start = pos - base;
+        let window = &map[start..];
         let at_eof = base + map_len == len;
+        let mut cut = false;
         let limit = if at_eof {
             window.len()
         } else if let Some(nl) = memchr::memrchr(b'\n', window) {
             nl + 1
         } else {
-            stats.long_lines_cut += 1;
+            cut = true;
             memchr::memrchr(b'\r', window).map_or(window.len(), |p| p + 1)
         };
         let region = &window[..limit];
-        last_byte = region.last().copied().or(last_byte);
-        process(region, ac, sink, &mut lineno, &prev_tail);
+        let (cands, next) = candidates(region, ac, lineno);
+        let ends_line = region.last() == Some(&b'\n');
+        let lines_after = if ends_line { next - 1 } else { next };
+        let tail = std::mem::take(&mut prev_tail);
         remember_last_line(region, &mut prev_tail);
+        let first = lineno;
+        lineno = next;
         pos += limit;
+        let w = Window { map, start, end: start + limit, cands, first_lineno: first, prev_tail: tail, lines_after, cut };
+        if tx.send(Ok(w)).is_err() {
+            return;
+        }
     }
-    stats.lines = if last_byte == Some(b'\n') || last_byte.is_none() { lineno - 1 } else { lineno };
-    Ok(stats)
 }
 
 fn remember_last_line(region: &[u8], prev_tail: &mut Vec<u8>) {
@@ -162,45 +210,67 @@ fn bytecount(s: &[u8]) -> u64 {
 /// Walks one region of whole lines. `lineno` is the number of the region's first line on
 /// entry and of the line after the region on exit.
 fn process(region: &[u8], ac: &AhoCorasick, sink: &mut impl LineSink, lineno: &mut u64, prev_tail: &[u8]) {
+    let (cands, next) = candidates(region, ac, *lineno);
+    consume(region, &cands, *lineno, sink, prev_tail);
+    *lineno = next;
+}
+
+/// The lines the prefilter selects in a region, as (offset of the line, line number), and the
+/// number of the line after the region.
+fn candidates(region: &[u8], ac: &AhoCorasick, first_lineno: u64) -> (Vec<(usize, u64)>, u64) {
+    let mut out = Vec::new();
     let mut pos = 0usize;
-    let mut counted = 0usize; // newlines before `counted` are already in `lineno`
+    let mut counted = 0usize;
+    let mut lineno = first_lineno;
     while pos < region.len() {
-        let line_start = if sink.wants_next() {
-            pos
-        } else {
-            match ac.find(&region[pos..]) {
-                None => break,
-                Some(m) => {
-                    let at = pos + m.start();
-                    memchr::memrchr(b'\n', &region[pos..at]).map_or(pos, |p| pos + p + 1)
-                }
+        let Some(m) = ac.find(&region[pos..]) else { break };
+        let at = pos + m.start();
+        let line_start = memchr::memrchr(b'\n', &region[pos..at]).map_or(pos, |p| pos + p + 1);
+        lineno += bytecount(&region[counted..line_start]);
+        counted = line_start;
+        out.push((line_start, lineno));
+        match memchr::memchr(b'\n', &region[at..]) {
+            Some(p) => pos = at + p + 1,
+            None => break,
+        }
+    }
+    lineno += bytecount(&region[counted..]);
+    (out, lineno)
+}
+
+/// Hands the selected lines to the sink, and every line after one while the sink asks for
+/// more (a traceback, a wrapped report).
+fn consume(region: &[u8], cands: &[(usize, u64)], first_lineno: u64, sink: &mut impl LineSink, prev_tail: &[u8]) {
+    let mut pos = 0usize;
+    let mut lineno = first_lineno;
+    let mut ci = 0usize;
+    while pos < region.len() {
+        if !sink.wants_next() {
+            while ci < cands.len() && cands[ci].0 < pos {
+                ci += 1;
             }
-        };
-        *lineno += bytecount(&region[counted..line_start]);
-        let line_end = memchr::memchr(b'\n', &region[line_start..]).map_or(region.len(), |p| line_start + p);
+            let Some(&(start, n)) = cands.get(ci) else { break };
+            pos = start;
+            lineno = n;
+        }
+        let line_end = memchr::memchr(b'\n', &region[pos..]).map_or(region.len(), |p| pos + p);
         // previous line: in this region if there is one, else the tail of the last region
-        let prev: &[u8] = if line_start == 0 {
+        let prev: &[u8] = if pos == 0 {
             prev_tail
         } else {
-            let pend = line_start - 1;
+            let pend = pos - 1;
             let lo = pend.saturating_sub(PREV_KEEP);
             let pstart = memchr::memrchr(b'\n', &region[lo..pend]).map_or(lo, |p| lo + p + 1);
             &region[pstart..pend]
         };
-        let mut line = &region[line_start..line_end];
+        let mut line = &region[pos..line_end];
         if line.last() == Some(&b'\r') {
             line = &line[..line.len() - 1];
         }
-        sink.line(line, *lineno, prev);
-        if line_end < region.len() {
-            *lineno += 1;
-            counted = line_end + 1;
-        } else {
-            counted = region.len();
-        }
+        sink.line(line, lineno, prev);
+        lineno += 1;
         pos = line_end + 1;
     }
-    *lineno += bytecount(&region[counted.min(region.len())..]);
 }
 
 #[cfg(test)]
