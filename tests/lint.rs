@@ -160,3 +160,13 @@ fn fingerprints_survive_unrelated_edits() {
 fn exists(p: &Path) -> bool {
     p.exists()
 }
+
+#[test]
+fn yaml_class_count_disagreeing_with_names() {
+    let p = Project::new("yaml");
+    p.write("data.yaml", "path: ../datasets/ppe\ntrain: images/train\nnc: 3\nnames: ['helmet', 'head', 'person', 'vest']\n");
+    let (v, _) = p.json(&["--preview"]);
+    assert_eq!(rules_of(&v), [("CS109".to_string(), "data.yaml".to_string(), 3)]);
+    p.write("data.yaml", "nc: 4\nnames:\n  0: helmet\n  1: head\n  2: person\n  3: vest\n");
+    assert!(rules_of(&p.json(&["--preview"]).0).is_empty());
+}

@@ -29,7 +29,7 @@ impl ProjectFiles {
                 continue;
             }
             let p = entry.path();
-            if !matches!(p.extension().and_then(|x| x.to_str()), Some("py" | "ipynb")) {
+            if !matches!(p.extension().and_then(|x| x.to_str()), Some("py" | "ipynb" | "yaml" | "yml")) {
                 continue;
             }
             if let Ok(rel) = p.strip_prefix(root) {

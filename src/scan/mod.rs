@@ -4,6 +4,7 @@
 pub mod facts;
 pub mod files;
 pub mod python;
+pub mod yaml;
 
 use std::path::Path;
 
@@ -34,6 +35,13 @@ pub fn scan_project_cached(root: &Path, files: &files::ProjectFiles, cache: Opti
                 return Ok(hit);
             }
             let text = std::str::from_utf8(&bytes).map_err(|_| (rel.clone(), "skipped: not valid UTF-8".to_string()))?.to_string();
+            if rel.ends_with(".yaml") || rel.ends_with(".yml") {
+                let facts = yaml::scan_yaml(rel, &text);
+                if let Some(c) = cache {
+                    c.put(rel, &bytes, &facts);
+                }
+                return Ok(facts);
+            }
             let text = if rel.ends_with(".ipynb") {
                 python::notebook_source(&text).ok_or_else(|| (rel.clone(), "skipped: not a notebook (invalid JSON)".to_string()))?
             } else {

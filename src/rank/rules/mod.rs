@@ -8,6 +8,7 @@ use crate::scan::facts::{Facts, FileFacts, Span};
 
 mod added_tokens_without_resize;
 mod bce_on_logits;
+mod class_count_disagrees_with_names;
 mod head_smaller_than_classes;
 mod label_shift_in_getitem;
 mod mask_image_without_ignore_index;
@@ -126,6 +127,15 @@ pub const RULES: &[RuleInfo] = &[
         category: "embedding_index_out_of_range",
         doc: max_id_as_size::MaxIdAsSize::DOC,
         check: max_id_as_size::check,
+        severity: "error",
+        preview: true,
+    },
+    RuleInfo {
+        code: "CS109",
+        name: "class-count-disagrees-with-names",
+        category: "label_out_of_range",
+        doc: class_count_disagrees_with_names::ClassCountDisagreesWithNames::DOC,
+        check: class_count_disagrees_with_names::check,
         severity: "error",
         preview: true,
     },
