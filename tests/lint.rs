@@ -170,3 +170,16 @@ fn yaml_class_count_disagreeing_with_names() {
     p.write("data.yaml", "nc: 4\nnames:\n  0: helmet\n  1: head\n  2: person\n  3: vest\n");
     assert!(rules_of(&p.json(&["--preview"]).0).is_empty());
 }
+
+#[test]
+fn embedding_sized_with_vocab_size_after_adding_tokens() {
+    let p = Project::new("vocab");
+    p.write(
+        "train.py",
+        "import torch.nn as nn\nfrom transformers import AutoTokenizer\n\ntokenizer = AutoTokenizer.from_pretrained('gpt2')\ntokenizer.add_special_tokens({'pad_token': '[PAD]'})\nembed = nn.Embedding(tokenizer.vocab_size, 512)\n",
+    );
+    let (v, _) = p.json(&["--preview"]);
+    assert_eq!(rules_of(&v), [("CS110".to_string(), "train.py".to_string(), 6)]);
+    p.write("train.py", "import torch.nn as nn\nfrom transformers import AutoTokenizer\n\ntokenizer = AutoTokenizer.from_pretrained('gpt2')\ntokenizer.add_special_tokens({'pad_token': '[PAD]'})\nembed = nn.Embedding(len(tokenizer), 512)\n");
+    assert!(rules_of(&p.json(&["--preview"]).0).is_empty());
+}

@@ -15,6 +15,7 @@ mod mask_image_without_ignore_index;
 mod max_id_as_size;
 mod one_based_label_map;
 mod sentinel_without_ignore_index;
+mod vocab_size_excludes_added_tokens;
 pub mod shared;
 
 /// Declares a rule type whose documentation is both its doc comment and `DOC`.
@@ -136,6 +137,15 @@ pub const RULES: &[RuleInfo] = &[
         category: "label_out_of_range",
         doc: class_count_disagrees_with_names::ClassCountDisagreesWithNames::DOC,
         check: class_count_disagrees_with_names::check,
+        severity: "error",
+        preview: true,
+    },
+    RuleInfo {
+        code: "CS110",
+        name: "vocab-size-excludes-added-tokens",
+        category: "embedding_index_out_of_range",
+        doc: vocab_size_excludes_added_tokens::VocabSizeExcludesAddedTokens::DOC,
+        check: vocab_size_excludes_added_tokens::check,
         severity: "error",
         preview: true,
     },

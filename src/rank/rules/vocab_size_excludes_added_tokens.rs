@@ -1,0 +1,62 @@
+use crate::rank::rules::{fingerprint, rule, Finding};
+use crate::scan::facts::{Facts, Span};
+
+rule!(
+    VocabSizeExcludesAddedTokens,
+    r#"## What it does
+Finds an embedding table or a model config sized with `tokenizer.vocab_size` in a project that
+adds tokens to that tokenizer (`add_tokens`, `add_special_tokens`).
+
+## Why is this bad?
+`tokenizer.vocab_size` is the size of the base vocabulary: it does not count added tokens,
+whose ids are `vocab_size`, `vocab_size + 1`, ... An `nn.Embedding(tokenizer.vocab_size, d)`
+has no rows for them, so the lookup fails on the GPU (`srcIndex < srcSelectDimSize`, or the
+vectorized gather's `ind < ind_dim_size`).
+
+## Example
+```python
+tokenizer.add_special_tokens({"pad_token": "[PAD]"})
+embed = nn.Embedding(tokenizer.vocab_size, 512)
+```
+
+Use instead:
+```python
+embed = nn.Embedding(len(tokenizer), 512)
+```"#
+);
+
+fn uses_vocab_size(text: &str) -> bool {
+    text.contains("tokenizer.vocab_size") || text.contains("tok.vocab_size") || text.contains("tokenizer().vocab_size")
+}
+
+pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
+    let adds = facts.calls().any(|(_, c)| (c.name == "add_tokens" || c.name == "add_special_tokens") && !c.func.starts_with("self."));
+    if !adds {
+        return;
+    }
+    for f in &facts.files {
+        let mut sites: Vec<(Span, String, String)> = Vec::new();
+        for c in &f.calls {
+            let sized = matches!(c.name.as_str(), "Embedding" | "EmbeddingBag") && c.positional(0).or(c.kwarg("num_embeddings")).is_some_and(|a| uses_vocab_size(&a.text));
+            let config = c.kwarg("vocab_size").is_some_and(|a| uses_vocab_size(&a.text));
+            if sized || config {
+                sites.push((c.span, c.scope.qualified(), c.func.clone()));
+            }
+        }
+        for a in f.assigns.iter().filter(|a| uses_vocab_size(&a.value) && a.target.to_ascii_lowercase().contains("vocab")) {
+            sites.push((a.span, a.scope.qualified(), a.target.clone()));
+        }
+        for (span, scope, what) in sites {
+            out.push(Finding {
+                rule: "CS110",
+                file: f.path.clone(),
+                span,
+                message: format!("{what} is sized with tokenizer.vocab_size, which leaves out the tokens this project adds: use len(tokenizer)"),
+                evidence: vec!["the project adds tokens to the tokenizer".to_string()],
+                fingerprint: fingerprint("CS110", f, &scope, &what),
+                category: "embedding_index_out_of_range",
+                lint: true,
+            });
+        }
+    }
+}
