@@ -104,8 +104,21 @@ fn parse_one(s: &str) -> Option<(RawAssert, usize)> {
     }
 }
 
+/// The part of `s` before `end` that a report's head can occupy (`FILE:LINE: FUNC: block:...`,
+/// a few KB at most even with a C++ signature): bounding it keeps garbage lines linear.
+fn head_window(s: &str, end: usize) -> &str {
+    let mut start = end.saturating_sub(MAX_HEAD);
+    while !s.is_char_boundary(start) {
+        start += 1;
+    }
+    &s[start..end]
+}
+
+const MAX_HEAD: usize = 8 << 10;
+const MAX_PATH: usize = 1 << 10;
+
 fn parse_cuda(s: &str, anchor: usize) -> Option<(RawAssert, usize)> {
-    let head = &s[..anchor];
+    let head = head_window(s, anchor);
     let after = &s[anchor + "Assertion ".len()..];
     let (open, close) = match after.chars().next() {
         Some('`') => ("`", "` failed"),
@@ -157,7 +170,7 @@ fn parse_cuda(s: &str, anchor: usize) -> Option<(RawAssert, usize)> {
 }
 
 fn parse_hip(s: &str, anchor: usize) -> Option<(RawAssert, usize)> {
-    let head = &s[..anchor];
+    let head = head_window(s, anchor);
     let loc = parse_location(head)?;
     let (assertion, truncated, consumed) = read_until(s, anchor + ANCHOR_HIP.len(), "' failed");
     Some((
@@ -179,6 +192,10 @@ fn parse_hip(s: &str, anchor: usize) -> Option<(RawAssert, usize)> {
 fn parse_printf(s: &str, tag: usize) -> Option<(RawAssert, usize)> {
     let after_tag = tag + PRINTF_TAG.len();
     let anchor = after_tag + s[after_tag..].find(ANCHOR_PRINTF)?;
+    let head = head_window(s, anchor);
+    if head.len() < anchor - after_tag {
+        return None;
+    }
     let head = &s[after_tag..anchor];
     let b = head.rfind("block: [")?;
     let (block, after) = coords(&head[b + 8..])?;
@@ -276,6 +293,12 @@ pub fn parse_location(prefix: &str) -> Option<Location> {
 
 /// The path right before `:LINE`, without whatever text a progress bar glued in front of it.
 fn file_token(before: &str) -> Option<String> {
+    // a path is never longer than this; looking further back only costs time
+    let mut cut = before.len().saturating_sub(MAX_PATH);
+    while !before.is_char_boundary(cut) {
+        cut += 1;
+    }
+    let before = &before[cut..];
     // `<frozen importlib._bootstrap_external>` has a space inside its brackets
     let start = if before.ends_with('>') {
         before.rfind('<').unwrap_or(0)
@@ -458,6 +481,14 @@ mod tests {
         assert!(parse_all("\u{3000}:8:block: [0,0,0] Assertion `x` failed.").is_empty());
         let a = one("x\u{3000}/p/Loss.cu:8: k: block: [0,0,0], thread: [1,0,0] Assertion `x` failed.");
         assert_eq!(a.file.as_deref(), Some("/p/Loss.cu"));
+    }
+
+    /// Used to take quadratic time (every colon looked back over the whole line); the input
+    /// is also in fuzz/regressions/.
+    #[test]
+    fn a_line_of_many_colons_before_an_anchor() {
+        let line = format!("{} block: [0,0,0], thread: [0,0,0] Assertion `x` failed.", "x:1:".repeat(200_000));
+        assert!(parse_all(&line).is_empty());
     }
 
     #[test]
