@@ -202,7 +202,7 @@ impl Collector {
         for a in found {
             last = Some(self.add_report(a, lineno, rank.clone()));
         }
-        if let (true, Some(site), Some(raw)) = (single, last, self.current_raw.take()) {
+        if let (true, Some(site), Some(raw)) = (single, last.filter(|s| *s != usize::MAX), self.current_raw.take()) {
             self.arm_fast(&raw, site, rank);
         }
     }
@@ -314,6 +314,9 @@ impl Collector {
             }
         }
         self.incident.dsa_header |= self.dsa.header_seen;
+        if self.incident.sites.dropped > 0 {
+            self.incident.warnings.push(format!("{} reports of further assert sites were not kept (more than 512 distinct sites)", self.incident.sites.dropped));
+        }
         let (tbs, dropped) = self.traceback.into_tracebacks();
         if dropped > 0 {
             self.incident.warnings.push(format!("{dropped} tracebacks in the middle of the log were skipped"));

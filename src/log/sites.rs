@@ -39,6 +39,8 @@ use crate::report::model::RankRef;
 const MAX_DISTINCT: usize = 1 << 14;
 const MAX_DISTINCT_TOTAL: usize = 1 << 18;
 const MAX_SAMPLES: usize = 32;
+/// Distinct sites kept; a log with more is garbage or many logs pasted together.
+const MAX_SITES: usize = 512;
 const MAX_LOG_LINES: usize = 16;
 
 #[derive(Debug, Clone)]
@@ -88,6 +90,8 @@ impl Site {
 #[derive(Default)]
 pub struct Sites {
     pub sites: Vec<Site>,
+    /// Reports of sites beyond the first MAX_SITES, not kept.
+    pub dropped: u64,
     distinct_total: usize,
     index: HashMap<(Option<String>, Option<u32>, String), usize>,
 }
@@ -126,6 +130,10 @@ impl Sites {
             Some(i) => *i,
             None => match self.find_partial(&raw, &text) {
                 Some(i) => i,
+                None if self.sites.len() >= MAX_SITES => {
+                    self.dropped += 1;
+                    return usize::MAX;
+                }
                 None => {
                     self.sites.push(Site {
                         first: raw.clone(),
