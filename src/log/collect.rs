@@ -7,7 +7,7 @@ use crate::log::assert_line::{self, RawAssert, Shape};
 use crate::log::dsa::DsaParser;
 use crate::log::host::{self, Role};
 use crate::log::normalize;
-use crate::log::scan::LineSink;
+use crate::log::scan::{LineSink, Prev};
 use crate::log::sites::{Sites, Source};
 use crate::log::traceback::{Traceback, TracebackParser};
 use crate::report::model::{Platform, RankRef};
@@ -98,12 +98,12 @@ impl LineSink for Collector {
         self.pending.is_some() || self.traceback.wants_next() || self.dsa.in_record()
     }
 
-    fn line(&mut self, raw: &[u8], lineno: u64, prev: &[u8]) {
+    fn line(&mut self, raw: &[u8], lineno: u64, prev: Prev<'_>) {
         if self.pending.is_none() && self.try_fast(raw, lineno) {
             return;
         }
         self.current_raw = None;
-        if memchr::memchr(b'\r', raw).is_none() && memchr::memmem::find(raw, b"] Assertion `").is_some() {
+        if memchr::memchr(b'\r', raw).is_none() && finder(0).find(raw).is_some() {
             self.current_raw = Some(raw.to_vec());
         }
         let mut first = true;
@@ -111,7 +111,7 @@ impl LineSink for Collector {
             if seg.is_empty() && !first {
                 continue;
             }
-            self.segment(seg, lineno, if first { prev } else { b"" });
+            self.segment(seg, lineno, if first { prev } else { Prev::none() });
             first = false;
         }
     }
@@ -138,16 +138,16 @@ impl Collector {
         if memchr::memchr(b'\r', raw).is_some() {
             return;
         }
-        let (Some(b), Some(a)) = (memchr::memmem::find(raw, b"block: ["), memchr::memmem::find(raw, b"] Assertion `")) else {
+        let (Some(b), Some(a)) = (finder(1).find(raw), finder(0).find(raw)) else {
             return;
         };
-        if a <= b || memchr::memmem::find(&raw[a + 1..], b"block: [").is_some() {
+        if a <= b || finder(1).find(&raw[a + 1..]).is_some() {
             return;
         }
         self.fast = Some(FastPath { head: raw[..b + 8].to_vec(), tail: raw[a..].to_vec(), site, rank });
     }
 
-    fn segment(&mut self, seg: &[u8], lineno: u64, prev: &[u8]) {
+    fn segment(&mut self, seg: &[u8], lineno: u64, prev: Prev<'_>) {
         let cleaned = normalize::clean(seg);
         let text: &str = &cleaned.text;
         let rank = cleaned.rank;
@@ -164,6 +164,7 @@ impl Collector {
                 return;
             }
             // The head may be on the previous line (a wrap inside the path or kernel name).
+            let prev = prev.get();
             if !prev.is_empty() {
                 let prev_clean = normalize::clean(prev);
                 let joined = format!("{}{}", prev_clean.text.trim_start(), text.trim_start());
@@ -326,6 +327,19 @@ impl Collector {
     }
 }
 
+/// Substring searchers built once: `memmem::find` builds one on every call, which showed on
+/// logs with a million report lines.
+fn finder(which: usize) -> &'static memchr::memmem::Finder<'static> {
+    static F: std::sync::OnceLock<[memchr::memmem::Finder<'static>; 3]> = std::sync::OnceLock::new();
+    &F.get_or_init(|| {
+        [
+            memchr::memmem::Finder::new(b"] Assertion `"),
+            memchr::memmem::Finder::new(b"block: ["),
+            memchr::memmem::Finder::new(b"], thread: ["),
+        ]
+    })[which]
+}
+
 /// A CI timestamp in front of the line (it changes on every line, the rest does not).
 fn timestamp_len(raw: &[u8]) -> usize {
     match raw.first() {
@@ -343,7 +357,7 @@ fn timestamp_len(raw: &[u8]) -> usize {
 
 /// `x,y,z], thread: [a,b,c` → the two triples.
 fn parse_block_thread(mid: &[u8]) -> Option<([u32; 3], [u32; 3])> {
-    let sep = memchr::memmem::find(mid, b"], thread: [")?;
+    let sep = finder(2).find(mid)?;
     Some((triple(&mid[..sep])?, triple(&mid[sep + 12..])?))
 }
 

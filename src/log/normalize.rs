@@ -31,11 +31,8 @@ pub fn clean(seg: &[u8]) -> Cleaned<'_> {
 }
 
 fn needs_ansi_strip(seg: &[u8]) -> bool {
-    memchr::memchr(0x1b, seg).is_some()
-        || memchr::memmem::find(seg, b"[0m").is_some()
-        || memchr::memmem::find(seg, b"[0K").is_some()
-        || memchr::memmem::find(seg, b"[A").is_some()
-        || memchr::memmem::find(seg, b"m[").is_some()
+    // ESC, or a remnant whose ESC was lost (`[0m`, `[1;31m`, `[0K`, `[A`)
+    memchr::memchr(0x1b, seg).is_some() || memchr::memchr_iter(b'[', seg).any(|i| remnant_len(&seg[i..]).is_some())
 }
 
 /// Removes escape sequences (CSI, OSC, two-byte) and the `[31m`-style remnants that are left

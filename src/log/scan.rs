@@ -9,7 +9,32 @@ use aho_corasick::AhoCorasick;
 /// middle of a multi-line construct (a wrapped report, a traceback frame's code line).
 pub trait LineSink {
     fn wants_next(&self) -> bool;
-    fn line(&mut self, raw: &[u8], lineno: u64, prev: &[u8]);
+    fn line(&mut self, raw: &[u8], lineno: u64, prev: Prev<'_>);
+}
+
+/// The line before the current one, found only when asked for (rarely: a report whose head
+/// was wrapped onto the previous line).
+#[derive(Clone, Copy)]
+pub struct Prev<'a> {
+    region: &'a [u8],
+    line_start: usize,
+    tail: &'a [u8],
+}
+
+impl<'a> Prev<'a> {
+    pub fn get(&self) -> &'a [u8] {
+        if self.line_start == 0 {
+            return self.tail;
+        }
+        let pend = self.line_start - 1;
+        let lo = pend.saturating_sub(PREV_KEEP);
+        let pstart = memchr::memrchr(b'\n', &self.region[lo..pend]).map_or(lo, |p| lo + p + 1);
+        &self.region[pstart..pend]
+    }
+
+    pub fn none() -> Prev<'static> {
+        Prev { region: b"", line_start: 0, tail: b"" }
+    }
 }
 
 /// Substrings that every line we care about contains at least one of. Kept short and few:
@@ -254,15 +279,7 @@ fn consume(region: &[u8], cands: &[(usize, u64)], first_lineno: u64, sink: &mut 
             lineno = n;
         }
         let line_end = memchr::memchr(b'\n', &region[pos..]).map_or(region.len(), |p| pos + p);
-        // previous line: in this region if there is one, else the tail of the last region
-        let prev: &[u8] = if pos == 0 {
-            prev_tail
-        } else {
-            let pend = pos - 1;
-            let lo = pend.saturating_sub(PREV_KEEP);
-            let pstart = memchr::memrchr(b'\n', &region[lo..pend]).map_or(lo, |p| lo + p + 1);
-            &region[pstart..pend]
-        };
+        let prev = Prev { region, line_start: pos, tail: prev_tail };
         let mut line = &region[pos..line_end];
         if line.last() == Some(&b'\r') {
             line = &line[..line.len() - 1];
@@ -282,8 +299,8 @@ mod tests {
         fn wants_next(&self) -> bool {
             self.1
         }
-        fn line(&mut self, raw: &[u8], lineno: u64, prev: &[u8]) {
-            self.0.push((lineno, String::from_utf8_lossy(raw).into(), String::from_utf8_lossy(prev).into()));
+        fn line(&mut self, raw: &[u8], lineno: u64, prev: Prev<'_>) {
+            self.0.push((lineno, String::from_utf8_lossy(raw).into(), String::from_utf8_lossy(prev.get()).into()));
         }
     }
 
