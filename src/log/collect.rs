@@ -98,10 +98,22 @@ impl LineSink for Collector {
         self.pending.is_some() || self.traceback.wants_next() || self.dsa.in_record()
     }
 
+    fn repeat(&mut self, block: [u32; 3], thread: [u32; 3], lineno: u64) -> bool {
+        let Some(f) = &self.fast else { return false };
+        if self.pending.is_some() {
+            return false;
+        }
+        let (site, rank) = (f.site, f.rank.clone());
+        self.incident.sites.hit(site, block, thread, lineno, rank.as_ref());
+        true
+    }
+
     fn line(&mut self, raw: &[u8], lineno: u64, prev: Prev<'_>) {
         if self.pending.is_none() && self.try_fast(raw, lineno) {
             return;
         }
+        // the fast path (and `repeat`) model only the line read last
+        self.fast = None;
         self.current_raw = None;
         if memchr::memchr(b'\r', raw).is_none() && finder(0).find(raw).is_some() {
             self.current_raw = Some(raw.to_vec());
@@ -329,7 +341,7 @@ impl Collector {
 
 /// Substring searchers built once: `memmem::find` builds one on every call, which showed on
 /// logs with a million report lines.
-fn finder(which: usize) -> &'static memchr::memmem::Finder<'static> {
+pub(crate) fn finder(which: usize) -> &'static memchr::memmem::Finder<'static> {
     static F: std::sync::OnceLock<[memchr::memmem::Finder<'static>; 3]> = std::sync::OnceLock::new();
     &F.get_or_init(|| {
         [
@@ -341,7 +353,7 @@ fn finder(which: usize) -> &'static memchr::memmem::Finder<'static> {
 }
 
 /// A CI timestamp in front of the line (it changes on every line, the rest does not).
-fn timestamp_len(raw: &[u8]) -> usize {
+pub(crate) fn timestamp_len(raw: &[u8]) -> usize {
     match raw.first() {
         Some(b'0'..=b'9') | Some(b'[') => {
             let n = normalize::iso_timestamp(raw).unwrap_or(0);
@@ -356,7 +368,7 @@ fn timestamp_len(raw: &[u8]) -> usize {
 }
 
 /// `x,y,z], thread: [a,b,c` → the two triples.
-fn parse_block_thread(mid: &[u8]) -> Option<([u32; 3], [u32; 3])> {
+pub(crate) fn parse_block_thread(mid: &[u8]) -> Option<([u32; 3], [u32; 3])> {
     let sep = finder(2).find(mid)?;
     Some((triple(&mid[..sep])?, triple(&mid[sep + 12..])?))
 }

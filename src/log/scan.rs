@@ -10,6 +10,50 @@ use aho_corasick::AhoCorasick;
 pub trait LineSink {
     fn wants_next(&self) -> bool;
     fn line(&mut self, raw: &[u8], lineno: u64, prev: Prev<'_>);
+    /// The line repeats the previous one byte for byte but for its block/thread numbers (the
+    /// thousands of per-thread reports). Returns false to get it through `line` instead.
+    fn repeat(&mut self, _block: [u32; 3], _thread: [u32; 3], _lineno: u64) -> bool {
+        false
+    }
+}
+
+/// A line the prefilter selected: where it starts, its number, and, when it repeats the
+/// previous selected line but for the block/thread numbers, those numbers (found here, on the
+/// prefilter's thread, so that the reading thread only counts them).
+#[derive(Clone, Copy)]
+pub struct Cand {
+    start: usize,
+    lineno: u64,
+    repeat: Option<([u32; 3], [u32; 3])>,
+}
+
+/// The constant parts of a report line: [start, head end) and [tail start, end), in region
+/// offsets.
+#[derive(Clone, Copy)]
+struct ReportShape {
+    start: usize,
+    head_end: usize,
+    tail_start: usize,
+    end: usize,
+}
+
+fn report_shape(region: &[u8], start: usize, end: usize) -> Option<ReportShape> {
+    let line = &region[start..end];
+    if memchr::memchr(b'\r', line).is_some() {
+        return None;
+    }
+    let ts = crate::log::collect::timestamp_len(line);
+    let body = &line[ts..];
+    let b = crate::log::collect::finder(1).find(body)?;
+    let a = crate::log::collect::finder(0).find(body)?;
+    if a <= b || crate::log::collect::finder(1).find(&body[a + 1..]).is_some() {
+        return None;
+    }
+    Some(ReportShape { start: start + ts, head_end: start + ts + b + 8, tail_start: start + ts + a, end })
+}
+
+fn same_shape(region: &[u8], x: &ReportShape, y: &ReportShape) -> bool {
+    region[x.start..x.head_end] == region[y.start..y.head_end] && region[x.tail_start..x.end] == region[y.tail_start..y.end]
 }
 
 /// The line before the current one, found only when asked for (rarely: a report whose head
@@ -164,7 +208,7 @@ struct Window {
     map: memmap2::Mmap,
     start: usize,
     end: usize,
-    cands: Vec<(usize, u64)>,
+    cands: Vec<Cand>,
     first_lineno: u64,
     prev_tail: Vec<u8>,
     /// Lines read so far (the log's line count once the last window is done).
@@ -240,22 +284,29 @@ fn process(region: &[u8], ac: &AhoCorasick, sink: &mut impl LineSink, lineno: &m
     *lineno = next;
 }
 
-/// The lines the prefilter selects in a region, as (offset of the line, line number), and the
-/// number of the line after the region.
-fn candidates(region: &[u8], ac: &AhoCorasick, first_lineno: u64) -> (Vec<(usize, u64)>, u64) {
+/// The lines the prefilter selects in a region, and the number of the line after the region.
+fn candidates(region: &[u8], ac: &AhoCorasick, first_lineno: u64) -> (Vec<Cand>, u64) {
     let mut out = Vec::new();
     let mut pos = 0usize;
     let mut counted = 0usize;
     let mut lineno = first_lineno;
+    let mut last_shape: Option<ReportShape> = None;
     while pos < region.len() {
         let Some(m) = ac.find(&region[pos..]) else { break };
         let at = pos + m.start();
         let line_start = memchr::memrchr(b'\n', &region[pos..at]).map_or(pos, |p| pos + p + 1);
         lineno += bytecount(&region[counted..line_start]);
         counted = line_start;
-        out.push((line_start, lineno));
-        match memchr::memchr(b'\n', &region[at..]) {
-            Some(p) => pos = at + p + 1,
+        let line_end = memchr::memchr(b'\n', &region[at..]).map(|p| at + p);
+        let shape = line_end.and_then(|e| report_shape(region, line_start, e));
+        let repeat = match (&shape, &last_shape) {
+            (Some(x), Some(y)) if same_shape(region, x, y) => crate::log::collect::parse_block_thread(&region[x.head_end..x.tail_start]),
+            _ => None,
+        };
+        last_shape = shape;
+        out.push(Cand { start: line_start, lineno, repeat });
+        match line_end {
+            Some(e) => pos = e + 1,
             None => break,
         }
     }
@@ -265,18 +316,31 @@ fn candidates(region: &[u8], ac: &AhoCorasick, first_lineno: u64) -> (Vec<(usize
 
 /// Hands the selected lines to the sink, and every line after one while the sink asks for
 /// more (a traceback, a wrapped report).
-fn consume(region: &[u8], cands: &[(usize, u64)], first_lineno: u64, sink: &mut impl LineSink, prev_tail: &[u8]) {
+fn consume(region: &[u8], cands: &[Cand], first_lineno: u64, sink: &mut impl LineSink, prev_tail: &[u8]) {
     let mut pos = 0usize;
     let mut lineno = first_lineno;
     let mut ci = 0usize;
+    // the start of the last line handed over, to know that a repeat follows its model
+    let mut last_start: Option<usize> = None;
+    let mut prev_cand_start: Option<usize> = None;
     while pos < region.len() {
         if !sink.wants_next() {
-            while ci < cands.len() && cands[ci].0 < pos {
+            while ci < cands.len() && cands[ci].start < pos {
+                prev_cand_start = Some(cands[ci].start);
                 ci += 1;
             }
-            let Some(&(start, n)) = cands.get(ci) else { break };
-            pos = start;
-            lineno = n;
+            let Some(c) = cands.get(ci) else { break };
+            pos = c.start;
+            lineno = c.lineno;
+            if let Some((b, t)) = c.repeat {
+                if last_start.is_some() && last_start == prev_cand_start && sink.repeat(b, t, lineno) {
+                    last_start = Some(pos);
+                    prev_cand_start = Some(pos);
+                    ci += 1;
+                    pos = memchr::memchr(b'\n', &region[pos..]).map_or(region.len(), |p| pos + p + 1);
+                    continue;
+                }
+            }
         }
         let line_end = memchr::memchr(b'\n', &region[pos..]).map_or(region.len(), |p| pos + p);
         let prev = Prev { region, line_start: pos, tail: prev_tail };
@@ -285,6 +349,11 @@ fn consume(region: &[u8], cands: &[(usize, u64)], first_lineno: u64, sink: &mut 
             line = &line[..line.len() - 1];
         }
         sink.line(line, lineno, prev);
+        last_start = Some(pos);
+        if cands.get(ci).is_some_and(|c| c.start == pos) {
+            prev_cand_start = Some(pos);
+            ci += 1;
+        }
         lineno += 1;
         pos = line_end + 1;
     }
