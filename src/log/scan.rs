@@ -24,7 +24,8 @@ pub trait LineSink {
 pub struct Cand {
     start: usize,
     lineno: u64,
-    repeat: Option<([u32; 3], [u32; 3])>,
+    /// Region offsets of the block/thread numbers when the line repeats the previous one.
+    repeat: Option<(usize, usize)>,
 }
 
 /// The constant parts of a report line: [start, head end) and [tail start, end), in region
@@ -300,7 +301,7 @@ fn candidates(region: &[u8], ac: &AhoCorasick, first_lineno: u64) -> (Vec<Cand>,
         let line_end = memchr::memchr(b'\n', &region[at..]).map(|p| at + p);
         let shape = line_end.and_then(|e| report_shape(region, line_start, e));
         let repeat = match (&shape, &last_shape) {
-            (Some(x), Some(y)) if same_shape(region, x, y) => crate::log::collect::parse_block_thread(&region[x.head_end..x.tail_start]),
+            (Some(x), Some(y)) if same_shape(region, x, y) => Some((x.head_end, x.tail_start)),
             _ => None,
         };
         last_shape = shape;
@@ -332,7 +333,8 @@ fn consume(region: &[u8], cands: &[Cand], first_lineno: u64, sink: &mut impl Lin
             let Some(c) = cands.get(ci) else { break };
             pos = c.start;
             lineno = c.lineno;
-            if let Some((b, t)) = c.repeat {
+            let numbers = c.repeat.and_then(|(from, to)| crate::log::collect::parse_block_thread(&region[from..to]));
+            if let Some((b, t)) = numbers {
                 if last_start.is_some() && last_start == prev_cand_start && sink.repeat(b, t, lineno) {
                     last_start = Some(pos);
                     prev_cand_start = Some(pos);
