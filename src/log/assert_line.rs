@@ -71,22 +71,43 @@ pub fn looks_like_report_head(s: &str) -> bool {
 /// Reads every report in one segment (device printf output is sometimes glued together).
 pub fn parse_all(s: &str) -> Vec<RawAssert> {
     let mut out = Vec::new();
-    let mut rest = s;
-    while let Some((found, consumed)) = parse_one(rest) {
-        out.push(found);
-        if consumed >= rest.len() {
-            break;
+    // Where each kind of anchor occurs next (absolute; usize::MAX: nowhere further). Searched
+    // again only once the reading has passed it, so a line of thousands of glued reports stays
+    // linear.
+    const KINDS: [&str; 4] = [ANCHOR_CUDA, ANCHOR_BARE, ANCHOR_HIP, PRINTF_TAG];
+    let mut next = [0usize; 4];
+    let mut known = [false; 4];
+    let mut from = 0usize;
+    while from < s.len() {
+        for k in 0..4 {
+            if !known[k] || (next[k] != usize::MAX && next[k] < from) {
+                next[k] = s[from..].find(KINDS[k]).map_or(usize::MAX, |p| from + p);
+                known[k] = true;
+            }
         }
-        rest = &rest[consumed..];
+        let rest = &s[from..];
+        let rel = |k: usize| (next[k] != usize::MAX).then(|| next[k] - from);
+        let Some((found, consumed)) = parse_one(rest, rel(0).or_else(|| rel(1).map(|p| p + 2)), rel(2), rel(3)) else { break };
+        out.push(found);
+        from += consumed.max(1);
+        while from < s.len() && !s.is_char_boundary(from) {
+            from += 1;
+        }
     }
     out
 }
 
-/// Parses the first report in `s`; returns it and how many bytes it used.
-fn parse_one(s: &str) -> Option<(RawAssert, usize)> {
-    let cuda = s.find(ANCHOR_CUDA).or_else(|| s.find(ANCHOR_BARE).map(|p| p + 2));
-    let hip = s.find(ANCHOR_HIP);
-    let printf = s.find(PRINTF_TAG).filter(|p| s[*p..].contains(ANCHOR_PRINTF));
+/// Parses the first report in `s`, given where each anchor kind first occurs in it; returns
+/// the report and how many bytes it used.
+fn parse_one(s: &str, cuda: Option<usize>, hip: Option<usize>, printf_tag: Option<usize>) -> Option<(RawAssert, usize)> {
+    // the printf line's anchor follows its tag within a head's length
+    let printf = printf_tag.filter(|p| {
+        let mut end = (*p + MAX_HEAD).min(s.len());
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        s[*p..end].contains(ANCHOR_PRINTF)
+    });
     // Take the earliest anchor.
     let mut best: Option<(usize, u8)> = None;
     for (pos, kind) in [(printf, 2u8), (hip, 1u8), (cuda, 0u8)] {
@@ -481,6 +502,14 @@ mod tests {
         assert!(parse_all("\u{3000}:8:block: [0,0,0] Assertion `x` failed.").is_empty());
         let a = one("x\u{3000}/p/Loss.cu:8: k: block: [0,0,0], thread: [1,0,0] Assertion `x` failed.");
         assert_eq!(a.file.as_deref(), Some("/p/Loss.cu"));
+    }
+
+    /// Thousands of reports glued on one line: each anchor kind is searched for once per
+    /// occurrence, not once per report (fuzz/regressions/slow-parse_all-glued-reports-2m.log.gz).
+    #[test]
+    fn many_glued_reports() {
+        let line = "/x/Idx.cu:92: k: block: [0,0,0], thread: [1,0,0] Assertion `x` failed.".repeat(20_000);
+        assert_eq!(parse_all(&line).len(), 20_000);
     }
 
     /// Used to take quadratic time (every colon looked back over the whole line); the input
