@@ -141,6 +141,17 @@ fn main() -> ExitCode {
     }
 }
 
+/// Colour (auto: a terminal and NO_COLOR unset) and width for human output.
+fn terminal(color: ColorChoice, stdout: &std::io::Stdout) -> (bool, usize) {
+    let use_color = match color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+    };
+    let width = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(100);
+    (use_color, width)
+}
+
 fn explain(logs: Vec<String>, format: Format, color: ColorChoice, project: Option<std::path::PathBuf>) -> ExitCode {
     if let Some(p) = &project {
         if !p.is_dir() {
@@ -172,12 +183,7 @@ fn explain(logs: Vec<String>, format: Format, color: ColorChoice, project: Optio
         eprintln!("cudasleuth: reading the log from stdin; paste it, then press Ctrl-D");
     }
     let stdout = std::io::stdout();
-    let use_color = match color {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none(),
-    };
-    let width = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(100);
+    let (use_color, width) = terminal(color, &stdout);
     let mut style_root: Option<std::path::PathBuf> = None;
     let mut out = stdout.lock();
     let mut failed = false;
@@ -290,12 +296,7 @@ fn lint(paths: Vec<std::path::PathBuf>, format: LintFormat, exit_zero: bool, no_
         }
     };
     let stdout = std::io::stdout();
-    let use_color = match color {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none(),
-    };
-    let width = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(100);
+    let (use_color, width) = terminal(color, &stdout);
     let text = match format {
         LintFormat::Human => output::human(&result, use_color, width),
         LintFormat::Json => serde_json::to_string(&result).unwrap_or_default() + "\n",

@@ -51,21 +51,18 @@ pub fn read_mapped_file(path: &std::path::Path) -> Result<Option<Incident>, Inpu
     let ac = scan::prefilter();
     let mut collector = collect::Collector::default();
     let result = scan::scan_mapped(&file, &ac, &mut collector);
-    let mut incident = collector.finish();
-    match result {
-        Ok(stats) => {
-            incident.bytes = stats.bytes;
-            incident.lines = stats.lines;
-        }
-        Err(e) => incident.warnings.push(format!("the log could not be read to the end ({e}); the report covers the part before that")),
-    }
-    Ok(Some(incident))
+    Ok(Some(finish(collector, result)))
 }
 
 pub fn read_from(reader: Box<dyn Read>) -> Incident {
     let ac = scan::prefilter();
     let mut collector = collect::Collector::default();
     let result = scan::scan(reader, &ac, &mut collector);
+    finish(collector, result)
+}
+
+/// The incident, with the reading's statistics, or a warning when it stopped part-way.
+fn finish(collector: collect::Collector, result: std::io::Result<scan::ScanStats>) -> Incident {
     let mut incident = collector.finish();
     match result {
         Ok(stats) => {
