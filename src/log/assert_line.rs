@@ -65,7 +65,10 @@ pub fn has_anchor(s: &str) -> bool {
 
 /// Could this segment be the first half of a report whose anchor was wrapped to the next line?
 pub fn looks_like_report_head(s: &str) -> bool {
-    (s.contains("block: [") || s.contains("global id: [")) && parse_location(s).is_some()
+    match s.find("block: [").or_else(|| s.find("global id: [")) {
+        Some(at) => parse_location(head_window(s, at)).is_some(),
+        None => false,
+    }
 }
 
 /// Reads every report in one segment (device printf output is sometimes glued together).
