@@ -22,7 +22,7 @@ t() { /usr/bin/time -f "%e %M" "$@" > /dev/null 2> "$cache/time" || true; tail -
 cold=$(t "$bin" lint --no-cache --format json)
 first=$(t "$bin" lint --format json)
 warm=$(t "$bin" lint --format json)
-files=$(find . -name '*.py' -path '*models*' | head -20 | tr '\n' ' ')
+files=$(find . -name '*.py' -path '*models*' | awk 'NR <= 20' | tr '\n' ' ')
 pre=$(t "$bin" lint --format json $files)
 ruff_cold=$(t "$venv/bin/ruff" check --no-cache --exit-zero -q .)
 ruff_files=$(t "$venv/bin/ruff" check --no-cache --exit-zero -q $files)
