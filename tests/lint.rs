@@ -3,7 +3,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn bin() -> Command {
@@ -154,11 +154,6 @@ fn fingerprints_survive_unrelated_edits() {
     let (after, _) = p.json(&[]);
     assert_eq!(after["diagnostics"][0]["fingerprint"], before);
     assert_eq!(after["diagnostics"][0]["line"], 16);
-}
-
-#[allow(dead_code)]
-fn exists(p: &Path) -> bool {
-    p.exists()
 }
 
 #[test]

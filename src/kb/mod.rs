@@ -272,23 +272,6 @@ impl Kb {
     }
 }
 
-/// A reading from the assertion text alone, for sites the knowledge base does not know
-/// (third-party extensions: torchvision ops, torch_scatter, flash-attn, bitsandbytes).
-pub fn generic_category(assertion: &str) -> (&'static str, &'static str) {
-    let a = assertion.to_ascii_lowercase();
-    if a.contains("n_classes") || a.contains("num_classes") || a.contains("target") && a.contains('<') {
-        ("label_out_of_range", "the condition compares a target with a class count: a label is outside the model's classes")
-    } else if a.contains("index") || a.contains("idx") || a.contains("out of bounds") || a.contains("< size") {
-        ("index_out_of_range", "the condition checks an index against a size: some index tensor holds a value outside the dimension it indexes")
-    } else if a.contains(">= 0") && a.contains("<= 1") {
-        ("probability_out_of_range", "the condition checks that values lie in [0, 1]: an input meant to be a probability is not")
-    } else if a.contains("nan") || a.contains("inf") || a.contains("prob") {
-        ("invalid_distribution", "the condition checks a probability distribution: it holds NaN, inf or negative values")
-    } else {
-        ("other", "a kernel checked a condition on its inputs and it did not hold")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::rank::rules::{self, RULES};
+use crate::rank::rules;
 use crate::scan::{self, files::ProjectFiles};
 
 #[derive(Debug, Clone, Serialize)]
@@ -160,7 +160,6 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
             }
         }
     }
-    let _ = RULES;
     Ok(result)
 }
 

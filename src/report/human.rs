@@ -121,6 +121,10 @@ pub fn render(report: &Report, style: &Style) -> String {
             let _ = writeln!(out, "  processes  {}", ranks.join(", "));
         }
         match &a.signature {
+            Some(sig) if sig.match_kind == "generic" => {
+                let _ = writeln!(out, "  op         not in cudasleuth's knowledge base (a third-party or newer kernel?)");
+                let _ = writeln!(out, "  reading    {} — {}", sig.category.replace('_', " "), sig.explanation);
+            }
             Some(sig) => {
                 let _ = writeln!(out, "  op         {} — {}", sig.op, sig.category.replace('_', " "));
                 if let (0, Some(call)) = (i, &report.call) {
@@ -137,9 +141,7 @@ pub fn render(report: &Report, style: &Style) -> String {
                 }
             }
             None => {
-                let (cat, why) = kb::generic_category(a.assertion.as_deref().unwrap_or(""));
                 let _ = writeln!(out, "  op         not in cudasleuth's knowledge base (a third-party or newer kernel?)");
-                let _ = writeln!(out, "  reading    {} — {why}", cat.replace('_', " "));
             }
         }
         if let Some(c) = &a.candidates {
@@ -236,11 +238,11 @@ fn diagnostics(report: &Report) -> Vec<Diag> {
     let help = report.next_steps.first().cloned();
     if let Some(a) = report.asserts.first() {
         let (message, code) = match &a.signature {
-            Some(sig) => (format!("{}: {}", sig.op, sig.explanation), format!("device_assert::{}", sig.category)),
-            None => {
-                let (cat, why) = kb::generic_category(a.assertion.as_deref().unwrap_or(""));
-                (format!("unknown kernel {}: {why}", a.kernel.as_deref().unwrap_or("?")), format!("device_assert::{cat}"))
+            Some(sig) if sig.match_kind == "generic" => {
+                (format!("unknown kernel {}: {}", a.kernel.as_deref().unwrap_or("?"), sig.explanation), format!("device_assert::{}", sig.category))
             }
+            Some(sig) => (format!("{}: {}", sig.op, sig.explanation), format!("device_assert::{}", sig.category)),
+            None => (format!("unknown kernel {}", a.kernel.as_deref().unwrap_or("?")), "device_assert".to_string()),
         };
         let file = a.file.as_deref().map(kb::source_relative).unwrap_or_default();
         let short = format!("{}:{}: Assertion `{}` failed", file, a.line.unwrap_or(0), a.assertion.as_deref().unwrap_or(""));

@@ -41,8 +41,7 @@ fn inline_list_len(v: &str) -> Option<i64> {
     Some(n)
 }
 
-fn assign(path: &str, target: String, value: String, int: Option<i64>, line: u32, len: usize) -> AssignFact {
-    let _ = path;
+fn assign(target: String, value: String, int: Option<i64>, line: u32, len: usize) -> AssignFact {
     AssignFact {
         target,
         value,
@@ -75,7 +74,7 @@ pub fn scan_yaml(path: &str, text: &str) -> FileFacts {
                 continue;
             }
             if n > 0 {
-                facts.assigns.push(assign(path, "len(names)".into(), format!("{n} names"), Some(n), at, lines[at as usize - 1].len()));
+                facts.assigns.push(assign("len(names)".into(), format!("{n} names"), Some(n), at, lines[at as usize - 1].len()));
             }
             names_block = None;
         }
@@ -97,15 +96,15 @@ pub fn scan_yaml(path: &str, text: &str) -> FileFacts {
             continue;
         }
         let int = value.parse::<i64>().ok();
-        facts.assigns.push(assign(path, full.clone(), value.chars().take(200).collect(), int, line_no, raw.len()));
+        facts.assigns.push(assign(full.clone(), value.chars().take(200).collect(), int, line_no, raw.len()));
         if key == "names" {
             if let Some(n) = inline_list_len(value) {
-                facts.assigns.push(assign(path, "len(names)".into(), format!("{n} names"), Some(n), line_no, raw.len()));
+                facts.assigns.push(assign("len(names)".into(), format!("{n} names"), Some(n), line_no, raw.len()));
             }
         }
     }
     if let Some((_, at, n)) = names_block.filter(|b| b.2 > 0) {
-        facts.assigns.push(assign(path, "len(names)".into(), format!("{n} names"), Some(n), at, lines[at as usize - 1].len()));
+        facts.assigns.push(assign("len(names)".into(), format!("{n} names"), Some(n), at, lines[at as usize - 1].len()));
     }
     facts
 }
