@@ -150,16 +150,8 @@ pub fn scan<R: Read>(mut reader: R, ac: &AhoCorasick, sink: &mut impl LineSink) 
             break;
         }
         // Process whole lines; keep the partial last line for the next round.
-        let limit = if eof {
-            filled
-        } else if let Some(nl) = memchr::memrchr(b'\n', &buf[..filled]) {
-            nl + 1
-        } else {
-            // One line longer than the buffer (a `\r` progress bar, a binary blob): cut it at
-            // its last carriage return if it has one, else anywhere.
-            stats.long_lines_cut += 1;
-            memchr::memrchr(b'\r', &buf[..filled]).map_or(filled, |p| p + 1)
-        };
+        let (limit, cut) = whole_lines(&buf[..filled], eof);
+        stats.long_lines_cut += u64::from(cut);
         last_byte = Some(buf[limit - 1]);
         // A cut long line continues in the next chunk under the same number.
         process(&buf[..limit], ac, sink, &mut lineno, &prev_tail);
@@ -239,15 +231,7 @@ fn produce(file: &std::fs::File, len: usize, ac: &AhoCorasick, tx: std::sync::mp
         let start = pos - base;
         let window = &map[start..];
         let at_eof = base + map_len == len;
-        let mut cut = false;
-        let limit = if at_eof {
-            window.len()
-        } else if let Some(nl) = memchr::memrchr(b'\n', window) {
-            nl + 1
-        } else {
-            cut = true;
-            memchr::memrchr(b'\r', window).map_or(window.len(), |p| p + 1)
-        };
+        let (limit, cut) = whole_lines(window, at_eof);
         let region = &window[..limit];
         let (cands, next) = candidates(region, ac, lineno);
         let ends_line = region.last() == Some(&b'\n');
@@ -261,6 +245,19 @@ fn produce(file: &std::fs::File, len: usize, ac: &AhoCorasick, tx: std::sync::mp
         if tx.send(Ok(w)).is_err() {
             return;
         }
+    }
+}
+
+/// How much of `data` to read now: up to its last newline (all of it at the end of input). A
+/// line longer than the buffer (a `\r` progress bar, a binary blob) is cut at its last carriage
+/// return if it has one, else anywhere; the flag says it was cut.
+fn whole_lines(data: &[u8], at_end: bool) -> (usize, bool) {
+    if at_end {
+        (data.len(), false)
+    } else if let Some(nl) = memchr::memrchr(b'\n', data) {
+        (nl + 1, false)
+    } else {
+        (memchr::memrchr(b'\r', data).map_or(data.len(), |p| p + 1), true)
     }
 }
 
