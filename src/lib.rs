@@ -8,4 +8,5 @@ pub mod lint;
 pub mod log;
 pub mod rank;
 pub mod report;
+pub mod repro;
 pub mod scan;

@@ -22,11 +22,14 @@ enum Command {
     /// Read crash logs and explain the device assert (or other CUDA error) in them.
     #[command(after_help = "Examples:\n  cudasleuth explain crash.log\n  pbpaste | cudasleuth explain\n  cudasleuth explain --format json job-*.log.gz\n\nExit codes: 0 nothing found, 1 something explained, 2 usage error or unreadable input.")]
     Explain {
-        /// Log files (plain, gzip, UTF-8 or UTF-16). `-` or none reads stdin.
+        /// Log files (plain, gzip, UTF-8 or UTF-16) or globs (`logs/**/*.log`). `-` or none reads stdin.
         logs: Vec<String>,
-        /// Output format; with several logs, `json` writes one object per line.
+        /// Output format; with several logs, `json` writes one object per line (JSON Lines).
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
+        /// Markdown: replace home directories and the user's name in paths.
+        #[arg(long)]
+        redact: bool,
         /// Colour in human output: auto (a terminal, NO_COLOR unset), always, never.
         #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
         color: ColorChoice,
@@ -53,6 +56,47 @@ enum Command {
         preview: bool,
         #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
         color: ColorChoice,
+    },
+    /// Run your command again, synchronized and guarded: catch the first bad label or index
+    /// before the kernel asserts, with the sample it came from and the line that made it.
+    #[command(after_help = "Examples:\n  cudasleuth repro -- python train.py --epochs 1\n  cudasleuth repro --cpu --project . -- python train.py\n  cudasleuth repro --sweep -- python train.py\n  cudasleuth repro --print-env > cudasleuth.env   # for sbatch, accelerate, containers\n  cudasleuth repro --read cudasleuth-out --project .\n\nThe command runs with CUDA_LAUNCH_BLOCKING=1, TORCHDYNAMO_DISABLE=1 and a Python shim\nloaded through sitecustomize; your files are not changed. See docs/repro.md.\nExit codes: 0 no violation, 1 violation caught (or bad samples found by --sweep),\n2 usage or setup error, 3 the command failed without a guarded violation, 4 timeout,\n130 interrupted.")]
+    Repro {
+        /// The command to run, after `--` (e.g. `-- python train.py`).
+        #[arg(last = true, value_name = "CMD")]
+        command: Vec<String>,
+        /// The Python project (default: the current directory): suspects are ranked from its
+        /// code and confirmed or refuted by the run.
+        #[arg(long, value_name = "DIR")]
+        project: Option<std::path::PathBuf>,
+        /// Run on the CPU: hide the GPUs and map `cuda` devices to `cpu`.
+        #[arg(long)]
+        cpu: bool,
+        /// Do not train: check every sample of the script's datasets against the model's bounds.
+        #[arg(long)]
+        sweep: bool,
+        /// Stop the command (and everything it started) after this many seconds.
+        #[arg(long, value_name = "S")]
+        timeout: Option<f64>,
+        /// Where to write the witness, the batch's tensors and the run's output (default: a
+        /// fresh directory under the temporary directory).
+        #[arg(long, value_name = "DIR")]
+        out: Option<std::path::PathBuf>,
+        /// Keep tensor values out of the witness (positions, shapes and bounds only; no .npy).
+        #[arg(long)]
+        no_values: bool,
+        /// Print the environment that arms the shim, for launchers repro cannot wrap.
+        #[arg(long, conflicts_with_all = ["command", "read"])]
+        print_env: bool,
+        /// Read the results of an earlier run (a directory the shim wrote) instead of running.
+        #[arg(long, value_name = "DIR", conflicts_with = "command")]
+        read: Option<std::path::PathBuf>,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+        color: ColorChoice,
+        /// Do not echo the command's output.
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// Print a rule's documentation (all rules without a code).
     #[command(after_help = "Examples:\n  cudasleuth rule\n  cudasleuth rule CS101\n  cudasleuth rule --format markdown CS103")]
@@ -82,6 +126,12 @@ enum Command {
 enum Format {
     Human,
     Json,
+    /// GitHub Actions annotations: one per log, on the top suspect's line.
+    Github,
+    /// SARIF 2.1.0 for code scanning: one result per located suspect.
+    Sarif,
+    /// A Markdown summary (for $GITHUB_STEP_SUMMARY or a PR comment).
+    Markdown,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -127,6 +177,9 @@ enum CliError {
     #[diagnostic(code(cudasleuth::project), help("give the root of the Python project the log came from"))]
     Project(String),
     #[error("{0}")]
+    #[diagnostic(code(cudasleuth::repro), help("{1}"))]
+    Repro(cudasleuth::repro::ReproError, String),
+    #[error("{0}")]
     #[diagnostic(code(cudasleuth::pyproject), help("[[tool.cudasleuth.kernels.site]] tables take the keys documented in grammars/kernels/README.md"))]
     UserKb(cudasleuth::kb::UserKbError),
 }
@@ -134,10 +187,24 @@ enum CliError {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Explain { logs, format, color, project } => explain(logs, format, color, project),
+        Command::Explain { logs, format, redact, color, project } => explain(logs, format, redact, color, project),
         Command::Kernels { op, category, format } => kernels(op, category, format),
         Command::Rule { code, format } => rule(code, format),
         Command::Lint { paths, format, exit_zero, no_cache, preview, color } => lint(paths, format, exit_zero, no_cache, preview, color),
+        Command::Repro { command, project, cpu, sweep, timeout, out, no_values, print_env, read, format, color, quiet } => {
+            let opts = cudasleuth::repro::Options {
+                argv: command,
+                cpu,
+                sweep,
+                timeout: timeout.filter(|t| *t > 0.0).map(std::time::Duration::from_secs_f64),
+                out,
+                project: project.clone(),
+                no_values,
+                echo_to_stderr: format != Format::Human,
+                quiet,
+            };
+            repro(opts, project, print_env, read, format, color)
+        }
     }
 }
 
@@ -152,7 +219,40 @@ fn terminal(color: ColorChoice, stdout: &std::io::Stdout) -> (bool, usize) {
     (use_color, width)
 }
 
-fn explain(logs: Vec<String>, format: Format, color: ColorChoice, project: Option<std::path::PathBuf>) -> ExitCode {
+/// Expand arguments with glob characters that name no file (CI configs often pass them quoted).
+fn expand_globs(args: Vec<String>) -> Vec<String> {
+    let mut out = Vec::new();
+    for a in args {
+        let is_glob = a.contains(['*', '?', '[']) && !std::path::Path::new(&a).exists();
+        if !is_glob {
+            out.push(a);
+            continue;
+        }
+        let first = a.find(['*', '?', '[']).unwrap_or(0);
+        let base = match a[..first].rfind('/') {
+            Some(i) => a[..i].to_string(),
+            None => ".".to_string(),
+        };
+        let mut found: Vec<String> = ignore::WalkBuilder::new(&base)
+            .standard_filters(false)
+            .build()
+            .flatten()
+            .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+            .map(|e| e.path().to_string_lossy().trim_start_matches("./").to_string())
+            .filter(|p| cudasleuth::lint::config::glob_match(a.trim_start_matches("./"), p))
+            .collect();
+        found.sort();
+        if found.is_empty() {
+            out.push(a); // reported as not found
+        } else {
+            out.extend(found);
+        }
+    }
+    out
+}
+
+fn explain(logs: Vec<String>, format: Format, redact: bool, color: ColorChoice, project: Option<std::path::PathBuf>) -> ExitCode {
+    let logs = expand_globs(logs);
     if let Some(p) = &project {
         if !p.is_dir() {
             eprint!("{:?}", miette::Report::new(CliError::Project(p.display().to_string())));
@@ -188,6 +288,7 @@ fn explain(logs: Vec<String>, format: Format, color: ColorChoice, project: Optio
     let mut out = stdout.lock();
     let mut failed = false;
     let mut found = false;
+    let mut kept: Vec<cudasleuth::report::model::Report> = Vec::new();
     for (i, source) in sources.iter().enumerate() {
         let incident = match log::read_log(source) {
             Ok(inc) => inc,
@@ -211,11 +312,18 @@ fn explain(logs: Vec<String>, format: Format, color: ColorChoice, project: Optio
                 let style = human::Style { color: use_color, width, project: style_root.clone() };
                 write!(out, "{sep}{}", human::render(&report, &style))
             }
+            Format::Github | Format::Sarif | Format::Markdown => {
+                kept.push(report);
+                Ok(())
+            }
         };
         if written.is_err() {
             // a closed pipe (`| head`): stop quietly
             return ExitCode::from(if found { 1 } else { 0 });
         }
+    }
+    if !kept.is_empty() {
+        let _ = out.write_all(ci_text(&kept, format, project.as_deref(), redact).as_bytes());
     }
     if failed {
         ExitCode::from(2)
@@ -309,4 +417,104 @@ fn lint(paths: Vec<std::path::PathBuf>, format: LintFormat, exit_zero: bool, no_
     } else {
         ExitCode::from(1)
     }
+}
+
+/// The CI formats, written once over all the reports.
+fn ci_text(reports: &[cudasleuth::report::model::Report], format: Format, project: Option<&std::path::Path>, redact: bool) -> String {
+    use cudasleuth::report::ci;
+    let prefix = ci::repo_prefix(project);
+    match format {
+        Format::Github => ci::github(reports, &prefix),
+        Format::Sarif => serde_json::to_string_pretty(&ci::sarif(reports, &prefix)).unwrap_or_default() + "\n",
+        Format::Markdown => ci::markdown(reports, project, &prefix, redact),
+        _ => String::new(),
+    }
+}
+
+fn repro_help(e: &cudasleuth::repro::ReproError) -> String {
+    use cudasleuth::repro::ReproError as E;
+    match e {
+        E::NoCommand => "put the command after `--`: cudasleuth repro -- python train.py".into(),
+        E::SkipsSite { .. } => "drop that flag for the repro run, or load the shim from inside: `import cudasleuth_shim; cudasleuth_shim.install()` (see `cudasleuth repro --print-env`)".into(),
+        E::OutNotEmpty(_) => "give a new or empty --out directory, or leave --out out for a fresh one".into(),
+        E::Write { .. } => "check that the directory is writable and the disk is not full".into(),
+        E::Spawn { .. } => "check the command: is it on PATH, and executable?".into(),
+        E::NothingToRead(_) => "give the CUDASLEUTH_OUT directory of a run armed with `cudasleuth repro --print-env`".into(),
+    }
+}
+
+fn repro(
+    opts: cudasleuth::repro::Options,
+    project: Option<std::path::PathBuf>,
+    print_env: bool,
+    read: Option<std::path::PathBuf>,
+    format: Format,
+    color: ColorChoice,
+) -> ExitCode {
+    use cudasleuth::repro::{self, confirm, exit};
+    let fail = |e: repro::ReproError| {
+        let help = repro_help(&e);
+        eprint!("{:?}", miette::Report::new(CliError::Repro(e, help)));
+        ExitCode::from(exit::SETUP)
+    };
+    if print_env {
+        return match repro::print_env(&opts, &repro::lasting_shim_dir()) {
+            Ok(text) => {
+                print!("{text}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(e),
+        };
+    }
+    let root = project.clone().unwrap_or_else(|| std::path::PathBuf::from("."));
+    if !root.is_dir() {
+        eprint!("{:?}", miette::Report::new(CliError::Project(root.display().to_string())));
+        return ExitCode::from(exit::SETUP);
+    }
+    let outcome = match &read {
+        Some(dir) => {
+            let collected = repro::collect(dir);
+            if collected.witnesses.is_empty() && collected.sweeps.is_empty() && collected.loaded.is_empty() {
+                return fail(repro::ReproError::NothingToRead(dir.clone()));
+            }
+            repro::Outcome {
+                collected,
+                ending: repro::process::Ending::Exited(None),
+                seconds: 0.0,
+                out_dir: dir.clone(),
+                log: dir.join("run.log"),
+                environment: Vec::new(),
+            }
+        }
+        None => match repro::run(&opts) {
+            Ok(o) => o,
+            Err(e) => return fail(e),
+        },
+    };
+    let files = cudasleuth::scan::files::ProjectFiles::walk(&root);
+    let facts = cudasleuth::scan::scan_project(&root, &files);
+    let incident = match log::read_log(&LogSource::File(outcome.log.clone())) {
+        Ok(i) => i,
+        Err(_) => log::read_from(Box::new(std::io::Cursor::new(Vec::new()))),
+    };
+    let argv = if read.is_some() { Vec::new() } else { opts.argv.clone() };
+    let source = if argv.is_empty() { outcome.log.display().to_string() } else { argv.join(" ") };
+    let mut report = assemble::assemble_with(&source, &incident, cudasleuth::kb::kb(), Some(&files));
+    let cpu = opts.cpu || outcome.collected.loaded.iter().any(|l| l.get("cpu").and_then(|c| c.as_bool()).unwrap_or(false));
+    let code = confirm::finish(&mut report, &outcome, &argv, opts.sweep, cpu);
+    report.suspects = cudasleuth::rank::suspects::rank(&report, &facts);
+    confirm::confirm(&mut report, Some(&root), Some(&files));
+    report.next_steps = cudasleuth::report::advice::next_steps(&report, &incident);
+    let stdout = std::io::stdout();
+    let (use_color, width) = terminal(color, &stdout);
+    let mut out = stdout.lock();
+    let _ = match format {
+        Format::Json => serde_json::to_writer(&mut out, &report).map_err(std::io::Error::from).and_then(|_| writeln!(out)),
+        Format::Human => {
+            let style = human::Style { color: use_color, width, project: Some(root) };
+            write!(out, "\n{}", human::render(&report, &style))
+        }
+        _ => out.write_all(ci_text(std::slice::from_ref(&report), format, Some(&root), false).as_bytes()),
+    };
+    ExitCode::from(code)
 }

@@ -11,6 +11,10 @@ use crate::scan::facts::Facts;
 /// The failure classes the report points to (assert signatures, CPU errors, evidence lines).
 fn categories(report: &Report) -> BTreeSet<String> {
     let mut out: BTreeSet<String> = report.asserts.iter().filter_map(|a| a.signature.as_ref().map(|s| s.category.clone())).collect();
+    // a repro witness names the class of the op it caught
+    if let Some(c) = report.witness.as_ref().and_then(|w| w.get("category")).and_then(|c| c.as_str()) {
+        out.insert(c.to_string());
+    }
     // an embedding lookup is an index failure too
     if out.contains("index_out_of_range") {
         out.insert("embedding_index_out_of_range".into());

@@ -66,6 +66,9 @@ pub fn assemble_with(source: &str, incident: &Incident, kb: &kb::Kb, project: Op
         call,
         next_steps: Vec::new(),
         warnings,
+        run: None,
+        witness: None,
+        sweep: None,
     };
     report.next_steps = crate::report::advice::next_steps(&report, incident);
     report

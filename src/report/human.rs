@@ -97,6 +97,9 @@ pub fn render(report: &Report, style: &Style) -> String {
 
     let _ = writeln!(out, "{} {}", h("cudasleuth:"), headline(report));
     out.push('\n');
+    if report.kind == "repro" {
+        repro_section(&mut out, report, style, &h);
+    }
     for diag in diagnostics(report) {
         let _ = handler.render_report(&mut out, &diag);
     }
@@ -187,6 +190,15 @@ pub fn render(report: &Report, style: &Style) -> String {
 
 fn headline(report: &Report) -> String {
     let src = &report.source;
+    if report.kind == "repro" {
+        if let Some(w) = &report.witness {
+            return format!("repro caught {}", crate::repro::confirm::caught_line(w));
+        }
+        if let Some(s) = &report.sweep {
+            let n = crate::repro::confirm::bad_samples(s);
+            return if n == 0 { "sweep: every sample is within the model's bounds".to_string() } else { format!("sweep: {n} bad sample(s)") };
+        }
+    }
     match report.verdict {
         Verdict::DeviceAssert => {
             let ops: Vec<String> = report
@@ -384,4 +396,76 @@ fn suspect_diags(report: &Report, root: Option<&std::path::Path>) -> Vec<Diag> {
         });
     }
     out
+}
+
+/// What a `repro` run did and proved: the catch, the line that made the value, the sweep.
+fn repro_section(out: &mut String, report: &Report, style: &Style, h: &dyn Fn(&str) -> String) {
+    use serde_json::Value;
+    if let Some(run) = &report.run {
+        let how = match (run.mode, run.cpu) {
+            ("sweep", _) => "swept the datasets (no training)",
+            (_, true) => "ran on the CPU, guarded",
+            _ => "ran synchronized (CUDA_LAUNCH_BLOCKING=1), guarded",
+        };
+        let status = if run.timed_out {
+            "timed out".to_string()
+        } else {
+            match run.exit_code {
+                Some(c) => format!("exit {c}"),
+                None => "stopped".to_string(),
+            }
+        };
+        let _ = writeln!(out, "  run        {how} in {:.1} s ({status})", run.seconds);
+        if run.environment.iter().any(|e| e == "TORCHDYNAMO_DISABLE=1") {
+            let _ = writeln!(out, "  note       torch.compile was disabled for the run (TORCHDYNAMO_DISABLE=1)");
+        }
+        let _ = writeln!(out, "  results    {}", run.out_dir);
+    }
+    if let Some(w) = &report.witness {
+        let _ = writeln!(out, "  caught     {}", crate::repro::confirm::caught_line(w));
+        if let Some(f) = w.get("stack").and_then(Value::as_array).and_then(|s| s.iter().rev().find(|f| f.get("user_code").and_then(Value::as_bool) == Some(true))) {
+            let code = f.get("code").and_then(Value::as_str).unwrap_or("").trim();
+            let _ = writeln!(out, "  at         {}:{}  {}", f.get("file").and_then(Value::as_str).unwrap_or("?"), f.get("line").map(|l| l.to_string()).unwrap_or_default(), code);
+        }
+        if let Some(b) = w.get("batch").filter(|b| !b.is_null()) {
+            let idx: Vec<String> = b.get("indices").and_then(Value::as_array).map(|a| a.iter().take(12).map(|v| v.to_string()).collect()).unwrap_or_default();
+            let more = b.get("indices").and_then(Value::as_array).map_or(0, Vec::len) > 12;
+            let _ = writeln!(out, "  batch      dataset indices [{}{}]", idx.join(", "), if more { ", …" } else { "" });
+        }
+        if let Some((sentence, _)) = crate::repro::confirm::provenance_line(w, style.project.as_deref(), None) {
+            let _ = writeln!(out, "  {}  {sentence}", h("confirmed"));
+        }
+        if let Some(o) = w.get("other_ranks").and_then(Value::as_array) {
+            for r in o {
+                let _ = writeln!(out, "  also       rank {} sample {} value {}", r["rank"], r["sample"], r["value"]);
+            }
+        }
+    }
+    if let Some(s) = &report.sweep {
+        if let Some(b) = s.get("bounds").filter(|b| !b.is_null()) {
+            let parts: Vec<String> = ["n_classes", "num_embeddings", "ignore_index"]
+                .iter()
+                .filter_map(|k| b.get(*k).filter(|v| !v.is_null()).map(|v| format!("{k} = {v}")))
+                .collect();
+            let _ = writeln!(out, "  bounds     {}", if parts.is_empty() { "none found in the script's model".to_string() } else { parts.join(", ") });
+        }
+        for d in s.get("datasets").and_then(Value::as_array).into_iter().flatten() {
+            let class = d.get("class").and_then(Value::as_str).unwrap_or("dataset");
+            let bad = d.get("bad").and_then(Value::as_array).cloned().unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "  dataset    {class}: {} of {} samples checked, {} bad",
+                d.get("checked").map(|v| v.to_string()).unwrap_or_default(),
+                d.get("length").map(|v| v.to_string()).unwrap_or_default(),
+                bad.len()
+            );
+            for b in bad.iter().take(20) {
+                let _ = writeln!(out, "    sample {:<8} {} = {} (bound {} = {})", b["index"], b.get("field").and_then(Value::as_str).unwrap_or("?"), b["value"], b.get("name").and_then(Value::as_str).unwrap_or("bound"), b["bound"]);
+            }
+            if bad.len() > 20 {
+                let _ = writeln!(out, "    … {} more (the JSON report lists them all)", bad.len() - 20);
+            }
+        }
+    }
+    out.push('\n');
 }

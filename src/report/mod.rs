@@ -1,4 +1,5 @@
 pub mod advice;
 pub mod assemble;
+pub mod ci;
 pub mod human;
 pub mod model;

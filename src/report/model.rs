@@ -43,6 +43,33 @@ pub struct Report {
     pub next_steps: Vec<String>,
     /// Problems met while reading the input (undecodable bytes, a cut-off line, ...).
     pub warnings: Vec<String>,
+    /// `repro` only: how the command ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run: Option<RunInfo>,
+    /// `repro` only: the first guarded violation (the shim's witness, see docs/repro.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub witness: Option<serde_json::Value>,
+    /// `repro --sweep` only: every bad sample of the script's datasets.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RunInfo {
+    pub command: Vec<String>,
+    /// `guard` (a synchronized run) or `sweep` (the datasets, without training).
+    pub mode: &'static str,
+    pub cpu: bool,
+    /// The exit status of the command (null when it was killed by a signal or timed out).
+    pub exit_code: Option<i32>,
+    pub seconds: f64,
+    pub timed_out: bool,
+    /// Where the witness, the batch's tensors and the run's output are.
+    pub out_dir: String,
+    /// Processes in which the shim was armed.
+    pub shim_processes: u32,
+    /// What repro changed in the environment (CUDA_LAUNCH_BLOCKING=1, TORCHDYNAMO_DISABLE=1, ...).
+    pub environment: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]

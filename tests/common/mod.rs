@@ -98,3 +98,14 @@ pub fn reading(r: &serde_json::Value) -> String {
     }
     out
 }
+
+/// Fails the test if the value does not follow the official SARIF 2.1.0 schema
+/// (from `$SHARED/schemas`, default `../shared/schemas`).
+pub fn check_sarif(sarif: &serde_json::Value) {
+    let shared = std::env::var("SHARED").map(PathBuf::from).unwrap_or_else(|_| root().join("../shared"));
+    let schema_text = std::fs::read_to_string(shared.join("schemas/sarif-schema-2.1.0.json")).expect("the SARIF 2.1.0 schema in ../shared/schemas");
+    let schema: serde_json::Value = serde_json::from_str(&schema_text).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator.iter_errors(sarif).map(|e| format!("{e} at {}", e.instance_path)).collect();
+    assert!(errors.is_empty(), "SARIF does not validate: {errors:?}");
+}

@@ -1,0 +1,270 @@
+//! The report in CI formats: GitHub annotations, SARIF 2.1.0 and a Markdown summary.
+//!
+//! - `github`: one `::error` annotation per report, on the top suspect when there is one (GitHub
+//!   keeps only a few annotations per step, so the rest of the report goes into its message).
+//! - `sarif`: results only for suspects with a place in the repository; the run's category is
+//!   `cudasleuth/explain/` (or `cudasleuth/repro/`) so code-scanning closes alerts that a later
+//!   run no longer reports.
+//! - `markdown`: a summary for `$GITHUB_STEP_SUMMARY` or a PR comment; `redact` replaces home
+//!   directories and the user's name.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::rank::rules::{self, RULES};
+use crate::report::model::*;
+
+/// Where the project sits relative to the repository root (the working directory in CI), so
+/// that suspects' paths (relative to `--project`) become repository paths.
+pub fn repo_prefix(project: Option<&Path>) -> String {
+    let Some(p) = project else { return String::new() };
+    let cwd = std::env::current_dir().ok().and_then(|c| std::fs::canonicalize(c).ok());
+    let abs = std::fs::canonicalize(p).ok();
+    let rel = match (cwd, abs) {
+        (Some(c), Some(a)) => a.strip_prefix(&c).map(|r| r.to_path_buf()).ok(),
+        _ => None,
+    };
+    match rel {
+        Some(r) if r.as_os_str().is_empty() => String::new(),
+        Some(r) => format!("{}/", r.to_string_lossy().replace('\\', "/")),
+        None => String::new(),
+    }
+}
+
+fn esc_data(s: &str) -> String {
+    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+}
+
+fn esc_prop(s: &str) -> String {
+    esc_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// A short title: what failed, in which op.
+pub fn title(report: &Report) -> String {
+    let op = report.asserts.iter().find_map(|a| a.signature.as_ref().map(|s| s.op.clone())).or_else(|| report.witness.as_ref().and_then(|w| w.get("op")).and_then(|o| o.as_str()).map(String::from));
+    let what = match report.verdict {
+        Verdict::DeviceAssert => "device-side assert",
+        Verdict::CudaError => "CUDA error",
+        Verdict::CpuEquivalent => "CPU error of a device-assert bug",
+        Verdict::None => "nothing found",
+    };
+    match op {
+        Some(op) => format!("cudasleuth: {what} in {op}"),
+        None => format!("cudasleuth: {what}"),
+    }
+}
+
+/// The message of the annotation: the reading, then the top suspect's reasons.
+fn summary_lines(report: &Report) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(a) = report.asserts.first() {
+        let mut s = format!("`{}`", a.assertion.as_deref().unwrap_or(""));
+        if let Some(k) = &a.kernel {
+            s = format!("{k}: {s}");
+        }
+        if a.count > 1 {
+            s.push_str(&format!(" ({} reports)", a.count));
+        }
+        lines.push(s);
+    } else if let Some(e) = &report.error {
+        lines.push(e.message.clone());
+    }
+    if let Some(w) = &report.witness {
+        lines.push(format!("repro caught {}", crate::repro::confirm::caught_line(w)));
+    }
+    if let Some(c) = &report.call {
+        lines.push(format!("called from {}:{}: {}", c.file, c.line, c.code));
+    }
+    lines
+}
+
+pub fn github(reports: &[Report], prefix: &str) -> String {
+    let mut out = String::new();
+    for r in reports {
+        if r.verdict == Verdict::None && r.witness.is_none() {
+            continue;
+        }
+        let mut lines = summary_lines(r);
+        match r.suspects.first() {
+            Some(s) => {
+                lines.insert(0, s.message.clone());
+                lines.extend(s.evidence.iter().cloned());
+                if let Some(step) = r.next_steps.first() {
+                    lines.push(format!("next: {step}"));
+                }
+                let _ = writeln!(
+                    out,
+                    "::error file={},line={},col={},endLine={},endColumn={},title={}::{}",
+                    esc_prop(&format!("{prefix}{}", s.file)),
+                    s.line,
+                    s.column,
+                    s.end_line,
+                    s.end_column,
+                    esc_prop(&format!("{} ({} {})", title(r), s.rule, s.tier)),
+                    esc_data(&lines.join("\n"))
+                );
+            }
+            None => {
+                lines.extend(r.next_steps.iter().take(2).map(|s| format!("next: {s}")));
+                let _ = writeln!(out, "::error title={}::{}", esc_prop(&format!("{} ({})", title(r), r.source)), esc_data(&lines.join("\n")));
+            }
+        }
+    }
+    out
+}
+
+/// SARIF 2.1.0 over all the reports.
+pub fn sarif(reports: &[Report], prefix: &str) -> serde_json::Value {
+    let category = if reports.iter().any(|r| r.kind == "repro") { "cudasleuth/repro/" } else { "cudasleuth/explain/" };
+    let mut used: Vec<String> = Vec::new();
+    let mut results = Vec::new();
+    for r in reports {
+        for (i, s) in r.suspects.iter().take(3).enumerate() {
+            if !used.contains(&s.rule) {
+                used.push(s.rule.clone());
+            }
+            let mut text = format!("{}: {}", title(r), s.message);
+            for e in &s.evidence {
+                text.push_str(&format!("\n- {e}"));
+            }
+            results.push(serde_json::json!({
+                "ruleId": s.rule,
+                "level": if i == 0 { "error" } else { "warning" },
+                "message": {"text": text},
+                "locations": [{"physicalLocation": {
+                    "artifactLocation": {"uri": format!("{prefix}{}", s.file), "uriBaseId": "%SRCROOT%"},
+                    "region": {"startLine": s.line, "startColumn": s.column, "endLine": s.end_line, "endColumn": s.end_column}
+                }}],
+                "partialFingerprints": {"cudasleuth/v1": s.fingerprint},
+                "properties": {"tier": s.tier, "confirmed": s.confirmed, "log": r.source, "verdict": r.verdict}
+            }));
+        }
+    }
+    let rules_json: Vec<serde_json::Value> = used
+        .iter()
+        .map(|code| match rules::find_rule(code) {
+            Some(r) => serde_json::json!({
+                "id": r.code, "name": r.name,
+                "shortDescription": {"text": r.doc.lines().skip_while(|l| !l.starts_with("## What it does")).nth(1).unwrap_or(r.name)},
+                "help": {"text": r.doc, "markdown": r.doc},
+                "properties": {"category": r.category}
+            }),
+            None => serde_json::json!({
+                "id": code, "name": "repro-confirmed-line",
+                "shortDescription": {"text": "the line a synchronized reproduction showed making the bad value"},
+                "help": {"text": "See docs/repro.md: the shim replayed the failing sample and watched which line changed the value."}
+            }),
+        })
+        .collect();
+    // ruleIndex points into the rules we list
+    for res in results.iter_mut() {
+        let id = res["ruleId"].as_str().unwrap_or("").to_string();
+        if let Some(i) = used.iter().position(|u| *u == id) {
+            res["ruleIndex"] = serde_json::json!(i);
+        }
+    }
+    let _ = RULES.len();
+    serde_json::json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "cudasleuth", "version": env!("CARGO_PKG_VERSION"), "informationUri": "https://github.com/cudasleuth/cudasleuth", "rules": rules_json}},
+            "automationDetails": {"id": category},
+            "columnKind": "unicodeCodePoints",
+            "results": results
+        }]
+    })
+}
+
+/// Replace home directories and the user's name, for summaries posted where others read them.
+pub fn redact(text: &str) -> String {
+    use std::sync::OnceLock;
+    static HOME: OnceLock<regex::Regex> = OnceLock::new();
+    let re = HOME.get_or_init(|| regex::Regex::new(r#"(?:/home|/Users|/users|/u|/scratch|/mnt/home)/[^/\s`'"]+|/root\b|[A-Za-z]:\\(?:Users|Documents and Settings)\\[^\\\s`'"]+"#).unwrap());
+    let mut out = re.replace_all(text, "~").into_owned();
+    for var in ["USER", "USERNAME", "LOGNAME"] {
+        if let Ok(name) = std::env::var(var) {
+            if name.len() >= 3 {
+                out = out.replace(&name, "<user>");
+            }
+        }
+    }
+    out
+}
+
+fn md_cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// The Markdown summary of the reports.
+pub fn markdown(reports: &[Report], project: Option<&Path>, prefix: &str, redact_paths: bool) -> String {
+    let mut out = String::new();
+    for r in reports {
+        let _ = writeln!(out, "### {}\n", title(r));
+        let _ = writeln!(out, "`{}` — verdict **{}**{}\n", r.source, serde_json::to_value(r.verdict).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default(), r.platform.map(|p| format!(" on {}", serde_json::to_value(p).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default())).unwrap_or_default());
+        if !r.asserts.is_empty() {
+            let _ = writeln!(out, "| kernel | op | assertion | reports | first thread |\n| --- | --- | --- | --- | --- |");
+            for a in &r.asserts {
+                let op = a.signature.as_ref().map(|s| s.op.as_str()).unwrap_or("unknown");
+                let th = match (a.block, a.thread) {
+                    (Some(b), Some(t)) => format!("block {b:?} thread {t:?}"),
+                    _ => "-".into(),
+                };
+                let _ = writeln!(out, "| `{}` | {} | `{}` | {} | {} |", md_cell(a.kernel.as_deref().unwrap_or("-")), op, md_cell(a.assertion.as_deref().unwrap_or("")), a.count, th);
+            }
+            out.push('\n');
+        } else if let Some(e) = &r.error {
+            let _ = writeln!(out, "> {}\n", md_cell(&e.message));
+        }
+        if let Some(w) = &r.witness {
+            let _ = writeln!(out, "**Repro caught** {}\n", crate::repro::confirm::caught_line(w));
+        }
+        if let Some(c) = &r.call {
+            let _ = writeln!(out, "Called from `{}:{}`: `{}`\n", c.file, c.line, md_cell(&c.code));
+        }
+        if !r.suspects.is_empty() {
+            let _ = writeln!(out, "**Where the bad value came from**\n");
+            for (i, s) in r.suspects.iter().take(3).enumerate() {
+                let _ = writeln!(out, "{}. `{prefix}{}:{}` — {} (`{}`, {})", i + 1, s.file, s.line, s.message, s.rule, s.tier);
+                if let Some(code) = project.and_then(|p| std::fs::read_to_string(p.join(&s.file)).ok()).and_then(|t| t.lines().nth(s.line as usize - 1).map(|l| l.trim().to_string())) {
+                    let _ = writeln!(out, "   ```python\n   {code}\n   ```");
+                }
+                for e in s.evidence.iter().take(4) {
+                    let _ = writeln!(out, "   - {}", md_cell(e));
+                }
+            }
+            out.push('\n');
+        }
+        if !r.next_steps.is_empty() {
+            let _ = writeln!(out, "<details><summary>Next steps</summary>\n");
+            for s in &r.next_steps {
+                let _ = writeln!(out, "- {}", md_cell(s));
+            }
+            let _ = writeln!(out, "\n</details>\n");
+        }
+        if !r.secondary.is_empty() {
+            let _ = writeln!(out, "_Also in the log (symptoms, not causes): {}_\n", r.secondary.iter().map(|s| s.kind.as_str()).collect::<std::collections::BTreeSet<_>>().into_iter().collect::<Vec<_>>().join(", "));
+        }
+    }
+    if redact_paths {
+        redact(&out)
+    } else {
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redacts_homes() {
+        assert_eq!(redact("/home/alice/proj/train.py and C:\\Users\\bob\\x.py"), "~/proj/train.py and ~\\x.py");
+        assert_eq!(redact("/Users/carol/a /root/b /usr/lib/x"), "~/a ~/b /usr/lib/x");
+    }
+
+    #[test]
+    fn annotation_escapes() {
+        assert_eq!(esc_prop("a:b,c\nd%"), "a%3Ab%2Cc%0Ad%25");
+    }
+}

@@ -1,0 +1,321 @@
+//! From a run's outcome to the report (`kind: "repro"`): the run's own output read like any
+//! log, the witness attached, and the static suspects confirmed or refuted by it.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::report::model::{Report, RunInfo, Suspect, Verdict};
+use crate::repro::process::Ending;
+use crate::repro::{Collected, Outcome};
+use crate::scan::files::ProjectFiles;
+
+/// A path the shim wrote (absolute, on this machine) as a path inside the project.
+pub fn project_path(file: &str, root: Option<&Path>, files: Option<&ProjectFiles>) -> Option<String> {
+    if let Some(root) = root {
+        let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        let f = std::fs::canonicalize(file).unwrap_or_else(|_| Path::new(file).to_path_buf());
+        if let Ok(rel) = f.strip_prefix(&root) {
+            return Some(rel.to_string_lossy().replace('\\', "/"));
+        }
+    }
+    files.and_then(|p| p.resolve(file))
+}
+
+fn int(v: &Value) -> Option<i64> {
+    v.as_i64().or_else(|| v.as_f64().map(|f| f as i64))
+}
+
+fn show(v: &Value) -> String {
+    match v {
+        Value::Null => "?".into(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// One line that says what the witness caught: op, value, bound, where, which sample.
+pub fn caught_line(w: &Value) -> String {
+    let op = w.get("op").and_then(Value::as_str).unwrap_or("a guarded op");
+    let tensor = w.get("tensor").and_then(Value::as_str).unwrap_or("value");
+    let first = w.get("bad").and_then(Value::as_array).and_then(|b| b.first());
+    let value = first.and_then(|b| b.get("value")).map(show).unwrap_or_else(|| "?".into());
+    let bound = w.get("bound");
+    let bound_txt = match bound {
+        Some(b) => format!("{} = {}", b.get("name").and_then(Value::as_str).unwrap_or("bound"), b.get("value").map(show).unwrap_or_default()),
+        None => String::new(),
+    };
+    let mut s = format!("{op}: {tensor} value {value}");
+    if !bound_txt.is_empty() {
+        s.push_str(&format!(" out of range ({bound_txt})"));
+    } else if let Some(p) = w.get("predicate").and_then(Value::as_str) {
+        s.push_str(&format!(" breaks `{p}`"));
+    }
+    let count = w.get("bad_count").and_then(int).unwrap_or(1);
+    if count > 1 {
+        s.push_str(&format!(", {count} bad elements in the batch"));
+    }
+    if let Some(sample) = first.and_then(|b| b.get("sample")).and_then(int) {
+        s.push_str(&format!(", sample {sample}"));
+    }
+    if let Some(r) = w.get("rank").and_then(int) {
+        s.push_str(&format!(" (rank {r})"));
+    }
+    s
+}
+
+/// The user frame that called the op, from the witness's stack (innermost last).
+fn user_frame(w: &Value) -> Option<&Value> {
+    w.get("stack")?.as_array()?.iter().rev().find(|f| f.get("user_code").and_then(Value::as_bool).unwrap_or(false))
+}
+
+/// The sentence for the provenance outcome, with the project-relative place it names.
+pub fn provenance_line(w: &Value, root: Option<&Path>, files: Option<&ProjectFiles>) -> Option<(String, Option<(String, u32)>)> {
+    let p = w.get("provenance")?;
+    let kind = p.get("kind").and_then(Value::as_str)?;
+    let place = || {
+        let file = p.get("file").and_then(Value::as_str)?;
+        let line = p.get("line").and_then(int)? as u32;
+        Some((project_path(file, root, files).unwrap_or_else(|| file.to_string()), line))
+    };
+    let bound = w.get("bound").map(|b| format!(" ({} = {})", b.get("name").and_then(Value::as_str).unwrap_or("bound"), b.get("value").map(show).unwrap_or_default())).unwrap_or_default();
+    let sample = p.get("sample").and_then(int).map(|s| format!(" for sample {s}")).unwrap_or_default();
+    match kind {
+        "code_line" => {
+            let at = place();
+            let where_ = at.as_ref().map(|(f, l)| format!("{f}:{l}")).unwrap_or_else(|| "a line".into());
+            let var = p.get("variable").and_then(Value::as_str).map(|v| format!("{v} ")).unwrap_or_default();
+            let before = p.get("before").map(show).unwrap_or_else(|| "?".into());
+            let after = p.get("after").map(show).unwrap_or_else(|| "?".into());
+            let mut s = format!("{where_} turned {var}{before} into {after}{sample}{bound}");
+            if let Some(n) = p.get("replays").and_then(int).filter(|n| *n > 1) {
+                s.push_str(&format!("; the replay needed {n} tries (random branch)"));
+            }
+            Some((s, at))
+        }
+        "raw_data" => {
+            let at = place();
+            let value = p.get("value").map(show).unwrap_or_else(|| "?".into());
+            let where_ = at.as_ref().map(|(f, l)| format!(" as read at {f}:{l}")).unwrap_or_default();
+            Some((format!("the value {value} is in the data{where_}{sample}{bound}: no line of __getitem__ changed it"), at))
+        }
+        "outside_getitem" => {
+            let at = place();
+            let reason = p.get("reason").and_then(Value::as_str).unwrap_or("__getitem__ returned a value in range");
+            let where_ = at.as_ref().map(|(f, l)| format!(" (see {f}:{l})")).unwrap_or_default();
+            Some((format!("made after __getitem__{sample}: {reason}{where_}"), at))
+        }
+        "not_replayable" => {
+            let reason = p.get("reason").and_then(Value::as_str).unwrap_or("no reason given");
+            Some((format!("the sample could not be replayed: {reason}"), None))
+        }
+        _ => None,
+    }
+}
+
+/// Mark the suspects the witness confirms, and add the line it names when no rule had it.
+pub fn confirm(report: &mut Report, root: Option<&Path>, files: Option<&ProjectFiles>) {
+    let Some(w) = report.witness.clone() else { return };
+    for s in report.suspects.iter_mut() {
+        s.confirmed = Some(false);
+    }
+    let caught = caught_line(&w);
+    let named = provenance_line(&w, root, files);
+    if let Some((sentence, Some((file, line)))) = &named {
+        let pos = report.suspects.iter().position(|s| &s.file == file && s.line == *line);
+        let mut s = match pos {
+            Some(i) => report.suspects.remove(i),
+            None => new_suspect(file, *line, &w, sentence),
+        };
+        s.tier = "confirmed".into();
+        s.confirmed = Some(true);
+        s.evidence.insert(0, format!("repro: {sentence}"));
+        s.evidence.insert(1, format!("caught: {caught}"));
+        report.suspects.insert(0, s);
+    } else if let Some(f) = user_frame(&w) {
+        // no provenance line: the call that received the bad value is what the run proves
+        let file = f.get("file").and_then(Value::as_str).unwrap_or("");
+        if let (Some(rel), Some(line)) = (project_path(file, root, files), f.get("line").and_then(int)) {
+            let line = line as u32;
+            let pos = report.suspects.iter().position(|s| s.file == rel && s.line == line);
+            let mut s = match pos {
+                Some(i) => report.suspects.remove(i),
+                None => {
+                    let msg = format!("received the bad value: {caught}");
+                    new_suspect(&rel, line, &w, &msg)
+                }
+            };
+            s.tier = "confirmed".into();
+            s.confirmed = Some(true);
+            if let Some((sentence, None)) = &named {
+                s.evidence.insert(0, format!("repro: {sentence}"));
+            }
+            s.evidence.insert(0, format!("caught: {caught}"));
+            report.suspects.insert(0, s);
+        }
+    }
+}
+
+fn new_suspect(file: &str, line: u32, w: &Value, message: &str) -> Suspect {
+    let code = w.get("provenance").and_then(|p| p.get("code")).and_then(Value::as_str).unwrap_or("");
+    let indent = code.len() - code.trim_start().len();
+    let width = code.trim().chars().count().max(1) as u32;
+    let op = w.get("op").and_then(Value::as_str).unwrap_or("op");
+    Suspect {
+        file: file.to_string(),
+        line,
+        column: indent as u32 + 1,
+        end_line: line,
+        end_column: indent as u32 + 1 + width,
+        rule: "repro".into(),
+        tier: "confirmed".into(),
+        confirmed: Some(true),
+        message: message.to_string(),
+        evidence: Vec::new(),
+        fingerprint: format!("repro:{file}:{op}:{line}"),
+    }
+}
+
+/// Several processes (ranks) may each have written a witness: the earliest goes in `witness`,
+/// the others are listed inside it under `other_ranks` (rank, sample, value).
+fn merge_witnesses(c: &Collected) -> Option<Value> {
+    let mut first = c.witnesses.first()?.clone();
+    if c.witnesses.len() > 1 {
+        let others: Vec<Value> = c.witnesses[1..]
+            .iter()
+            .map(|w| {
+                let bad = w.get("bad").and_then(Value::as_array).and_then(|b| b.first());
+                serde_json::json!({
+                    "rank": w.get("rank").cloned().unwrap_or(Value::Null),
+                    "pid": w.get("pid").cloned().unwrap_or(Value::Null),
+                    "op": w.get("op").cloned().unwrap_or(Value::Null),
+                    "sample": bad.and_then(|b| b.get("sample")).cloned().unwrap_or(Value::Null),
+                    "value": bad.and_then(|b| b.get("value")).cloned().unwrap_or(Value::Null),
+                })
+            })
+            .collect();
+        if let Some(o) = first.as_object_mut() {
+            o.insert("other_ranks".into(), Value::Array(others));
+        }
+    }
+    Some(first)
+}
+
+/// Several processes may each have swept: their datasets are listed together.
+fn merge_sweeps(c: &Collected) -> Option<Value> {
+    let mut first = c.sweeps.first()?.clone();
+    if c.sweeps.len() > 1 {
+        let mut all: Vec<Value> = Vec::new();
+        for s in &c.sweeps {
+            if let Some(d) = s.get("datasets").and_then(Value::as_array) {
+                all.extend(d.iter().cloned());
+            }
+        }
+        if let Some(o) = first.as_object_mut() {
+            o.insert("datasets".into(), Value::Array(all));
+        }
+    }
+    Some(first)
+}
+
+pub fn bad_samples(sweep: &Value) -> usize {
+    sweep
+        .get("datasets")
+        .and_then(Value::as_array)
+        .map(|ds| ds.iter().map(|d| d.get("bad").and_then(Value::as_array).map_or(0, Vec::len)).sum())
+        .unwrap_or(0)
+}
+
+/// Fill the run, witness and sweep parts of a report read from the run's output, and return
+/// the exit code of `repro`.
+pub fn finish(report: &mut Report, outcome: &Outcome, argv: &[String], sweep: bool, cpu: bool) -> u8 {
+    use crate::repro::exit;
+    report.kind = "repro";
+    report.witness = merge_witnesses(&outcome.collected);
+    report.sweep = merge_sweeps(&outcome.collected);
+    let (exit_code, timed_out) = match outcome.ending {
+        Ending::Exited(c) | Ending::Witness(c) => (c, false),
+        Ending::TimedOut => (None, true),
+        Ending::Interrupted => (None, false),
+    };
+    report.run = Some(RunInfo {
+        command: argv.to_vec(),
+        mode: if sweep { "sweep" } else { "guard" },
+        cpu,
+        exit_code,
+        seconds: (outcome.seconds * 100.0).round() / 100.0,
+        timed_out,
+        out_dir: outcome.out_dir.display().to_string(),
+        shim_processes: outcome.collected.loaded.len() as u32,
+        environment: outcome.environment.clone(),
+    });
+    if report.witness.is_some() && report.verdict == Verdict::None {
+        report.verdict = if cpu { Verdict::CpuEquivalent } else { Verdict::DeviceAssert };
+        if !cpu {
+            report.platform = Some(crate::report::model::Platform::Cuda);
+        }
+    }
+    if outcome.collected.loaded.is_empty() {
+        report.warnings.push(
+            "the shim never loaded: the command did not start Python, Python ran without site (-I/-E/-S), torch was never imported, or a launcher dropped PYTHONPATH; `cudasleuth repro --print-env` gives the variables to set by hand".into(),
+        );
+    }
+    for u in &outcome.collected.unmapped {
+        report.warnings.push(format!(
+            "cannot map to CPU: {} at {}:{}",
+            u.get("call").map(show).unwrap_or_default(),
+            u.get("file").map(show).unwrap_or_default(),
+            u.get("line").map(show).unwrap_or_default()
+        ));
+    }
+    match outcome.ending {
+        Ending::Interrupted => exit::INTERRUPTED,
+        _ if report.witness.is_some() => exit::VIOLATION,
+        Ending::TimedOut => exit::TIMEOUT,
+        _ if sweep && report.sweep.as_ref().is_some_and(|s| bad_samples(s) > 0) => exit::VIOLATION,
+        _ if sweep && report.sweep.is_some() => exit::CLEAN,
+        Ending::Exited(Some(0)) if outcome.collected.loaded.is_empty() => exit::SETUP,
+        Ending::Exited(Some(0)) => exit::CLEAN,
+        _ => exit::COMMAND_FAILED,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn witness() -> Value {
+        serde_json::json!({
+            "version": 1, "kind": "witness", "op": "nll_loss", "aten": "aten::nll_loss_forward",
+            "category": "label_out_of_range", "tensor": "target",
+            "bound": {"name": "n_classes", "value": 3}, "bad": [{"position": [5], "value": 3, "sample": 41}], "bad_count": 1,
+            "stack": [{"file": "/x/proj/train.py", "line": 30, "function": "<module>", "user_code": true}],
+            "provenance": {"kind": "code_line", "file": "/x/proj/data/dataset.py", "line": 23, "variable": "label", "before": 2, "after": 3, "sample": 41, "code": "        label = label + 1"}
+        })
+    }
+
+    #[test]
+    fn sentences() {
+        let w = witness();
+        assert_eq!(caught_line(&w), "nll_loss: target value 3 out of range (n_classes = 3), sample 41");
+        let (s, at) = provenance_line(&w, None, None).unwrap();
+        assert_eq!(s, "/x/proj/data/dataset.py:23 turned label 2 into 3 for sample 41 (n_classes = 3)");
+        assert_eq!(at, Some(("/x/proj/data/dataset.py".to_string(), 23)));
+    }
+
+    #[test]
+    fn provenance_line_becomes_the_confirmed_first_suspect() {
+        let incident = crate::log::read_from(Box::new(std::io::Cursor::new(Vec::new())));
+        let mut report = crate::report::assemble::assemble("run.log", &incident);
+        report.suspects.push(new_suspect("train.py", 30, &Value::Null, "loss call"));
+        report.suspects[0].confirmed = None;
+        report.suspects[0].tier = "likely".into();
+        report.witness = Some(witness());
+        confirm(&mut report, None, None);
+        assert_eq!(report.suspects[0].line, 23);
+        assert_eq!(report.suspects[0].confirmed, Some(true));
+        assert_eq!(report.suspects[0].tier, "confirmed");
+        assert_eq!(report.suspects[1].confirmed, Some(false));
+        assert!(report.suspects[0].evidence[0].starts_with("repro: "));
+    }
+}
