@@ -411,6 +411,7 @@ fn repro_section(out: &mut String, report: &Report, style: &Style, h: &dyn Fn(&s
             "timed out".to_string()
         } else {
             match run.exit_code {
+                Some(86) if report.witness.is_some() => "stopped at the violation".to_string(),
                 Some(c) => format!("exit {c}"),
                 None => "stopped".to_string(),
             }
@@ -425,7 +426,9 @@ fn repro_section(out: &mut String, report: &Report, style: &Style, h: &dyn Fn(&s
         let _ = writeln!(out, "  caught     {}", crate::repro::confirm::caught_line(w));
         if let Some(f) = w.get("stack").and_then(Value::as_array).and_then(|s| s.iter().rev().find(|f| f.get("user_code").and_then(Value::as_bool) == Some(true))) {
             let code = f.get("code").and_then(Value::as_str).unwrap_or("").trim();
-            let _ = writeln!(out, "  at         {}:{}  {}", f.get("file").and_then(Value::as_str).unwrap_or("?"), f.get("line").map(|l| l.to_string()).unwrap_or_default(), code);
+            let file = f.get("file").and_then(Value::as_str).unwrap_or("?");
+            let file = crate::repro::confirm::project_path(file, style.project.as_deref(), None).unwrap_or_else(|| file.to_string());
+            let _ = writeln!(out, "  at         {}:{}  {}", file, f.get("line").map(|l| l.to_string()).unwrap_or_default(), code);
         }
         if let Some(b) = w.get("batch").filter(|b| !b.is_null()) {
             let idx: Vec<String> = b.get("indices").and_then(Value::as_array).map(|a| a.iter().take(12).map(|v| v.to_string()).collect()).unwrap_or_default();

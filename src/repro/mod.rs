@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use thiserror::Error;
 
-pub const SHIM: &str = include_str!("../../python/cudasleuth_shim.py");
-pub const SITECUSTOMIZE: &str = include_str!("../../python/sitecustomize.py");
+pub const SHIM: &str = include_str!("../../python/cudasleuth_shim/__init__.py");
+pub const SITECUSTOMIZE: &str = include_str!("sitecustomize.py");
 
 /// Exit codes of `repro` (docs/repro.md).
 pub mod exit {

@@ -30,7 +30,7 @@ Modes (``CUDASLEUTH_MODE``):
 
 ``CUDASLEUTH_CPU=1`` maps a script written for CUDA onto the CPU
 (``.cuda()``, ``.to('cuda')``, ``device=`` arguments, ``map_location``,
-autocast, GradScaler, NCCL, ``torch.cuda.*`` helpers).  A CUDA-only call that
+autocast, GradScaler, NCCL, ``torch.cuda.*`` functions).  A CUDA-only call that
 cannot be mapped is reported as ``unmapped-<pid>.json`` and exit status 3.
 ``CUDASLEUTH_NO_VALUES=1`` keeps tensor values out of every output.
 
@@ -686,10 +686,16 @@ def _batch_sample(cur, tensor, pos):
         return s if isinstance(s, int) else None
     if not idxs or not pos or tensor.dim() == 0:
         return None
-    if tensor.size(0) != len(idxs):
-        return None
-    s = idxs[pos[0]]
-    return int(s) if isinstance(s, int) else None
+    if tensor.size(0) == len(idxs):
+        s = idxs[pos[0]]
+        return int(s) if isinstance(s, int) else None
+    # a batch flattened before the op (labels.view(-1), target.reshape(-1) of an N x H x W
+    # mask): a batch-major layout puts sample i's elements at [i*k, (i+1)*k)
+    n = tensor.numel()
+    if tensor.dim() == 1 and n > len(idxs) and n % len(idxs) == 0:
+        s = idxs[pos[0] // (n // len(idxs))]
+        return int(s) if isinstance(s, int) else None
+    return None
 
 
 def _fmt_val(x):
@@ -782,6 +788,8 @@ def _report(v):
     rng = v.get("range_text")
     what = " out of %s" % rng if rng and v["category"] not in ("invalid_distribution",) else \
         (" violates %s" % v["predicate"])
+    if (v.get("bound") or {}).get("name") == "mask_shape":
+        what = " mask shape %s does not match %s" % (list(t.shape), v["bound"]["value"])
     samp = " (sample %s)" % first_sample if first_sample is not None else ""
     _err("cudasleuth: caught %s %s%s%s%s%s" % (v["op"], v["tensor_name"], val, what, where, samp))
     try:
@@ -790,6 +798,7 @@ def _report(v):
         pass
     if _S.exit_on_violation:
         os._exit(EXIT_VIOLATION)
+    _S.tripped = False  # interactive session: keep guarding after this error
     raise RuntimeError("cudasleuth: %s violates %s (witness in %s)" % (v["op"], v["predicate"],
                                                                       os.path.join(_out_dir(), name)))
 
@@ -1183,8 +1192,6 @@ def _replay(ds, idx, v):
         out = ds[idx]
     finally:
         sys.settrace(old)
-    for e in tr.events:
-        pass
     return out, tr
 
 
@@ -1697,6 +1704,19 @@ class _SweepDataset(object):
             return (i, None, "check failed: %s" % _short_exc(e))
 
 
+def _holder_object(val):
+    """An instance of a user class (e.g. a trainer) whose attributes may hold the model."""
+    import types
+    if isinstance(val, (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
+                        types.MethodType)):
+        return False
+    if not hasattr(val, "__dict__"):
+        return False
+    mod = sys.modules.get(type(val).__module__)
+    fn = getattr(mod, "__file__", None) or ""
+    return bool(fn) and _is_user_file(fn)
+
+
 def _find_modules(frame):
     torch = _torch()
     nn = torch.nn
@@ -1712,8 +1732,7 @@ def _find_modules(frame):
             for val in list(space.values()):
                 if isinstance(val, nn.Module):
                     found[id(val)] = val
-                elif not isinstance(val, type) and hasattr(val, "__dict__") and \
-                        type(val).__module__ not in ("builtins",) and not callable(val) is False:
+                elif _holder_object(val):
                     try:
                         for sub in list(vars(val).values())[:64]:
                             if isinstance(sub, nn.Module):

@@ -1,0 +1,253 @@
+//! `cudasleuth repro` end to end on a CPU torch: the classic blog bug, the sweep, the fixture
+//! projects, and the safety promises (timeout, no files touched, -I refused, --no-values).
+//!
+//! Needs a Python with torch: `$CUDASLEUTH_PYTHON`, else `/usr/bin/python3` or `python3` if
+//! one of them imports torch. Without one these tests say so and pass (CI installs Debian's
+//! CPU torch before running them).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+fn python() -> Option<&'static str> {
+    static PY: OnceLock<Option<String>> = OnceLock::new();
+    PY.get_or_init(|| {
+        let mut candidates: Vec<String> = Vec::new();
+        if let Ok(p) = std::env::var("CUDASLEUTH_PYTHON") {
+            candidates.push(p);
+        }
+        candidates.extend(["/usr/bin/python3".to_string(), "python3".to_string()]);
+        candidates.into_iter().find(|p| Command::new(p).args(["-c", "import torch"]).output().is_ok_and(|o| o.status.success()))
+    })
+    .as_deref()
+}
+
+macro_rules! need_torch {
+    () => {
+        match python() {
+            Some(p) => p,
+            None => {
+                eprintln!("skipped: no Python with torch (set CUDASLEUTH_PYTHON)");
+                return;
+            }
+        }
+    };
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("cs-repro-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn repro(dir: &Path, args: &[&str], cmd: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cudasleuth")).arg("repro").args(args).arg("--").args(cmd).current_dir(dir).output().unwrap()
+}
+
+fn report(out: &Output) -> serde_json::Value {
+    let text = String::from_utf8_lossy(&out.stdout);
+    let v: serde_json::Value = serde_json::from_str(text.lines().next().unwrap_or("")).unwrap_or_else(|e| panic!("{e}: {text}\n{}", String::from_utf8_lossy(&out.stderr)));
+    common::check_schema(&v, "repro");
+    v
+}
+
+/// Every file's path and contents under `dir` (to prove a run changed nothing).
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    for e in ignore::WalkBuilder::new(dir).standard_filters(false).build().flatten() {
+        if e.file_type().is_some_and(|t| t.is_file()) {
+            out.push((e.path().to_path_buf(), std::fs::read(e.path()).unwrap()));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn classic_blog_bug_is_caught_at_its_line_on_the_cpu() {
+    let py = need_torch!();
+    let proj = common::root().join("fixtures/projects/000-seed-blog");
+    let before = snapshot(&proj);
+    let out_dir = tmp("classic");
+    let out = repro(&proj, &["--cpu", "--format", "json", "--project", ".", "--out", out_dir.to_str().unwrap()], &[py, "seed_blog_example.py"]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = report(&out);
+    assert_eq!(v["kind"], "repro");
+    assert_eq!(v["verdict"], "cpu_equivalent");
+    let w = &v["witness"];
+    assert_eq!(w["op"], "nll_loss");
+    assert_eq!(w["bound"]["value"], 3);
+    assert_eq!(w["bad"][0]["value"], 3);
+    assert!(w["bad"][0]["sample"].is_u64());
+    assert_eq!(w["provenance"]["kind"], "code_line");
+    assert_eq!((w["provenance"]["before"].as_i64(), w["provenance"]["after"].as_i64()), (Some(2), Some(3)));
+    let s = &v["suspects"][0];
+    assert_eq!((s["file"].as_str(), s["line"].as_u64()), (Some("seed_blog_example.py"), Some(17)));
+    assert_eq!(s["confirmed"], true);
+    assert_eq!(s["tier"], "confirmed");
+    assert_eq!(s["rule"], "CS101");
+    assert!(v["run"]["environment"].as_array().unwrap().iter().any(|e| e == "TORCHDYNAMO_DISABLE=1"));
+    // the failing batch's tensors are beside the witness; the project is untouched
+    let names: Vec<String> = std::fs::read_dir(&out_dir).unwrap().flatten().map(|e| e.file_name().to_string_lossy().to_string()).collect();
+    assert!(names.iter().any(|n| n.ends_with(".npy")), "{names:?}");
+    assert!(names.iter().any(|n| n == "run.log"));
+    assert_eq!(before, snapshot(&proj), "repro changed files in the project");
+    let _ = std::fs::remove_dir_all(&out_dir);
+}
+
+#[test]
+fn human_report_says_which_line_turned_which_label() {
+    let py = need_torch!();
+    let proj = common::root().join("fixtures/projects/000-seed-blog");
+    let out = repro(&proj, &["--cpu", "-q", "--color", "never"], &[py, "seed_blog_example.py"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("confirmed  seed_blog_example.py:17 turned y 2 into 3 for sample"), "{text}");
+    assert!(text.contains("(n_classes = 3)"), "{text}");
+    assert!(text.contains("17 |             y = y + 1"), "{text}");
+}
+
+#[test]
+fn sweep_lists_bad_samples_without_training() {
+    let py = need_torch!();
+    let proj = common::root().join("fixtures/projects/000-seed-blog");
+    let out = repro(&proj, &["--cpu", "--sweep", "--format", "json"], &[py, "seed_blog_example.py"]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = report(&out);
+    let sweep = &v["sweep"];
+    assert_eq!(sweep["bounds"]["n_classes"], 3);
+    let d = &sweep["datasets"][0];
+    assert_eq!(d["length"], 100);
+    assert_eq!(d["checked"], 100);
+    let bad = d["bad"].as_array().unwrap();
+    assert!(!bad.is_empty() && bad.len() < 40, "about one sample in ten goes bad: {}", bad.len());
+    for b in bad {
+        assert_eq!(b["value"], 3);
+        assert_eq!(b["bound"], 3);
+    }
+    // the training loop never ran: the script prints 'done' at its end
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("\ndone"));
+}
+
+#[test]
+fn every_fixture_bug_is_caught_and_the_controls_pass() {
+    let py = need_torch!();
+    let root = common::root().join("fixtures/projects");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&root).unwrap().flatten() {
+        let dir = entry.path();
+        let Ok(exp) = std::fs::read_to_string(dir.join("EXPECTED.json")) else { continue };
+        let exp: serde_json::Value = serde_json::from_str(&exp).unwrap();
+        let script = if dir.join("train.py").exists() { "train.py" } else { "seed_blog_example.py" };
+        let out = repro(&dir, &["--cpu", "--format", "json", "--timeout", "120"], &[py, script]);
+        let v = report(&out);
+        let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        match exp["bug_class"].as_str() {
+            Some(class) => {
+                assert_eq!(out.status.code(), Some(1), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+                let caught = v["witness"]["category"].as_str().unwrap_or("");
+                // one_hot of labels trips scatter's index check: the kernel calls it an index
+                let one_hot = v["witness"]["op"] == "one_hot" && caught == "index_out_of_range";
+                assert!(caught == class || one_hot, "{name}: caught {caught}, expected {class}");
+                assert_eq!(v["suspects"][0]["confirmed"], true, "{name}: {}", v["suspects"]);
+            }
+            None => {
+                assert_eq!(out.status.code(), Some(0), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+                assert!(v.get("witness").is_none(), "{name}");
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked >= 10, "only {checked} fixture projects");
+}
+
+#[test]
+fn a_healthy_run_exits_0_and_a_failing_one_without_violation_exits_3() {
+    let py = need_torch!();
+    let d = tmp("healthy");
+    std::fs::write(d.join("ok.py"), "import torch\nx = torch.nn.functional.cross_entropy(torch.randn(4, 3), torch.tensor([0, 1, 2, -100]))\nprint('ok', float(x) > 0)\n").unwrap();
+    let out = repro(&d, &["--cpu", "--format", "json"], &[py, "ok.py"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = report(&out);
+    assert_eq!(v["run"]["shim_processes"], 1);
+    assert!(v.get("witness").is_none());
+    std::fs::write(d.join("bad.py"), "import torch\nraise ValueError('not a device assert')\n").unwrap();
+    let out = repro(&d, &["--cpu", "--format", "json"], &[py, "bad.py"]);
+    assert_eq!(out.status.code(), Some(3));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn no_values_keeps_tensors_out() {
+    let py = need_torch!();
+    let proj = common::root().join("fixtures/projects/000-seed-blog");
+    let out_dir = tmp("novalues");
+    let out = repro(&proj, &["--cpu", "--no-values", "--format", "json", "--out", out_dir.to_str().unwrap()], &[py, "seed_blog_example.py"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v = report(&out);
+    assert!(v["witness"]["bad"][0]["value"].is_null());
+    let npy = std::fs::read_dir(&out_dir).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().ends_with(".npy")).count();
+    assert_eq!(npy, 0);
+    let _ = std::fs::remove_dir_all(&out_dir);
+}
+
+#[test]
+fn timeout_kills_the_whole_process_group() {
+    let d = tmp("timeout");
+    let marker = d.join("child.pid");
+    // a shell that starts a grandchild and waits: both must be gone after the timeout
+    let script = format!("sleep 60 & echo $! > {}; wait", marker.display());
+    let start = std::time::Instant::now();
+    let out = repro(&d, &["--timeout", "1", "-q", "--format", "json"], &["sh", "-c", &script]);
+    assert_eq!(out.status.code(), Some(4));
+    assert!(start.elapsed().as_secs() < 20);
+    let v = report(&out);
+    assert_eq!(v["run"]["timed_out"], true);
+    let pid = std::fs::read_to_string(&marker).unwrap().trim().to_string();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert!(!Path::new(&format!("/proc/{pid}")).exists() || std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.contains(") Z")), "grandchild {pid} survived");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn python_flags_that_skip_the_shim_are_refused() {
+    let d = tmp("isolated");
+    let out = repro(&d, &[], &["python3", "-I", "train.py"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("python -I") && err.contains("sitecustomize"), "{err}");
+    let out = Command::new(env!("CARGO_BIN_EXE_cudasleuth")).args(["repro"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn print_env_arms_a_run_that_read_turns_into_a_report() {
+    let py = need_torch!();
+    let cache = tmp("printenv-cache");
+    let results = tmp("printenv-out");
+    let out = Command::new(env!("CARGO_BIN_EXE_cudasleuth"))
+        .args(["repro", "--cpu", "--print-env", "--out"])
+        .arg(&results)
+        .env("CUDASLEUTH_CACHE_DIR", &cache)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("export PYTHONPATH=") && text.contains("export CUDA_LAUNCH_BLOCKING=\"1\""), "{text}");
+    // run the script the way a launcher would: a shell that sources the variables
+    let proj = common::root().join("fixtures/projects/000-seed-blog");
+    let env_file = results.join("env.sh");
+    std::fs::write(&env_file, &text).unwrap();
+    let status = Command::new("sh").arg("-c").arg(format!(". {} && exec {py} seed_blog_example.py", env_file.display())).current_dir(&proj).output().unwrap();
+    assert_eq!(status.status.code(), Some(86), "{}", String::from_utf8_lossy(&status.stderr));
+    let out = Command::new(env!("CARGO_BIN_EXE_cudasleuth")).args(["repro", "--format", "json", "--project"]).arg(&proj).arg("--read").arg(&results).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = report(&out);
+    assert_eq!(v["suspects"][0]["line"], 17);
+    let _ = std::fs::remove_dir_all(&cache);
+    let _ = std::fs::remove_dir_all(&results);
+}

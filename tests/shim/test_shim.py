@@ -1,0 +1,401 @@
+"""Tests for the shim (python/cudasleuth_shim/__init__.py) and its loader (src/repro/sitecustomize.py).
+
+Run from the repository root:
+
+    /usr/bin/python3 -m unittest discover -s tests/shim -v
+
+Each test runs a small script from tests/shim/scripts in a subprocess with the
+environment that ``cudasleuth repro`` sets, mapped to the CPU
+(CUDASLEUTH_CPU=1), and checks the JSON the shim writes.
+"""
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+# the directory repro puts first on PYTHONPATH: the shim module and the sitecustomize that loads it
+SHIMDIR = tempfile.mkdtemp(prefix="cudasleuth-shim-test-")
+shutil.copy(os.path.join(ROOT, "python", "cudasleuth_shim", "__init__.py"), os.path.join(SHIMDIR, "cudasleuth_shim.py"))
+shutil.copy(os.path.join(ROOT, "src", "repro", "sitecustomize.py"), os.path.join(SHIMDIR, "sitecustomize.py"))
+SCRIPTS = os.path.join(HERE, "scripts")
+PYTHON = sys.executable or "/usr/bin/python3"
+
+try:
+    import numpy
+except ImportError:  # pragma: no cover
+    numpy = None
+
+
+def line_of(script, text):
+    with open(os.path.join(SCRIPTS, script)) as f:
+        for i, line in enumerate(f, 1):
+            if line.strip() == text:
+                return i
+    raise AssertionError("%r not in %s" % (text, script))
+
+
+class Run(object):
+    def __init__(self, proc, out):
+        self.rc = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+        self.out = out
+
+    def files(self, pattern):
+        return sorted(glob.glob(os.path.join(self.out, pattern)))
+
+    def one(self, pattern):
+        found = self.files(pattern)
+        if len(found) != 1:
+            raise AssertionError("expected one %s in %s, found %s\nstderr:\n%s" % (
+                pattern, self.out, found, self.stderr))
+        with open(found[0]) as f:
+            return json.load(f)
+
+    @property
+    def witness(self):
+        return self.one("witness-*.json")
+
+
+class ShimTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="cudasleuth-test-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def run_script(self, script, *args, env=None, pythonpath=None, cwd=None, use_out=True, project=True,
+                   code=None):
+        out = os.path.join(self.tmp, "out")
+        os.makedirs(out, exist_ok=True)
+        e = {k: v for k, v in os.environ.items() if not k.startswith("CUDASLEUTH_")}
+        e.update({
+            "PYTHONPATH": pythonpath if pythonpath is not None else SHIMDIR,
+            "CUDASLEUTH_CPU": "1",
+            "CUDA_VISIBLE_DEVICES": "",
+            "CUDA_LAUNCH_BLOCKING": "1",
+            "TORCHDYNAMO_DISABLE": "1",
+            "PYTHONDONTWRITEBYTECODE": "1",
+        })
+        if use_out:
+            e["CUDASLEUTH_OUT"] = out
+        if project:
+            e["CUDASLEUTH_PROJECT"] = SCRIPTS
+        if env:
+            e.update(env)
+        e = {k: v for k, v in e.items() if v is not None}
+        if code is not None:
+            cmd = [PYTHON, "-c", code]
+        else:
+            cmd = [PYTHON, os.path.join(SCRIPTS, script)] + list(args)
+        proc = subprocess.run(cmd, env=e, cwd=cwd or self.tmp, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
+        return Run(proc, out)
+
+    def assertViolation(self, r):
+        self.assertEqual(r.rc, 86, r.stderr)
+        self.assertNotIn("trained", r.stdout)
+        self.assertTrue(r.files("loaded-*.json"))
+
+    # ------------------------------------------------------------------ guard
+
+    def test_classic_label_bug(self):
+        r = self.run_script("classic.py")
+        self.assertViolation(r)
+        w = r.witness
+        self.assertEqual(w["version"], 1)
+        self.assertEqual(w["kind"], "witness")
+        self.assertEqual(w["op"], "nll_loss")
+        self.assertEqual(w["aten"], "aten::nll_loss_forward")
+        self.assertEqual(w["category"], "label_out_of_range")
+        self.assertEqual(w["tensor"], "target")
+        self.assertEqual(w["bound"], {"name": "n_classes", "value": 3})
+        self.assertEqual(w["ignore_index"], -100)
+        self.assertEqual(w["shape"], [32])
+        self.assertEqual(w["dtype"], "int64")
+        self.assertEqual(w["device"], "cpu")
+        self.assertTrue(w["cpu_mapped"])
+        self.assertTrue(w["cuda_launch_blocking"])
+        self.assertTrue(w["compile_disabled"])
+        self.assertGreaterEqual(w["bad_count"], 1)
+        self.assertEqual(len(w["bad"]), w["bad_count"])
+        first = w["bad"][0]
+        self.assertEqual(first["value"], 3)
+        self.assertIsInstance(first["sample"], int)
+        self.assertEqual(w["batch"]["loader"], "CustomDataset")
+        self.assertEqual(w["batch"]["batch_number"], 1)
+        self.assertEqual(w["batch"]["indices"][first["position"][0]], first["sample"])
+        top = w["stack"][-1]
+        user = [f for f in w["stack"] if f["user_code"]]
+        self.assertEqual(user[-1]["code"], "loss = criterion(outputs, y)")
+        self.assertEqual(user[-1]["file"], os.path.join(SCRIPTS, "classic.py"))
+        self.assertIn("line", top)
+        p = w["provenance"]
+        self.assertEqual(p["kind"], "code_line", p)
+        self.assertEqual(p["line"], line_of("classic.py", "y = y + 1"))
+        self.assertEqual(p["code"], "y = y + 1")
+        self.assertEqual(p["variable"], "y")
+        self.assertEqual(p["before"], 2)
+        self.assertEqual(p["after"], 3)
+        self.assertEqual(p["sample"], first["sample"])
+        self.assertTrue(p["rng_restored"])
+        self.assertEqual(p["replays"], 1)
+        self.assertEqual(w["tensors"], {"target": "target.npy", "input": "input.npy"})
+        if numpy is not None:
+            t = numpy.load(os.path.join(r.out, "target.npy"))
+            self.assertEqual(t.shape, (32,))
+            self.assertEqual(int(t[first["position"][0]]), 3)
+        line = line_of("classic.py", "loss = criterion(outputs, y)")
+        self.assertIn("cudasleuth: caught nll_loss target 3 out of [0, 3) at classic.py:%d (sample %d)"
+                      % (line, first["sample"]), r.stderr)
+        loaded = r.one("loaded-*.json")
+        self.assertEqual(loaded["mode"], "guard")
+        self.assertTrue(loaded["cpu"])
+        self.assertIsNone(loaded["rank"])
+        self.assertEqual(loaded["pid"], w["pid"])
+        for key in ("argv", "python", "torch", "cuda_available"):
+            self.assertIn(key, loaded)
+
+    def test_classic_without_project_root(self):
+        r = self.run_script("classic.py", project=False, env={"RANK": "0"})
+        self.assertViolation(r)
+        w = r.witness
+        self.assertEqual(w["rank"], 0)
+        self.assertEqual(w["provenance"]["kind"], "code_line")
+        self.assertEqual(w["provenance"]["code"], "y = y + 1")
+
+    def test_no_values(self):
+        r = self.run_script("classic.py", env={"CUDASLEUTH_NO_VALUES": "1"})
+        self.assertViolation(r)
+        w = r.witness
+        self.assertEqual(w["tensors"], {})
+        self.assertEqual(r.files("*.npy"), [])
+        self.assertTrue(all(b["value"] is None for b in w["bad"]))
+        self.assertTrue(all(isinstance(b["sample"], int) for b in w["bad"]))
+        p = w["provenance"]
+        self.assertEqual(p["kind"], "code_line")
+        self.assertIsNone(p["before"])
+        self.assertIsNone(p["after"])
+        self.assertIn("cudasleuth: caught nll_loss target out of [0, 3)", r.stderr)
+
+    def test_embedding_out_of_range(self):
+        r = self.run_script("embedding.py")
+        self.assertViolation(r)
+        w = r.witness
+        self.assertEqual(w["op"], "embedding")
+        self.assertEqual(w["category"], "embedding_index_out_of_range")
+        self.assertEqual(w["bound"], {"name": "num_embeddings", "value": 10})
+        self.assertEqual(w["bad"], [{"position": [1, 1], "value": 10, "sample": None}])
+        self.assertIsNone(w["batch"])
+        self.assertEqual(w["provenance"]["kind"], "not_replayable")
+
+    def test_gather_out_of_range(self):
+        r = self.run_script("gather.py")
+        self.assertViolation(r)
+        w = r.witness
+        self.assertEqual(w["op"], "gather")
+        self.assertEqual(w["category"], "index_out_of_range")
+        self.assertEqual(w["bound"], {"name": "dim_size", "value": 5})
+        self.assertEqual(w["bad"][0]["position"], [2, 0])
+        self.assertEqual(w["bad"][0]["value"], 5)
+
+    def test_healthy_script(self):
+        r = self.run_script("healthy.py")
+        self.assertEqual(r.rc, 0, r.stderr)
+        self.assertIn("trained", r.stdout)
+        self.assertEqual(r.files("witness-*.json"), [])
+        self.assertTrue(r.files("loaded-*.json"))
+
+    def test_ignore_index_labels(self):
+        r = self.run_script("ignore_index.py")
+        self.assertEqual(r.rc, 0, r.stderr)
+        self.assertIn("trained", r.stdout)
+        self.assertEqual(r.files("witness-*.json"), [])
+
+    def test_raw_data(self):
+        r = self.run_script("raw_data.py")
+        self.assertViolation(r)
+        w = r.witness
+        self.assertEqual(w["bad"][0]["sample"], 2)
+        p = w["provenance"]
+        self.assertEqual(p["kind"], "raw_data", p)
+        self.assertEqual(p["sample"], 2)
+        self.assertEqual(p["line"], line_of("raw_data.py", "y = self.labels[idx]"))
+        self.assertEqual(p["variable"], "y")
+        self.assertEqual(p["value"], 3)
+
+    def test_outside_getitem(self):
+        r = self.run_script("outside_getitem.py")
+        self.assertViolation(r)
+        p = r.witness["provenance"]
+        self.assertEqual(p["kind"], "outside_getitem", p)
+        self.assertEqual(p["sample"], 2)
+        self.assertEqual(p["collate_fn"]["name"], "shift_collate")
+        self.assertEqual(p["collate_fn"]["line"], line_of("outside_getitem.py", "def shift_collate(batch):"))
+
+    def test_workers(self):
+        r = self.run_script("workers.py")
+        self.assertViolation(r)
+        w = r.witness
+        self.assertEqual(w["bad"][0]["value"], 3)
+        self.assertIsInstance(w["bad"][0]["sample"], int)
+        p = w["provenance"]
+        self.assertEqual(p["kind"], "code_line", p)
+        self.assertEqual(p["line"], line_of("workers.py", "y = y + 1"))
+        self.assertFalse(p["rng_restored"])
+        self.assertGreaterEqual(p["replays"], 1)
+        self.assertLessEqual(p["replays"], 64)
+
+    def test_other_ops(self):
+        cases = {
+            "one_hot": ("one_hot", "index_out_of_range", "input", 4),
+            "multinomial": ("multinomial", "invalid_distribution", "input", 0.0),
+            "bce": ("binary_cross_entropy", "probability_out_of_range", "input", 1.5),
+            "bce_target": ("binary_cross_entropy", "probability_out_of_range", "target", 2.0),
+            "index": ("index", "index_out_of_range", "index", -5),
+            "scatter": ("scatter", "index_out_of_range", "index", 3),
+            "index_put": ("index_put", "index_out_of_range", "index", 3),
+            "embedding_bag": ("embedding_bag", "embedding_index_out_of_range", "indices", 7),
+            "thread": ("index_select", "index_out_of_range", "index", 5),
+            "nll2d": ("nll_loss2d", "label_out_of_range", "target", 5),
+        }
+        for arg, (op, cat, tensor, value) in cases.items():
+            with self.subTest(arg):
+                shutil.rmtree(os.path.join(self.tmp, "out"), ignore_errors=True)
+                r = self.run_script("ops.py", arg)
+                self.assertViolation(r)
+                w = r.witness
+                self.assertEqual(w["op"], op)
+                self.assertEqual(w["category"], cat)
+                self.assertEqual(w["tensor"], tensor)
+                self.assertEqual(w["bad"][0]["value"], value)
+        shutil.rmtree(os.path.join(self.tmp, "out"), ignore_errors=True)
+        w = self.run_script("ops.py", "mask").witness
+        self.assertEqual(w["op"], "index")
+        self.assertEqual(w["bound"], {"name": "mask_shape", "value": [4]})
+        predicates = set()
+        for arg in ("bce", "bce_target"):
+            shutil.rmtree(os.path.join(self.tmp, "out"), ignore_errors=True)
+            predicates.add(self.run_script("ops.py", arg).witness["predicate"])
+        self.assertEqual(len(predicates), 2)
+
+    def test_install_from_script_default_out(self):
+        cwd = os.path.join(self.tmp, "work")
+        os.makedirs(cwd)
+        r = self.run_script("install_in_script.py", use_out=False, pythonpath=SHIMDIR, cwd=cwd,
+                            env={"CUDASLEUTH_CPU": None})
+        self.assertEqual(r.rc, 86, r.stderr)
+        found = glob.glob(os.path.join(cwd, "cudasleuth-out", "witness-*.json"))
+        self.assertEqual(len(found), 1, r.stderr)
+        with open(found[0]) as f:
+            w = json.load(f)
+        self.assertEqual(w["op"], "index_select")
+        self.assertFalse(w["cpu_mapped"])
+
+    def test_npy_without_numpy(self):
+        code = ("import sys; sys.modules['numpy'] = None\n"
+                "import torch, cudasleuth_shim as s\n"
+                "s._write_npy(sys.argv[1] if len(sys.argv) > 1 else 'a.npy', torch.tensor([[1, -2, 3]]))\n"
+                "s._write_npy('b.npy', torch.tensor([0.5, 2.0]))\n")
+        r = self.run_script(None, code=code)
+        self.assertEqual(r.rc, 0, r.stderr)
+        if numpy is not None:
+            a = numpy.load(os.path.join(self.tmp, "a.npy"))
+            self.assertEqual(a.tolist(), [[1, -2, 3]])
+            self.assertEqual(a.dtype, numpy.int64)
+            b = numpy.load(os.path.join(self.tmp, "b.npy"))
+            self.assertEqual(b.tolist(), [0.5, 2.0])
+
+    # ------------------------------------------------------------------ sweep
+
+    def test_sweep(self):
+        r = self.run_script("sweep.py", env={"CUDASLEUTH_MODE": "sweep"})
+        self.assertEqual(r.rc, 0, r.stderr)
+        self.assertNotIn("trained", r.stdout)
+        self.assertEqual(r.files("witness-*.json"), [])
+        s = r.one("sweep-*.json")
+        self.assertEqual(s["version"], 1)
+        self.assertEqual(s["kind"], "sweep")
+        b = s["bounds"]
+        self.assertEqual(b["n_classes"], 3)
+        self.assertEqual(b["num_embeddings"], 50)
+        self.assertEqual(b["ignore_index"], -100)
+        self.assertEqual(b["from"], "sweep.py:%d" % line_of("sweep.py", "self.head = nn.Linear(4, 3)"))
+        by_class = {d["class"]: d for d in s["datasets"]}
+        labels = by_class["Labels"]
+        self.assertEqual(labels["created"], {"file": os.path.join(SCRIPTS, "sweep.py"),
+                                             "line": line_of("sweep.py", "train = DataLoader(Labels(), batch_size=8, shuffle=True)")})
+        self.assertEqual(labels["length"], 100)
+        self.assertEqual(labels["checked"], 100)
+        self.assertEqual([x["index"] for x in labels["bad"]], [5, 17, 42, 99])
+        self.assertTrue(all(x["value"] == 3 and x["bound"] == 3 and x["name"] == "n_classes"
+                            and x["field"] == "1" for x in labels["bad"]))
+        self.assertEqual(labels["errors"], [{"index": 63, "error": "KeyError: 'x'"}])
+        tokens = by_class["Tokens"]
+        self.assertEqual([x["index"] for x in tokens["bad"]], [5, 6, 7, 8, 9])
+        self.assertTrue(all(x["name"] == "num_embeddings" for x in tokens["bad"]))
+        self.assertIn("cudasleuth: sweep checked 110 samples", r.stderr)
+
+    # ------------------------------------------------------------------ loading
+
+    def test_user_sitecustomize_still_runs(self):
+        user = os.path.join(self.tmp, "usersite")
+        os.makedirs(user)
+        marker = os.path.join(self.tmp, "marker")
+        with open(os.path.join(user, "sitecustomize.py"), "w") as f:
+            f.write("import os\nopen(os.environ['MARKER'], 'w').write('ran')\n")
+        r = self.run_script(None, code="import torch; import sys; print('ok', 'cudasleuth_shim' in sys.modules)",
+                            pythonpath=SHIMDIR + os.pathsep + user, env={"MARKER": marker})
+        self.assertEqual(r.rc, 0, r.stderr)
+        self.assertIn("ok True", r.stdout)
+        self.assertTrue(os.path.exists(marker), r.stderr)
+        self.assertTrue(r.files("loaded-*.json"))
+
+    def test_process_without_torch_untouched(self):
+        r = self.run_script(None, code="import sys; print('torch' in sys.modules)")
+        self.assertEqual(r.rc, 0, r.stderr)
+        self.assertEqual(r.stdout.strip(), "False")
+        self.assertEqual(r.files("*"), [])
+
+    def test_broken_shim_does_not_break_python(self):
+        fake = os.path.join(self.tmp, "fake")
+        os.makedirs(fake)
+        shutil.copy(os.path.join(SHIMDIR, "sitecustomize.py"), fake)
+        with open(os.path.join(fake, "cudasleuth_shim.py"), "w") as f:
+            f.write("raise ValueError('boom')\n")
+        r = self.run_script(None, code="print('alive')", pythonpath=fake)
+        self.assertEqual(r.rc, 0, r.stderr)
+        self.assertIn("alive", r.stdout)
+        self.assertIn("cudasleuth: shim not installed:", r.stderr)
+
+    # ------------------------------------------------------------------ CPU mapping
+
+    def test_cpu_mapping(self):
+        r = self.run_script("cpu_mapping.py")
+        self.assertEqual(r.rc, 0, r.stderr)
+        self.assertIn("trained", r.stdout)
+        self.assertEqual(r.files("unmapped-*.json"), [])
+        loaded = r.one("loaded-*.json")
+        self.assertFalse(loaded["cuda_available"])
+
+    def test_unmapped_cuda_call(self):
+        r = self.run_script("unmapped.py")
+        self.assertEqual(r.rc, 3, r.stderr)
+        self.assertNotIn("trained", r.stdout)
+        line = line_of("unmapped.py", "s = torch.cuda.Stream()")
+        self.assertIn("cudasleuth: cannot map to CPU: torch.cuda.Stream at unmapped.py:%d" % line, r.stderr)
+        u = r.one("unmapped-*.json")
+        self.assertEqual(u["call"], "torch.cuda.Stream")
+        self.assertEqual(u["file"], os.path.join(SCRIPTS, "unmapped.py"))
+        self.assertEqual(u["line"], line)
+
+
+if __name__ == "__main__":
+    unittest.main()
