@@ -955,8 +955,6 @@ def _patch_dataloader():
             rec = {"dataset": dataset, "collate_fn": getattr(self, "collate_fn", None),
                    "batch_size": getattr(self, "batch_size", None), "created": _caller_site()}
             _S.loaders.append(rec)
-            if _S.mode == "guard":
-                _wrap_getitem(dataset)
         except Exception:
             pass
 
@@ -995,7 +993,16 @@ def _patch_dataloader():
         idx = orig_next_index(self)
         q = getattr(self, "_cs_q", None)
         if q is not None:
-            q.append(idx)
+            # one RNG snapshot per batch, taken just before the batch's samples are fetched in
+            # this process (num_workers=0); replaying sample k re-runs samples 0..k-1 first
+            snap = None
+            if (_S.recording_rng and getattr(self, "_num_workers", 1) == 0
+                    and os.getpid() == _S.main_pid):
+                try:
+                    snap = _rng_snapshot(getattr(self, "_dataset", None))
+                except Exception:
+                    snap = None
+            q.append((idx, snap))
         return idx
 
     orig_next = Base.__next__
@@ -1004,7 +1011,7 @@ def _patch_dataloader():
         data = orig_next(self)
         try:
             q = getattr(self, "_cs_q", None)
-            idx = q.popleft() if q else None
+            idx, snap = q.popleft() if q else (None, None)
             self._cs_n = getattr(self, "_cs_n", 0) + 1
             ds = getattr(self, "_dataset", None)
             single = not getattr(self, "_auto_collation", True)
@@ -1015,7 +1022,7 @@ def _patch_dataloader():
             indices = [int(i) if hasattr(i, "__index__") and not isinstance(i, bool) else i
                        for i in indices]
             _S.prev_batch = _S.cur_batch
-            _S.cur_batch = {"indices": indices, "single": single, "dataset": ds,
+            _S.cur_batch = {"indices": indices, "single": single, "dataset": ds, "rng": snap,
                             "dataset_id": id(ds), "collate_fn": getattr(self, "_collate_fn", None),
                             "loader": type(ds).__name__, "batch_number": self._cs_n}
             _prune_rng(ds)
@@ -1238,7 +1245,11 @@ def _provenance(value, sample, cur):
     try:
         tries = 0
         restored = False
-        st = _S.rng.get((id(ds), sample))
+        st = cur.get("rng") or _S.rng.get((id(ds), sample))
+        prefix = []
+        if cur.get("rng") is not None:
+            idxs = cur.get("indices") or []
+            prefix = idxs[:idxs.index(sample)] if sample in idxs else []
         found = None
         last_exc = None
         in_range_restored = False
@@ -1251,6 +1262,12 @@ def _provenance(value, sample, cur):
             if use_state:
                 try:
                     _rng_restore(st, ds)
+                    with torch.no_grad():
+                        for i in prefix:
+                            try:
+                                ds[i]
+                            except Exception:
+                                pass
                 except Exception:
                     continue
             try:
