@@ -90,6 +90,13 @@ enum Command {
         /// Read the results of an earlier run (a directory the shim wrote) instead of running.
         #[arg(long, value_name = "DIR", conflicts_with = "command")]
         read: Option<std::path::PathBuf>,
+        /// The original crash log: replay the failing predicate on the caught batch with the
+        /// logged kernel's launch geometry and say whether it is the same failure.
+        #[arg(long, value_name = "LOG")]
+        log: Option<std::path::PathBuf>,
+        /// Where that replay runs: auto (the GPU through NVRTC when present, else the CPU), gpu, cpu.
+        #[arg(long, value_enum, default_value_t = ReplayChoice::Auto)]
+        replay: ReplayChoice,
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
         #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
@@ -156,6 +163,13 @@ enum KernelsFormat {
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum ReplayChoice {
+    Auto,
+    Gpu,
+    Cpu,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 enum ColorChoice {
     Auto,
     Always,
@@ -191,7 +205,7 @@ fn main() -> ExitCode {
         Command::Kernels { op, category, format } => kernels(op, category, format),
         Command::Rule { code, format } => rule(code, format),
         Command::Lint { paths, format, exit_zero, no_cache, preview, color } => lint(paths, format, exit_zero, no_cache, preview, color),
-        Command::Repro { command, project, cpu, sweep, timeout, out, no_values, print_env, read, format, color, quiet } => {
+        Command::Repro { command, project, cpu, sweep, timeout, out, no_values, print_env, read, log, replay, format, color, quiet } => {
             let opts = cudasleuth::repro::Options {
                 argv: command,
                 cpu,
@@ -203,7 +217,7 @@ fn main() -> ExitCode {
                 echo_to_stderr: format != Format::Human,
                 quiet,
             };
-            repro(opts, project, print_env, read, format, color)
+            repro(opts, project, print_env, read, log.map(|l| (l, replay)), format, color)
         }
     }
 }
@@ -448,6 +462,7 @@ fn repro(
     project: Option<std::path::PathBuf>,
     print_env: bool,
     read: Option<std::path::PathBuf>,
+    original_log: Option<(std::path::PathBuf, ReplayChoice)>,
     format: Format,
     color: ColorChoice,
 ) -> ExitCode {
@@ -505,6 +520,22 @@ fn repro(
     report.suspects = cudasleuth::rank::suspects::rank(&report, &facts);
     confirm::confirm(&mut report, Some(&root), Some(&files));
     report.next_steps = cudasleuth::report::advice::next_steps(&report, &incident);
+    if let (Some((log_path, choice)), Some(w)) = (&original_log, &report.witness) {
+        match log::read_log(&LogSource::File(log_path.clone())) {
+            Ok(original) => {
+                let logged = assemble::assemble_with(&log_path.display().to_string(), &original, cudasleuth::kb::kb(), None);
+                let backend = match choice {
+                    ReplayChoice::Auto => repro::replay::Backend::Auto,
+                    ReplayChoice::Gpu => repro::replay::Backend::Gpu,
+                    ReplayChoice::Cpu => repro::replay::Backend::Cpu,
+                };
+                let python = opts.argv.first().filter(|p| p.contains("python")).map(String::as_str);
+                let r = repro::replay::against_log(w, &outcome.out_dir, &original, &logged.asserts, backend, python);
+                report.replay = serde_json::to_value(&r).ok();
+            }
+            Err(e) => report.warnings.push(format!("--log {}: {e}", log_path.display())),
+        }
+    }
     let stdout = std::io::stdout();
     let (use_color, width) = terminal(color, &stdout);
     let mut out = stdout.lock();

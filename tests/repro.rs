@@ -251,3 +251,27 @@ fn print_env_arms_a_run_that_read_turns_into_a_report() {
     let _ = std::fs::remove_dir_all(&cache);
     let _ = std::fs::remove_dir_all(&results);
 }
+
+#[test]
+fn replay_against_the_original_log_names_the_same_failure_or_a_different_batch() {
+    let py = need_torch!();
+    let proj = common::root().join("fixtures/projects/000-seed-blog");
+    let out = repro(&proj, &["--cpu", "--format", "json", "--replay", "cpu", "--log", "crash.log"], &[py, "seed_blog_example.py"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v = report(&out);
+    let r = &v["replay"];
+    assert_eq!(r["verdict"], "same_failure", "{r}");
+    assert_eq!(r["geometry"], "nll_reduce_block");
+    assert_eq!(r["predicted"], r["logged"]);
+    // the same log with another thread printed: not the batch the run caught
+    let d = tmp("otherlog");
+    let text = std::fs::read_to_string(proj.join("crash.log")).unwrap();
+    let thread = v["replay"]["logged"][0][1].as_u64().unwrap();
+    let moved = text.replace(&format!("thread: [{thread},0,0]"), &format!("thread: [{},0,0]", (thread + 7) % 32));
+    assert_ne!(moved, text);
+    std::fs::write(d.join("other.log"), moved).unwrap();
+    let out = repro(&proj, &["--cpu", "--format", "json", "--replay", "cpu", "--log", d.join("other.log").to_str().unwrap()], &[py, "seed_blog_example.py"]);
+    let v = report(&out);
+    assert_eq!(v["replay"]["verdict"], "different_batch", "{}", v["replay"]);
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -8,3 +8,10 @@
 
 (import_from_statement) @import
 (import_statement) @import
+
+; Guards: the conditions of if/elif/while and of conditional expressions (`x if c else y`),
+; to tell a checked value (`if temperature == 0`, `i if i >= 0 else unk`) from an unchecked one.
+(if_statement condition: (_) @cond.expr)
+(elif_clause condition: (_) @cond.expr)
+(while_statement condition: (_) @cond.expr)
+(conditional_expression) @cond.ternary

@@ -38,6 +38,13 @@ fn categories(report: &Report) -> BTreeSet<String> {
 
 const TIERS: [&str; 4] = ["confirmed", "strong", "likely", "possible"];
 
+/// Rules whose finding names a line that set the stage rather than the line that made the bad
+/// value: within a tier they come after the others. Tokens added without a resize (CS104) are
+/// the reason an embedding sized with `tokenizer.vocab_size` (CS110) is too small, but the
+/// sizing line is the one to change; a mask read from an image file (CS107) says only that void
+/// pixels may exist.
+const SETUP_RULES: &[&str] = &["CS104", "CS107"];
+
 fn tier_rank(t: &str) -> usize {
     TIERS.iter().position(|x| *x == t).unwrap_or(TIERS.len())
 }
@@ -71,7 +78,7 @@ pub fn rank(report: &Report, facts: &Facts) -> Vec<Suspect> {
             } else {
                 "likely"
             };
-            let order = rules::RULES.iter().position(|r| r.code == f.rule).unwrap_or(99);
+            let order = rules::RULES.iter().position(|r| r.code == f.rule).unwrap_or(99) + if SETUP_RULES.contains(&f.rule) { 100 } else { 0 };
             (
                 tier_rank(tier),
                 order,

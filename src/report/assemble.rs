@@ -69,6 +69,7 @@ pub fn assemble_with(source: &str, incident: &Incident, kb: &kb::Kb, project: Op
         run: None,
         witness: None,
         sweep: None,
+        replay: None,
     };
     report.next_steps = crate::report::advice::next_steps(&report, incident);
     report

@@ -438,6 +438,11 @@ fn repro_section(out: &mut String, report: &Report, style: &Style, h: &dyn Fn(&s
         if let Some((sentence, _)) = crate::repro::confirm::provenance_line(w, style.project.as_deref(), None) {
             let _ = writeln!(out, "  {}  {sentence}", h("confirmed"));
         }
+        if let Some(r) = &report.replay {
+            let label = if r.get("verdict").and_then(Value::as_str) == Some("same_failure") { h("replay   ") } else { "replay   ".to_string() };
+            let backend = r.get("backend").and_then(Value::as_str).unwrap_or("cpu");
+            let _ = writeln!(out, "  {label}  [{backend}] {}", r.get("message").and_then(Value::as_str).unwrap_or(""));
+        }
         if let Some(o) = w.get("other_ranks").and_then(Value::as_array) {
             for r in o {
                 let _ = writeln!(out, "  also       rank {} sample {} value {}", r["rank"], r["sample"], r["value"]);

@@ -52,6 +52,10 @@ pub struct Report {
     /// `repro --sweep` only: every bad sample of the script's datasets.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sweep: Option<serde_json::Value>,
+    /// `repro --log` only: the failing predicate replayed on the dumped batch with the logged
+    /// kernel's launch geometry, compared with the ids the log printed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replay: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -8,7 +8,10 @@
 //! temporary directory, kept and named in the report).
 
 pub mod confirm;
+pub mod gpu;
+pub mod npy;
 pub mod process;
+pub mod replay;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

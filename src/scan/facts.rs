@@ -81,6 +81,10 @@ pub struct FunctionFact {
     pub name: String,
     pub class: Option<String>,
     pub params: Vec<String>,
+    /// The default value of each parameter as written (`None`: no default), aligned with `params`.
+    pub defaults: Vec<Option<String>>,
+    /// Whether the function takes `*args` / `**kwargs`.
+    pub varargs: bool,
     pub span: Span,
 }
 
@@ -95,6 +99,8 @@ pub struct AssignFact {
     pub shift: Option<i64>,
     /// The value when it is an integer literal.
     pub int: Option<i64>,
+    /// The number of elements when the value is a list, tuple, set or dict literal.
+    pub len: Option<i64>,
     pub span: Span,
     pub scope: Scope,
 }
@@ -117,6 +123,26 @@ pub struct ForFact {
     pub scope: Scope,
 }
 
+/// The condition of an `if`/`elif`/`while` or of a conditional expression (`a if c else b`),
+/// as written: the guards a value passes before it is used.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CondFact {
+    pub text: String,
+    pub span: Span,
+    pub scope: Scope,
+}
+
+/// An integer column of a CSV/TSV data file the code reads by a literal path (first 10,000 rows).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ColumnFact {
+    pub name: String,
+    pub min: i64,
+    pub max: i64,
+    /// Distinct values (counted up to 10,000).
+    pub distinct: usize,
+    pub rows: usize,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 pub struct FileFacts {
     /// POSIX path relative to the project root.
@@ -128,7 +154,10 @@ pub struct FileFacts {
     pub assigns: Vec<AssignFact>,
     pub returns: Vec<ReturnFact>,
     pub fors: Vec<ForFact>,
+    pub conds: Vec<CondFact>,
     pub imports: Vec<String>,
+    /// Data files (CSV/TSV): their integer columns.
+    pub columns: Vec<ColumnFact>,
     /// The file did not parse cleanly (facts were still read from the parts that did).
     pub parse_errors: bool,
 }
@@ -149,5 +178,15 @@ impl Facts {
     }
     pub fn file(&self, path: &str) -> Option<&FileFacts> {
         self.files.iter().find(|f| f.path == path)
+    }
+    pub fn file_index(&self, path: &str) -> Option<usize> {
+        self.files.iter().position(|f| f.path == path)
+    }
+}
+
+impl FileFacts {
+    /// A config or data file (YAML, JSON, CSV) rather than code.
+    pub fn is_config(&self) -> bool {
+        [".yaml", ".yml", ".json"].iter().any(|x| self.path.ends_with(x))
     }
 }

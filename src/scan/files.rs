@@ -4,7 +4,8 @@
 
 use std::path::Path;
 
-/// The project's Python files (and notebooks), as POSIX paths relative to its root.
+/// The project's Python files (and notebooks, YAML and small JSON configs), as POSIX paths
+/// relative to its root.
 pub struct ProjectFiles {
     files: Vec<String>,
 }
@@ -29,8 +30,11 @@ impl ProjectFiles {
                 continue;
             }
             let p = entry.path();
-            if !matches!(p.extension().and_then(|x| x.to_str()), Some("py" | "ipynb" | "yaml" | "yml")) {
-                continue;
+            match p.extension().and_then(|x| x.to_str()) {
+                Some("py" | "ipynb" | "yaml" | "yml") => {}
+                // small JSON files: configs, read when the code names them (crate::scan::data)
+                Some("json") if entry.metadata().is_ok_and(|m| m.len() <= crate::scan::data::MAX_JSON_BYTES) => {}
+                _ => continue,
             }
             if let Ok(rel) = p.strip_prefix(root) {
                 let rel: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();

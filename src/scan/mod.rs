@@ -1,6 +1,7 @@
 //! Scanning a Python project with tree-sitter: files in parallel, one query pass per file,
 //! facts collected across files. Knows nothing about logs.
 
+pub mod data;
 pub mod facts;
 pub mod files;
 pub mod python;
@@ -25,6 +26,10 @@ pub fn scan_project_cached(root: &Path, files: &files::ProjectFiles, cache: Opti
         .paths()
         .par_iter()
         .map(|rel| {
+            if rel.ends_with(".json") {
+                // configs are read below, when the code names them
+                return Ok(FileFacts::default());
+            }
             let full = root.join(rel);
             let size = std::fs::metadata(&full).map(|m| m.len()).unwrap_or(0);
             if size > MAX_FILE_BYTES {
@@ -57,9 +62,36 @@ pub fn scan_project_cached(root: &Path, files: &files::ProjectFiles, cache: Opti
     let mut facts = Facts::default();
     for r in results {
         match r {
+            Ok(f) if f.path.is_empty() => {}
             Ok(f) => facts.files.push(f),
             Err(w) => facts.warnings.push(w),
         }
     }
+    read_referenced_data(root, &mut facts);
     facts
+}
+
+/// JSON configs and CSV/TSV files the Python code names by a literal path.
+fn read_referenced_data(root: &Path, facts: &mut Facts) {
+    let mut wanted = std::collections::BTreeSet::new();
+    for f in facts.files.iter().filter(|f| !f.path.ends_with(".yaml") && !f.path.ends_with(".yml")) {
+        for p in data::referenced_paths(f) {
+            if let Some(rel) = data::resolve_reference(root, &f.path, &p) {
+                wanted.insert(rel);
+            }
+        }
+    }
+    for rel in wanted {
+        let full = root.join(&rel);
+        if rel.ends_with(".json") {
+            if std::fs::metadata(&full).map_or(true, |m| m.len() > data::MAX_JSON_BYTES) {
+                continue;
+            }
+            if let Some(text) = std::fs::read(&full).ok().and_then(|b| String::from_utf8(b).ok()) {
+                facts.files.push(data::scan_json(&rel, &text));
+            }
+        } else if let Some(f) = data::scan_csv(&rel, &full) {
+            facts.files.push(f);
+        }
+    }
 }

@@ -180,21 +180,52 @@ fn dict_pairs(src: &Source, n: Node) -> Vec<(String, String)> {
     out
 }
 
-fn params(src: &Source, n: Node) -> Vec<String> {
-    let mut out = Vec::new();
+/// Parameter names, their defaults as written, and whether `*args`/`**kwargs` are taken.
+fn params(src: &Source, n: Node) -> (Vec<String>, Vec<Option<String>>, bool) {
+    let (mut names, mut defaults, mut varargs) = (Vec::new(), Vec::new(), false);
     let mut c = n.walk();
     for p in n.named_children(&mut c) {
-        let name = match p.kind() {
-            "identifier" => Some(p),
-            "default_parameter" | "typed_default_parameter" => p.child_by_field_name("name"),
-            "typed_parameter" => p.named_child(0),
-            _ => None,
+        let (name, default) = match p.kind() {
+            "identifier" => (Some(p), None),
+            "default_parameter" | "typed_default_parameter" => (p.child_by_field_name("name"), p.child_by_field_name("value")),
+            "typed_parameter" => (p.named_child(0).filter(|x| x.kind() == "identifier"), None),
+            "list_splat_pattern" | "dictionary_splat_pattern" => {
+                varargs = true;
+                (None, None)
+            }
+            _ => (None, None),
         };
         if let Some(name) = name {
-            out.push(src.node_text(name).to_string());
+            names.push(src.node_text(name).to_string());
+            defaults.push(default.map(|d| src.clipped(d)));
         }
     }
-    out
+    (names, defaults, varargs)
+}
+
+/// The number of elements of a list, tuple, set or dict literal.
+fn literal_len(n: Node) -> Option<i64> {
+    match n.kind() {
+        "list" | "tuple" | "set" => {
+            let mut c = n.walk();
+            let items: Vec<Node> = n.named_children(&mut c).filter(|x| x.kind() != "comment").collect();
+            // a splat (`[*a, b]`) or a comprehension has no literal length
+            if items.iter().any(|x| x.kind() == "list_splat" || x.kind() == "dictionary_splat") {
+                return None;
+            }
+            Some(items.len() as i64)
+        }
+        "dictionary" => {
+            let mut c = n.walk();
+            let items: Vec<Node> = n.named_children(&mut c).filter(|x| x.kind() != "comment").collect();
+            if items.iter().any(|x| x.kind() != "pair") {
+                return None;
+            }
+            Some(items.len() as i64)
+        }
+        "parenthesized_expression" => n.named_child(0).and_then(literal_len),
+        _ => None,
+    }
 }
 
 thread_local! {
@@ -266,12 +297,8 @@ pub fn scan_source(path: &str, text: &str) -> FileFacts {
             let name = get("def.name").map(|n| src.node_text(n).to_string()).unwrap_or_default();
             ranges.push((def.start_byte(), def.end_byte(), false, name.clone()));
             marks.push((Kind::Function, facts.functions.len(), def.start_byte()));
-            facts.functions.push(FunctionFact {
-                name,
-                class: None,
-                params: get("def.params").map(|p| params(&src, p)).unwrap_or_default(),
-                span: src.span(def),
-            });
+            let (params, defaults, varargs) = get("def.params").map(|p| params(&src, p)).unwrap_or_default();
+            facts.functions.push(FunctionFact { name, class: None, params, defaults, varargs, span: src.span(def) });
         } else if let Some(field) = get("field") {
             let (Some(n), Some(v)) = (get("field.name"), get("field.value")) else { continue };
             marks.push((Kind::Assign, facts.assigns.len(), field.start_byte()));
@@ -281,6 +308,7 @@ pub fn scan_source(path: &str, text: &str) -> FileFacts {
                 op: None,
                 shift: None,
                 int: int_literal(&src, v),
+                len: literal_len(v),
                 span: src.span(field),
                 scope: Scope::default(),
             });
@@ -296,6 +324,7 @@ pub fn scan_source(path: &str, text: &str) -> FileFacts {
                 value: src.clipped(r),
                 op: None,
                 int: int_literal(&src, r),
+                len: literal_len(r),
                 span: src.span(assign),
                 scope: Scope::default(),
                 target,
@@ -316,6 +345,7 @@ pub fn scan_source(path: &str, text: &str) -> FileFacts {
                 op,
                 shift,
                 int: k,
+                len: None,
                 span: src.span(aug),
                 scope: Scope::default(),
             });
@@ -332,6 +362,9 @@ pub fn scan_source(path: &str, text: &str) -> FileFacts {
             let (Some(t), Some(it)) = (get("for.target"), get("for.iter")) else { continue };
             marks.push((Kind::For, facts.fors.len(), f.start_byte()));
             facts.fors.push(ForFact { targets: element_texts(&src, t), iter: src.clipped(it), span: src.span(f), scope: Scope::default() });
+        } else if let Some(cond) = get("cond.expr").or_else(|| get("cond.ternary").and_then(|t| t.named_child(1))) {
+            marks.push((Kind::Cond, facts.conds.len(), cond.start_byte()));
+            facts.conds.push(CondFact { text: src.clipped(cond), span: src.span(cond), scope: Scope::default() });
         } else if let Some(imp) = get("import") {
             facts.imports.push(src.clipped(imp));
         }
@@ -346,6 +379,7 @@ enum Kind {
     Assign,
     Return,
     For,
+    Cond,
     Function,
 }
 
@@ -379,6 +413,7 @@ fn assign_scopes(facts: &mut FileFacts, mut ranges: Vec<(usize, usize, bool, Str
             Kind::Assign => facts.assigns[idx].scope = scope,
             Kind::Return => facts.returns[idx].scope = scope,
             Kind::For => facts.fors[idx].scope = scope,
+            Kind::Cond => facts.conds[idx].scope = scope,
             Kind::Function => facts.functions[idx].class = scope.class,
         }
     }

@@ -48,6 +48,7 @@ fn assign(target: String, value: String, int: Option<i64>, line: u32, len: usize
         op: None,
         shift: None,
         int,
+        len: None,
         span: Span { line, column: 1, end_line: line, end_column: len as u32 + 1 },
         scope: Scope::default(),
     }

@@ -28,7 +28,10 @@ cd "$ROOT/fixtures/projects/000-seed-blog"
 "$BIN" repro --format json --project . --out "$OUT/seed" -- "$PY" seed_blog_example.py > "$OUT/seed.json" 2> "$OUT/seed.err"; rc=$?
 check "seed: caught on the GPU, shift line confirmed" \
   'rc == 1 and r["verdict"] == "device_assert" and r["witness"]["device"].startswith("cuda") and r["witness"]["provenance"]["kind"] == "code_line" and r["suspects"][0]["line"] == 17 and r["suspects"][0]["confirmed"] is True' $rc "$OUT/seed.json"
-"$BIN" repro --color never --project . -- "$PY" seed_blog_example.py > "$OUT/seed.txt" 2>&1
+"$BIN" repro --color never --project . --log crash.log -- "$PY" seed_blog_example.py > "$OUT/seed.txt" 2>&1
+"$BIN" repro --format json --project . --replay gpu --log crash.log -- "$PY" seed_blog_example.py > "$OUT/seed-replay.json" 2> "$OUT/seed-replay.err"; rc=$?
+check "seed: NVRTC replay on the GPU matches the logged thread" \
+  'rc == 1 and r["replay"]["backend"] == "gpu" and r["replay"]["verdict"] == "same_failure"' $rc "$OUT/seed-replay.json"
 "$BIN" repro --sweep --format json --project . -- "$PY" seed_blog_example.py > "$OUT/sweep.json" 2> "$OUT/sweep.err"; rc=$?
 check "seed: sweep lists bad samples, all value 3 bound 3" \
   'rc == 1 and all(b["value"] == 3 and b["bound"] == 3 for b in r["sweep"]["datasets"][0]["bad"]) and len(r["sweep"]["datasets"][0]["bad"]) > 0' $rc "$OUT/sweep.json"
@@ -38,7 +41,9 @@ for d in "$ROOT"/fixtures/projects/[0-9c]*/; do
   p=$(basename "$d"); [ "$p" = 000-seed-blog ] && continue
   [ -f "$d/EXPECTED.json" ] || continue
   cd "$d"
-  "$BIN" repro --format json --project . --timeout 300 --out "$OUT/$p" -- "$PY" train.py > "$OUT/$p.json" 2> "$OUT/$p.err"; rc=$?
+  logarg=(); [ -f crash.log ] && logarg=(--log crash.log)
+  "$BIN" repro --format json --project . --timeout 300 --out "$OUT/$p" "${logarg[@]}" -- "$PY" train.py > "$OUT/$p.json" 2> "$OUT/$p.err"; rc=$?
+  "$PY" -c 'import json,sys; r=json.loads(open(sys.argv[1]).readline()); x=r.get("replay") or {}; print("     replay:", x.get("backend"), x.get("geometry"), x.get("verdict"), "-", x.get("message", "")[:160])' "$OUT/$p.json" 2>/dev/null
   cls=$("$PY" -c 'import json,sys; print(json.load(open("EXPECTED.json"))["bug_class"] or "")')
   if [ -z "$cls" ]; then
     check "$p: control runs clean" 'rc == 0 and "witness" not in r' $rc "$OUT/$p.json"

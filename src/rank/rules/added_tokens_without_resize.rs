@@ -37,6 +37,16 @@ fn resizing_functions(facts: &Facts) -> Vec<String> {
         .collect()
 }
 
+/// Whether a resize follows the adding call: later in the same function (or, at module level,
+/// later in the file), by `resize_token_embeddings` or a project function that calls it.
+pub fn resized_after(facts: &Facts, file: &crate::scan::facts::FileFacts, add: &crate::scan::facts::Call) -> bool {
+    let helpers = resizing_functions(facts);
+    if add.scope.function.as_ref().is_some_and(|fun| helpers.contains(fun)) {
+        return true;
+    }
+    file.calls.iter().any(|r| (r.name == "resize_token_embeddings" || helpers.iter().any(|h| h == &r.name)) && r.scope == add.scope && r.span.line > add.span.line)
+}
+
 pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
     // A project that defines resize_token_embeddings is the modeling library itself.
     if facts.files.iter().any(|f| f.functions.iter().any(|d| d.name == "resize_token_embeddings")) {

@@ -1,18 +1,26 @@
-use crate::rank::rules::shared::heads;
+use crate::rank::rules::shared::{dataset_label_bounds, head_calls, heads, is_count_name};
+use crate::rank::rules::values::Values;
 use crate::rank::rules::{fingerprint, rule, Finding};
 use crate::scan::facts::{Facts, Span};
 
 rule!(
     HeadSmallerThanClasses,
     r#"## What it does
-Compares the model's classification head (`nn.Linear(in, N)` with a literal `N`) with the class
-counts the project states elsewhere: `num_classes = M`, `n_classes`, `num_labels`, `nc`,
-argparse defaults (`--num_classes`), dataclass fields, and `num_classes=`/`num_labels=`
-arguments.
+Compares the model's classification head with the classes the project uses:
+
+- a head `nn.Linear(in, N)` with a literal `N` against the class counts the project states
+  elsewhere: `num_classes = M`, `n_classes`, `num_labels`, `nc`, argparse defaults
+  (`--num_classes`), dataclass fields;
+- a head `nn.Linear(in, n)` or a 1x1 `nn.Conv2d(in, n, 1)` whose size is followed back to a
+  literal — an argparse default (`--classes`, default 3), a key of a JSON/YAML config the code
+  reads (`"n_cls": 2`), a constant, through the constructor arguments that build the model —
+  against the largest label a Dataset built in the same pipeline writes (`mask[blob] = cls`
+  with `cls` drawn from `1..len(CLASS_NAMES)`). The finding is at the line that set the size.
 
 ## Why is this bad?
 When the head has fewer outputs than there are classes, every label `>= N` makes
-`nll_loss`/`cross_entropy` fail with `t >= 0 && t < n_classes` on the GPU.
+`nll_loss`/`cross_entropy` fail with `t >= 0 && t < n_classes` on the GPU. A segmentation
+mask with background 0 and classes `1..K` needs `K + 1` output channels.
 
 ## Example
 ```python
@@ -20,18 +28,25 @@ NUM_CLASSES = 10
 model.fc = nn.Linear(512, 9)      # one output short
 ```
 
+```python
+parser.add_argument("--classes", type=int, default=3)   # masks hold 0 (background) and 1..3
+...
+self.outc = nn.Conv2d(base, n_classes, kernel_size=1)
+```
+
 Use instead:
 ```python
 model.fc = nn.Linear(512, NUM_CLASSES)
-```"#
+```
+
+```python
+parser.add_argument("--classes", type=int, default=4)   # background + 3 classes
+```
+
+## Known false positives
+A Dataset whose labels are remapped after `__getitem__` (in a collate function or the training
+step) is compared as it writes them."#
 );
-
-const COUNT_NAMES: &[&str] = &["num_classes", "n_classes", "nclasses", "nclass", "n_class", "num_class", "classes_num", "num_labels", "n_labels", "nc", "number_of_classes", "class_num", "num_cls"];
-
-fn is_count_name(name: &str) -> bool {
-    let n = name.rsplit(['.', '[']).next().unwrap_or(name).trim_matches(|c: char| c == '\'' || c == '"' || c == ']' || c == '-').to_ascii_lowercase();
-    COUNT_NAMES.contains(&n.as_str())
-}
 
 /// (value, file, span, how it was stated): assignments, dataclass fields and argparse
 /// defaults. Keyword arguments of library calls are left out: `num_classes=1000` there is
@@ -80,6 +95,7 @@ pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
     if !facts.calls().any(|(_, c)| crate::rank::rules::shared::is_loss_with_classes(c)) {
         return;
     }
+    check_against_data(facts, out);
     let counts = stated_counts(facts);
     for h in heads(facts).into_iter().filter(|h| h.out >= 2) {
         // counts stated in the head's own module or in modules it imports (by name)
@@ -97,6 +113,52 @@ pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
             message: format!("head {}(…, {}) has fewer outputs than the {m} classes stated at {file}:{}", h.call.func, h.out, span.line),
             evidence: vec![format!("class count: `{how}` at {file}:{}", span.line), format!("labels {}..{} would fail the loss", h.out, m - 1)],
             fingerprint: fingerprint("CS102", h.file, &scope, &format!("{}->{}", h.out, m)),
+            category: "label_out_of_range",
+            lint: true,
+        });
+    }
+}
+
+/// Heads whose size is followed back to a literal, against the labels of a Dataset built in the
+/// same pipeline (constructed in a file the size passed through, or in the head's own file).
+fn check_against_data(facts: &Facts, out: &mut Vec<Finding>) {
+    if !facts.files.iter().any(|f| f.classes.iter().any(|c| c.is_dataset())) {
+        return;
+    }
+    let values = Values::new(facts);
+    let bounds = dataset_label_bounds(&values);
+    if bounds.is_empty() {
+        return;
+    }
+    for (f, call, arg) in head_calls(facts) {
+        let Some(fi) = facts.file_index(&f.path) else { continue };
+        let Some(size) = values.int(fi, &call.scope, &arg.text, call.span) else { continue };
+        if size.value < 1 {
+            continue;
+        }
+        let mut pipeline = size.files.clone();
+        pipeline.push(f.path.clone());
+        let built_here = |class: &str| values.calls_named(class).any(|(cf, _)| pipeline.contains(&cf.path));
+        let Some(b) = bounds.iter().filter(|b| b.max >= size.value && built_here(b.class)).max_by_key(|b| b.max) else { continue };
+        let at_head = size.file == f.path && size.span == call.span;
+        let head = format!("{}(…, {}) at {}:{}", call.func, arg.text, f.path, call.span.line);
+        let labels = format!("{} writes labels up to {} at {}:{} (`{} = {}`)", b.class, b.max, b.file.path, b.site.span.line, b.site.target, b.site.value);
+        let (message, evidence) = if at_head {
+            (format!("head {head} has {} outputs, but {labels}: {} classes are needed", size.value, b.max + 1), vec![labels.clone()])
+        } else {
+            (
+                format!("`{}` sizes the head to {} outputs, but {} writes labels up to {}: {} classes are needed", size.how, size.value, b.class, b.max, b.max + 1),
+                vec![format!("head: {head}"), format!("labels: {labels}")],
+            )
+        };
+        let fp_file = facts.file(&size.file).unwrap_or(f);
+        out.push(Finding {
+            rule: "CS102",
+            file: size.file.clone(),
+            span: size.span,
+            message,
+            evidence,
+            fingerprint: fingerprint("CS102", fp_file, &call.scope.qualified(), &format!("{}->{}", size.value, b.max + 1)),
             category: "label_out_of_range",
             lint: true,
         });

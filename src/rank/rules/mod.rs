@@ -9,14 +9,19 @@ use crate::scan::facts::{Facts, FileFacts, Span};
 mod added_tokens_without_resize;
 mod bce_on_logits;
 mod class_count_disagrees_with_names;
+mod class_count_from_one_based_labels;
 mod head_smaller_than_classes;
 mod label_shift_in_getitem;
 mod mask_image_without_ignore_index;
 mod max_id_as_size;
+mod negative_default_id;
 mod one_based_label_map;
 mod sentinel_without_ignore_index;
+mod sequence_outgrows_position_table;
 mod vocab_size_excludes_added_tokens;
+mod zero_temperature_sampling;
 pub mod shared;
+pub mod values;
 
 /// Declares a rule type whose documentation is both its doc comment and `DOC`.
 macro_rules! rule {
@@ -149,6 +154,42 @@ pub const RULES: &[RuleInfo] = &[
         severity: "error",
         preview: true,
     },
+    RuleInfo {
+        code: "CS111",
+        name: "class-count-from-one-based-labels",
+        category: "label_out_of_range",
+        doc: class_count_from_one_based_labels::ClassCountFromOneBasedLabels::DOC,
+        check: class_count_from_one_based_labels::check,
+        severity: "error",
+        preview: true,
+    },
+    RuleInfo {
+        code: "CS112",
+        name: "negative-default-id",
+        category: "embedding_index_out_of_range",
+        doc: negative_default_id::NegativeDefaultId::DOC,
+        check: negative_default_id::check,
+        severity: "error",
+        preview: true,
+    },
+    RuleInfo {
+        code: "CS113",
+        name: "sequence-outgrows-position-table",
+        category: "embedding_index_out_of_range",
+        doc: sequence_outgrows_position_table::SequenceOutgrowsPositionTable::DOC,
+        check: sequence_outgrows_position_table::check,
+        severity: "error",
+        preview: true,
+    },
+    RuleInfo {
+        code: "CS114",
+        name: "zero-temperature-sampling",
+        category: "invalid_distribution",
+        doc: zero_temperature_sampling::ZeroTemperatureSampling::DOC,
+        check: zero_temperature_sampling::check,
+        severity: "error",
+        preview: true,
+    },
 ];
 
 pub fn find_rule(code: &str) -> Option<&'static RuleInfo> {
@@ -172,4 +213,116 @@ pub fn fingerprint(rule: &str, file: &FileFacts, scope: &str, what: &str) -> Str
 /// A rule's page in docs/rules/ (and its SARIF help text).
 pub fn markdown(r: &RuleInfo) -> String {
     format!("# {} ({})\n\nFailure class: `{}`.\n\n{}\n", r.code, r.name, r.category, r.doc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scan::facts::{ColumnFact, Facts};
+    use crate::scan::python::scan_source;
+
+    fn facts(files: &[(&str, &str)]) -> Facts {
+        Facts { files: files.iter().map(|(p, s)| scan_source(p, s)).collect(), warnings: vec![] }
+    }
+
+    fn found(f: &Facts) -> Vec<(&'static str, String, u32)> {
+        run_all(f).into_iter().map(|x| (x.rule, x.file, x.span.line)).collect()
+    }
+
+    const UNET_TRAIN: &str = "import argparse\nimport torch.nn as nn\nfrom data import Blobs\nfrom unet import UNet\np = argparse.ArgumentParser()\np.add_argument('--classes', type=int, default=CLASSES)\nargs = p.parse_args()\nds = Blobs()\nmodel = UNet(n_classes=args.classes)\ncriterion = nn.CrossEntropyLoss()\n";
+    const UNET: &str = "import torch.nn as nn\nclass UNet(nn.Module):\n    def __init__(self, n_classes, base=16):\n        super().__init__()\n        self.outc = nn.Conv2d(base, n_classes, kernel_size=1)\n";
+    const BLOBS: &str = "import torch\nfrom torch.utils.data import Dataset\nNAMES = ['a', 'b', 'c']\nclass Blobs(Dataset):\n    def __init__(self):\n        self.masks = []\n        for _ in range(4):\n            mask = torch.zeros(8, 8, dtype=torch.long)\n            cls = int(torch.randint(1, len(NAMES) + 1, (1,)))\n            mask[2:4] = cls\n            mask[0] = IGNORE\n            self.masks.append(mask)\n    def __getitem__(self, i):\n        return self.masks[i]\n";
+
+    #[test]
+    fn segmentation_head_sized_from_argparse_against_mask_values() {
+        let bad = facts(&[("train.py", &UNET_TRAIN.replace("CLASSES", "3")), ("unet.py", UNET), ("data.py", &BLOBS.replace("IGNORE", "255"))]);
+        assert!(found(&bad).contains(&("CS102", "train.py".into(), 6)), "{:?}", found(&bad));
+        // background + 3 classes = 4 channels: quiet (the 255 void pixels are not a class)
+        let good = facts(&[("train.py", &UNET_TRAIN.replace("CLASSES", "4")), ("unet.py", UNET), ("data.py", &BLOBS.replace("IGNORE", "255"))]);
+        assert!(!found(&good).iter().any(|f| f.0 == "CS102"), "{:?}", found(&good));
+    }
+
+    #[test]
+    fn named_sentinels_and_minus_100() {
+        let ds = "import torch.nn.functional as F\nfrom torch.utils.data import Dataset\nclass Seg(Dataset):\n    def __init__(self):\n        self.ignore_index = IGNORE\n    def encode(self, mask):\n        mask[mask == 0] = self.ignore_index\n        return mask\n    def __getitem__(self, i):\n        return self.encode(self.m[i])\ndef loss(x, y):\n    return F.cross_entropy(x, y)\n";
+        let bad = facts(&[("seg.py", &ds.replace("IGNORE", "250"))]);
+        assert_eq!(found(&bad), [("CS103", "seg.py".into(), 7)]);
+        let default_ignored = facts(&[("seg.py", &ds.replace("IGNORE", "-100"))]);
+        assert_eq!(found(&default_ignored), []);
+        let told = facts(&[("seg.py", &ds.replace("IGNORE", "250").replace("F.cross_entropy(x, y)", "F.cross_entropy(x, y, ignore_index=250)"))]);
+        assert_eq!(found(&told), []);
+    }
+
+    #[test]
+    fn label_noise_modulo_and_clamped_positions_stay_quiet() {
+        let src = include_str!("../../../fixtures/projects/c01-label-noise-mod/data.py");
+        let train = include_str!("../../../fixtures/projects/c01-label-noise-mod/train.py");
+        let f = facts(&[("data.py", src), ("train.py", train)]);
+        assert_eq!(found(&f), []);
+    }
+
+    #[test]
+    fn one_based_csv_labels_counted_by_distinct_values() {
+        let src = "import csv\nlabels = []\nfor row in csv.DictReader(open('grades.csv')):\n    labels.append(int(row['grade']))\nnum_classes = len(set(labels))\n";
+        let csv = |min, max| crate::scan::facts::FileFacts {
+            path: "grades.csv".into(),
+            columns: vec![ColumnFact { name: "grade".into(), min, max, distinct: 4, rows: 80 }],
+            ..Default::default()
+        };
+        let mut f = facts(&[("train.py", src)]);
+        f.files.push(csv(1, 4));
+        assert_eq!(found(&f), [("CS111", "train.py".into(), 4)]);
+        let mut zero_based = facts(&[("train.py", src)]);
+        zero_based.files.push(csv(0, 3));
+        assert_eq!(found(&zero_based), []);
+        let mut shifted = facts(&[("train.py", &src.replace("int(row['grade'])", "int(row['grade']) - 1"))]);
+        shifted.files.push(csv(1, 4));
+        assert_eq!(found(&shifted), []);
+    }
+
+    #[test]
+    fn negative_default_ids() {
+        let src = "import torch.nn as nn\nemb = nn.Embedding(100, 8)\nclass Vocab:\n    def lookup(self, toks):\n        return [self.stoi.get(t, -1) for t in toks]\n";
+        assert_eq!(found(&facts(&[("v.py", src)])), [("CS112", "v.py".into(), 5)]);
+        let checked = src.replace("[self.stoi.get(t, -1) for t in toks]", "[i if i >= 0 else 0 for i in (self.stoi.get(t, -1) for t in toks)]");
+        assert_eq!(found(&facts(&[("v.py", &checked)])), []);
+        let unk = src.replace("-1", "self.unk");
+        assert_eq!(found(&facts(&[("v.py", &unk)])), []);
+    }
+
+    const GPT: &str = "import torch\nimport torch.nn as nn\nclass GPT(nn.Module):\n    def __init__(self, config):\n        super().__init__()\n        self.wpe = nn.Embedding(config.block_size, 8)\n    def generate(self, idx, n):\n        for _ in range(n):\n            logits = self(idx)\n            nxt = torch.multinomial(logits.softmax(-1), 1)\n            idx = torch.cat((idx, nxt), dim=1)\n        return idx\n";
+
+    #[test]
+    fn generation_past_the_position_table() {
+        assert_eq!(found(&facts(&[("model.py", GPT)])), [("CS113", "model.py".into(), 9)]);
+        let cropped = GPT.replace("logits = self(idx)", "idx_cond = idx if idx.size(1) <= self.config.block_size else idx[:, -self.config.block_size:]\n            logits = self(idx_cond)");
+        assert_eq!(found(&facts(&[("model.py", &cropped)])), []);
+    }
+
+    #[test]
+    fn zero_temperature() {
+        let src = "import argparse\nimport torch\np = argparse.ArgumentParser()\np.add_argument('--temperature', type=float, default=0.0)\nargs = p.parse_args()\ndef sample(logits, temperature=1.0):\n    probs = torch.softmax(logits / temperature, -1)\n    return torch.multinomial(probs, 1)\nsample(x, temperature=args.temperature)\n";
+        assert_eq!(found(&facts(&[("s.py", src)])), [("CS114", "s.py".into(), 4)]);
+        let guarded = src.replace("    probs =", "    if temperature == 0:\n        return logits.argmax(-1)\n    probs =");
+        assert_eq!(found(&facts(&[("s.py", &guarded)])), []);
+        let nonzero = src.replace("default=0.0", "default=0.8");
+        assert_eq!(found(&facts(&[("s.py", &nonzero)])), []);
+    }
+
+    #[test]
+    fn class_count_as_largest_label() {
+        let src = "import torch.nn.functional as F\nn_classes = int(y_train.max())\nt = F.one_hot(y, num_classes=n_classes)\n";
+        assert_eq!(found(&facts(&[("t.py", src)])), [("CS108", "t.py".into(), 2)]);
+        let plus_one = src.replace("int(y_train.max())", "int(y_train.max()) + 1");
+        assert_eq!(found(&facts(&[("t.py", &plus_one)])), []);
+    }
+
+    #[test]
+    fn vocab_size_with_resize_after_adding_is_quiet() {
+        let src = "tokenizer = Tok()\nmodel = LM(vocab_size=tokenizer.vocab_size)\ntokenizer.add_special_tokens(['<x>'])\nmodel.resize_token_embeddings(len(tokenizer))\n";
+        assert_eq!(found(&facts(&[("train.py", src)])), []);
+        let no_resize = src.replace("model.resize_token_embeddings(len(tokenizer))\n", "");
+        let got = found(&facts(&[("train.py", &no_resize)]));
+        assert!(got.contains(&("CS110", "train.py".into(), 2)) && got.contains(&("CS104", "train.py".into(), 3)), "{got:?}");
+    }
 }

@@ -1,6 +1,6 @@
 //! Facts the rules share: which names hold labels, the model's head, the loss calls.
 
-use crate::scan::facts::{Call, Facts, FileFacts};
+use crate::scan::facts::{Arg, Call, Facts, FileFacts};
 
 /// Names that usually hold class labels (or segmentation masks).
 pub fn is_label_name(name: &str) -> bool {
@@ -28,22 +28,94 @@ pub struct Head<'a> {
 }
 
 pub fn heads(facts: &Facts) -> Vec<Head<'_>> {
+    head_calls(facts).into_iter().filter(|(_, c, _)| c.name.contains("Linear")).filter_map(|(file, call, out)| Some(Head { file, call, out: out.int? })).collect()
+}
+
+const HEAD_EXCLUDED: &[&str] = &["qkv", "proj", "query", "key", "value", "gate", "attn", "seq_relationship", "embed", "pos"];
+const HEAD_NAMES: &[&str] = &["fc", "classifier", "head", "cls", "out", "output", "logits", "model", "linear", "last", "final", "decoder"];
+
+/// The calls that may be a classification head, with their output-size argument: an
+/// `nn.Linear(in, out)` assigned to a head-like name (or the file's last one, in a file that
+/// computes a class-index loss), and a 1x1 convolution (`nn.Conv2d(in, n_classes, 1)`, the
+/// per-pixel classifier of a segmentation model) assigned to a head-like name.
+pub fn head_calls(facts: &Facts) -> Vec<(&FileFacts, &Call, &Arg)> {
     let mut out = Vec::new();
     for f in &facts.files {
         let linears: Vec<&Call> = f.calls.iter().filter(|c| c.name == "Linear" || c.name == "LazyLinear").collect();
+        let loss_here = f.calls.iter().any(is_loss_with_classes);
         for (i, c) in linears.iter().enumerate() {
-            let n_out = c.kwarg("out_features").or_else(|| c.positional(if c.name == "LazyLinear" { 0 } else { 1 })).and_then(|a| a.int);
-            let Some(n_out) = n_out else { continue };
+            let Some(n_out) = c.kwarg("out_features").or_else(|| c.positional(if c.name == "LazyLinear" { 0 } else { 1 })) else { continue };
             let target = c.assigned_to.as_deref().unwrap_or("").to_ascii_lowercase();
             let base = target.rsplit('.').next().unwrap_or(&target);
-            let excluded = ["qkv", "proj", "query", "key", "value", "gate", "attn", "seq_relationship", "embed", "pos"].iter().any(|w| base.contains(w));
-            let named = ["fc", "classifier", "head", "cls", "out", "output", "logits", "model", "linear", "last", "final", "decoder"].iter().any(|w| base.contains(w));
+            let excluded = HEAD_EXCLUDED.iter().any(|w| base.contains(w));
+            let named = HEAD_NAMES.iter().any(|w| base.contains(w));
             // an unnamed `nn.Linear` is a head only when it is the file's last one and the file
             // also computes a class-index loss
-            let loss_here = f.calls.iter().any(is_loss_with_classes);
             if !excluded && (named || i + 1 == linears.len() && loss_here) {
-                out.push(Head { file: f, call: c, out: n_out });
+                out.push((f, *c, n_out));
             }
+        }
+        for c in f.calls.iter().filter(|c| matches!(c.name.as_str(), "Conv1d" | "Conv2d" | "Conv3d")) {
+            let kernel = c.kwarg("kernel_size").or_else(|| c.positional(2)).and_then(|a| a.int);
+            let Some(n_out) = c.kwarg("out_channels").or_else(|| c.positional(1)) else { continue };
+            let target = c.assigned_to.as_deref().unwrap_or("").to_ascii_lowercase();
+            let base = target.rsplit('.').next().unwrap_or(&target);
+            let named = ["out", "classifier", "cls", "head", "logits", "score", "final", "pred", "seg"].iter().any(|w| base.contains(w)) && !HEAD_EXCLUDED.iter().any(|w| base.contains(w));
+            if kernel == Some(1) && named {
+                out.push((f, c, n_out));
+            }
+        }
+    }
+    out
+}
+
+const COUNT_NAMES: &[&str] = &["num_classes", "n_classes", "nclasses", "nclass", "n_class", "num_class", "classes_num", "num_labels", "n_labels", "nc", "number_of_classes", "class_num", "num_cls", "n_cls"];
+
+/// Names that usually hold a class count: `num_classes`, `n_classes`, `num_labels`, `nc`, ...
+pub fn is_count_name(name: &str) -> bool {
+    let n = name.rsplit(['.', '[']).next().unwrap_or(name).trim_matches(|c: char| c == '\'' || c == '"' || c == ']' || c == '-').to_ascii_lowercase();
+    COUNT_NAMES.contains(&n.as_str())
+}
+
+/// Names of values that mark pixels or samples to leave out of the loss: `ignore_index`,
+/// `IGNORE_LABEL`, `void_label`, `unlabeled`.
+pub fn is_sentinel_name(name: &str) -> bool {
+    let n = name.rsplit('.').next().unwrap_or(name).to_ascii_lowercase();
+    ["ignore", "void", "unlabeled", "unlabelled", "invalid_label", "dont_care", "dontcare"].iter().any(|w| n.contains(w))
+}
+
+/// The largest label a Dataset writes, when its label values are bounded by literals
+/// (`mask[blob] = cls` with `cls = randint(1, len(NAMES) + 1)`, `self.targets =
+/// torch.randint(0, 10, ...)`). Sentinels (negative, `>= 255`, or named like `ignore_index`)
+/// are left out: they are the sentinel rule's business.
+pub struct LabelBound<'a> {
+    pub file: &'a FileFacts,
+    pub class: &'a str,
+    pub max: i64,
+    /// The write of the largest label.
+    pub site: &'a crate::scan::facts::AssignFact,
+}
+
+pub fn dataset_label_bounds<'a>(values: &crate::rank::rules::values::Values<'a>) -> Vec<LabelBound<'a>> {
+    let facts = values.facts();
+    let mut out: Vec<LabelBound<'a>> = Vec::new();
+    for (fi, f) in facts.files.iter().enumerate() {
+        for class in f.classes.iter().filter(|c| c.is_dataset()) {
+            let mut best: Option<LabelBound<'a>> = None;
+            for a in f.assigns.iter().filter(|a| a.scope.class.as_deref() == Some(class.name.as_str()) && a.op.is_none()) {
+                let base = a.target.split('[').next().unwrap_or(&a.target);
+                if !(is_label_name(base) || is_label_name(&a.target)) || is_sentinel_name(&a.value) {
+                    continue;
+                }
+                let Some(o) = values.max_value(fi, &a.scope, &a.value, a.span) else { continue };
+                if o.value < 0 || o.value >= 255 {
+                    continue;
+                }
+                if best.as_ref().map_or(true, |b| o.value > b.max) {
+                    best = Some(LabelBound { file: f, class: &class.name, max: o.value, site: a });
+                }
+            }
+            out.extend(best);
         }
     }
     out
@@ -57,4 +129,13 @@ pub fn head_evidence(facts: &Facts) -> Option<String> {
 pub fn loss_evidence(facts: &Facts) -> Option<String> {
     let (f, c) = facts.calls().find(|(_, c)| is_loss_with_classes(c))?;
     Some(format!("loss: {} at {}:{}", c.func, f.path, c.span.line))
+}
+
+/// Whether file `f` imports the module of file `g` (by module name: `import data`,
+/// `from data import X`, `from . import data`, `from pkg.data import X`).
+pub fn imports(f: &FileFacts, g: &FileFacts) -> bool {
+    let base = g.path.rsplit('/').next().unwrap_or(&g.path);
+    let module = base.strip_suffix(".py").unwrap_or(base);
+    let module = if module == "__init__" { g.path.rsplit('/').nth(1).unwrap_or(module) } else { module };
+    f.imports.iter().any(|imp| imp.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|w| w == module))
 }

@@ -1,5 +1,7 @@
+use crate::rank::rules::added_tokens_without_resize::resized_after;
 use crate::rank::rules::{fingerprint, rule, Finding};
-use crate::scan::facts::{Facts, Span};
+use crate::rank::rules::shared::imports;
+use crate::scan::facts::{Facts, FileFacts, Span};
 
 rule!(
     VocabSizeExcludesAddedTokens,
@@ -22,7 +24,10 @@ embed = nn.Embedding(tokenizer.vocab_size, 512)
 Use instead:
 ```python
 embed = nn.Embedding(len(tokenizer), 512)
-```"#
+```
+
+A table sized before the tokens are added is fine when the embeddings are resized right after
+adding them (`model.resize_token_embeddings(len(tokenizer))`): the rule stays quiet then."#
 );
 
 fn uses_vocab_size(text: &str) -> bool {
@@ -30,11 +35,20 @@ fn uses_vocab_size(text: &str) -> bool {
 }
 
 pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
-    let adds = facts.calls().any(|(_, c)| (c.name == "add_tokens" || c.name == "add_special_tokens") && !c.func.starts_with("self."));
-    if !adds {
+    // tokens added (not by a tokenizer to itself) and not followed by a resize of the embeddings
+    let adding: Vec<&FileFacts> = facts
+        .calls()
+        .filter(|(f, c)| (c.name == "add_tokens" || c.name == "add_special_tokens") && !c.func.starts_with("self.") && !resized_after(facts, f, c))
+        .map(|(f, _)| f)
+        .collect();
+    if adding.is_empty() {
         return;
     }
     for f in &facts.files {
+        // the tokens must be added in this file or in one it imports or is imported by
+        if !adding.iter().any(|g| g.path == f.path || imports(f, g) || imports(g, f)) {
+            continue;
+        }
         let mut sites: Vec<(Span, String, String)> = Vec::new();
         for c in &f.calls {
             let sized = matches!(c.name.as_str(), "Embedding" | "EmbeddingBag") && c.positional(0).or(c.kwarg("num_embeddings")).is_some_and(|a| uses_vocab_size(&a.text));

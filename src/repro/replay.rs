@@ -1,0 +1,327 @@
+//! Replaying the failing predicate on the dumped batch with the launch geometry of the kernel
+//! the original log printed, and comparing the (block, thread) ids it predicts with the ids in
+//! that log: the same failure, or a different batch than the logged one.
+//!
+//! Each geometry (docs/kernels.md, `geometry` in grammars/kernels/*.toml) is a launch and a
+//! per-thread loop over the operand's elements. A thread flags itself at its first element
+//! that breaks the predicate, as the kernel's thread would print at its first failing element.
+//! The GPU path (`gpu.rs`, cudarc + NVRTC) runs the same loops as a kernel; the CPU path runs
+//! them here.
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+
+/// What the kernel asserts about each element of the operand.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Predicate {
+    pub lo: f64,
+    pub hi: f64,
+    /// `hi` is allowed (`[0, 1]` for BCE) or not (`[0, n_classes)`).
+    pub hi_inclusive: bool,
+    pub ignore: Option<f64>,
+}
+
+impl Predicate {
+    pub fn bad(&self, v: f64) -> bool {
+        if self.ignore == Some(v) {
+            return false;
+        }
+        let upper = if self.hi_inclusive { v <= self.hi } else { v < self.hi };
+        !(v >= self.lo && upper)
+    }
+}
+
+/// A launch: grid and block (x only; the replayed kernels are 1-D) and the loop each thread runs.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+pub enum Plan {
+    /// One block of `threads`; thread t checks elements t, t + threads, … (nll_loss reduce).
+    Strided { threads: u32 },
+    /// One element per thread: e = per_block·b + t + stride·j for j < per_thread.
+    Tiled { threads: u32, per_thread: u32 },
+    /// Per-sample blocks of 1024 threads (nll_loss2d): `map` elements per sample, `bps` blocks each.
+    PerSample { map: u64, bps: u32 },
+    /// One block per element position (vectorized gather): only the block id carries meaning.
+    BlockPerElement,
+    /// Consecutive runs of `per_block` elements per block (vectorized elementwise kernels such
+    /// as BCE): only the block id carries meaning.
+    Blocks { per_block: u32 },
+}
+
+impl Plan {
+    pub fn launch(&self, n: u64) -> (u32, u32) {
+        match *self {
+            Plan::Strided { threads } => (1, threads),
+            Plan::Tiled { threads, per_thread } => {
+                let per_block = u64::from(threads) * u64::from(per_thread);
+                (n.div_ceil(per_block).max(1) as u32, threads)
+            }
+            Plan::PerSample { map, bps } => ((n / map.max(1)) as u32 * bps, 1024),
+            Plan::BlockPerElement => (n.max(1) as u32, 1),
+            Plan::Blocks { per_block } => (n.div_ceil(u64::from(per_block)).max(1) as u32, 1),
+        }
+    }
+
+    /// Whether the log's thread ids mean anything for this plan (else compare blocks only).
+    pub fn threads_matter(&self) -> bool {
+        !matches!(self, Plan::BlockPerElement | Plan::Blocks { .. })
+    }
+}
+
+/// The nll_loss reduce kernel's block in recent torch: clamp(2^round(log2(N/16)), 32, 1024).
+pub fn nll_threads(n: u64) -> u32 {
+    let x = (n as f64 / 16.0).max(1.0);
+    let p = x.log2().round().clamp(5.0, 10.0);
+    2f64.powf(p) as u32
+}
+
+/// The plans to try for a geometry, most likely first (several where torch versions differ).
+pub fn plans(geometry: &str, shape: &[usize]) -> Vec<Plan> {
+    let n: u64 = shape.iter().map(|d| *d as u64).product();
+    match geometry {
+        "nll_reduce_block_32" => vec![Plan::Strided { threads: 32 }],
+        "nll_reduce_block" => {
+            let dynamic = nll_threads(n);
+            let mut v = vec![Plan::Strided { threads: 32 }];
+            if dynamic != 32 {
+                v.insert(0, Plan::Strided { threads: dynamic });
+            }
+            v
+        }
+        "row_1024" => vec![Plan::Tiled { threads: 1024, per_thread: 1 }],
+        "nll2d_per_sample" if shape.len() >= 2 => {
+            let map: u64 = shape[1..].iter().map(|d| *d as u64).product();
+            let bps = (map.div_ceil(1024) / 128).max(1) as u32;
+            vec![Plan::PerSample { map, bps }]
+        }
+        "scatter_gather" => vec![Plan::Tiled { threads: 128, per_thread: 8 }, Plan::Tiled { threads: 128, per_thread: 4 }],
+        "elementwise_512" => vec![Plan::Tiled { threads: 128, per_thread: 4 }],
+        "vectorized_gather" => vec![Plan::BlockPerElement],
+        // contiguous float32 in torch 2.11: 1024 elements per block; 512 in older builds
+        "bce" => vec![Plan::Blocks { per_block: 1024 }, Plan::Blocks { per_block: 512 }],
+        _ => Vec::new(),
+    }
+}
+
+/// The (block, thread) ids whose first checked element breaks the predicate.
+pub fn flagged_cpu(values: &[f64], plan: Plan, pred: &Predicate) -> BTreeSet<(u32, u32)> {
+    let n = values.len() as u64;
+    let (grid, block) = plan.launch(n);
+    let mut out = BTreeSet::new();
+    for b in 0..grid {
+        for t in 0..block {
+            if thread_fails(values, plan, pred, b, t) {
+                out.insert((b, t));
+            }
+        }
+    }
+    out
+}
+
+fn thread_fails(values: &[f64], plan: Plan, pred: &Predicate, b: u32, t: u32) -> bool {
+    let n = values.len() as u64;
+    let bad = |e: u64| e < n && pred.bad(values[e as usize]);
+    match plan {
+        Plan::Strided { threads } => (u64::from(t)..n).step_by(threads as usize).any(bad),
+        Plan::Tiled { threads, per_thread } => {
+            let base = u64::from(b) * u64::from(threads) * u64::from(per_thread) + u64::from(t);
+            (0..u64::from(per_thread)).any(|j| bad(base + u64::from(threads) * j))
+        }
+        Plan::PerSample { map, bps } => {
+            let sample = u64::from(b / bps);
+            let first = u64::from(b % bps) * 1024 + u64::from(t);
+            (first..map).step_by(1024 * bps as usize).any(|i| bad(sample * map + i))
+        }
+        Plan::BlockPerElement => bad(u64::from(b)),
+        Plan::Blocks { per_block } => {
+            let start = u64::from(b) * u64::from(per_block);
+            t == 0 && (start..start + u64::from(per_block)).any(bad)
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Outcome {
+    /// `same_failure`, `different_batch`, or `no_comparison` (see `message`).
+    pub verdict: &'static str,
+    pub message: String,
+    /// `gpu` (NVRTC kernel) or `cpu`.
+    pub backend: &'static str,
+    pub geometry: String,
+    pub plan: Option<Plan>,
+    /// The ids the replay predicts, and those the log printed (x components).
+    pub predicted: Vec<[u32; 2]>,
+    pub logged: Vec<[u32; 2]>,
+}
+
+/// Compare the predicted ids with the logged ones. The log may hold fewer ids than failed (a
+/// capped printf buffer, a cut-off paste): a logged set inside the predicted one still counts
+/// as the same failure when it is marked truncated.
+pub fn compare(predicted: &BTreeSet<(u32, u32)>, logged: &BTreeSet<(u32, u32)>, threads_matter: bool, truncated: bool) -> bool {
+    let key = |s: &BTreeSet<(u32, u32)>| -> BTreeSet<(u32, u32)> { s.iter().map(|(b, t)| if threads_matter { (*b, *t) } else { (*b, 0) }).collect() };
+    let (p, l) = (key(predicted), key(logged));
+    if truncated {
+        !l.is_empty() && l.is_subset(&p)
+    } else {
+        p == l
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LABELS: Predicate = Predicate { lo: 0.0, hi: 3.0, hi_inclusive: false, ignore: Some(-100.0) };
+
+    #[test]
+    fn nll_reduce_threads_are_rows_mod_block() {
+        let mut v = vec![0.0; 100];
+        v[5] = 3.0;
+        v[37] = 3.0;
+        v[70] = -100.0;
+        let f = flagged_cpu(&v, Plan::Strided { threads: 32 }, &LABELS);
+        assert_eq!(f.into_iter().collect::<Vec<_>>(), vec![(0, 5)]);
+        assert_eq!(nll_threads(3000), 256);
+        assert_eq!(nll_threads(100), 32);
+        assert_eq!(nll_threads(200_000), 1024);
+    }
+
+    #[test]
+    fn per_sample_and_tiled() {
+        // 2 samples of 4x4 pixels; sample 1 pixel 6 bad
+        let mut v = vec![0.0; 32];
+        v[16 + 6] = 7.0;
+        let plan = plans("nll2d_per_sample", &[2, 4, 4])[0];
+        assert_eq!(flagged_cpu(&v, plan, &LABELS).into_iter().collect::<Vec<_>>(), vec![(1, 6)]);
+        let mut v = vec![0.0; 3000];
+        v[1100] = 5.0;
+        let f = flagged_cpu(&v, Plan::Tiled { threads: 128, per_thread: 8 }, &LABELS);
+        assert_eq!(f.into_iter().collect::<Vec<_>>(), vec![(1, 76)]);
+    }
+
+    #[test]
+    fn comparison() {
+        let p: BTreeSet<(u32, u32)> = [(0, 5), (0, 9)].into();
+        assert!(compare(&p, &p.clone(), true, false));
+        assert!(!compare(&p, &[(0, 5)].into(), true, false));
+        assert!(compare(&p, &[(0, 5)].into(), true, true));
+        assert!(!compare(&p, &[(0, 6)].into(), true, true));
+        assert!(compare(&[(4, 0)].into(), &[(4, 17)].into(), false, false));
+    }
+}
+
+/// Where the replay runs: `auto` tries the GPU and falls back to the CPU with a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Auto,
+    Gpu,
+    Cpu,
+}
+
+fn no_comparison(message: String, geometry: &str) -> Outcome {
+    Outcome { verdict: "no_comparison", message, backend: "cpu", geometry: geometry.to_string(), plan: None, predicted: Vec::new(), logged: Vec::new() }
+}
+
+/// Replay the witness's operand (the dumped `.npy` in `out_dir`) against the first assert site
+/// of the original log.
+pub fn against_log(
+    witness: &serde_json::Value,
+    out_dir: &std::path::Path,
+    log: &crate::log::collect::Incident,
+    asserts: &[crate::report::model::AssertSite],
+    backend: Backend,
+    python: Option<&str>,
+) -> Outcome {
+    use serde_json::Value;
+    let op = witness.get("op").and_then(Value::as_str).unwrap_or("");
+    // the assert site of the same op, else the first one
+    let pick = asserts.iter().position(|a| a.signature.as_ref().is_some_and(|s| op.starts_with(&s.op) || s.op.starts_with(op))).or(if asserts.is_empty() { None } else { Some(0) });
+    let Some(i) = pick else { return no_comparison("the log holds no device-assert line to compare with".into(), "") };
+    let site = &asserts[i];
+    let Some(geometry) = site.signature.as_ref().and_then(|s| s.geometry.clone()) else {
+        return no_comparison("the knowledge base has no launch geometry for the logged kernel".into(), "");
+    };
+    if let Some(why) = crate::kb::geometry::no_position_reason(&geometry) {
+        return no_comparison(format!("the logged ids carry no position: {why}"), &geometry);
+    }
+    let tensor = witness.get("tensor").and_then(Value::as_str).unwrap_or("");
+    let Some(file) = witness.get("tensors").and_then(|t| t.get(tensor)).and_then(Value::as_str) else {
+        return no_comparison(format!("the witness holds no dump of `{tensor}` (was --no-values given?)"), &geometry);
+    };
+    let arr = match crate::repro::npy::read(&out_dir.join(file)) {
+        Ok(a) => a,
+        Err(e) => return no_comparison(format!("cannot read the dumped batch: {e}"), &geometry),
+    };
+    let bound = witness.get("bound").and_then(|b| b.get("value"));
+    let pred = match (witness.get("category").and_then(Value::as_str), bound.and_then(Value::as_f64)) {
+        (Some("probability_out_of_range"), _) => Predicate { lo: 0.0, hi: 1.0, hi_inclusive: true, ignore: None },
+        (_, Some(hi)) => Predicate { lo: 0.0, hi, hi_inclusive: false, ignore: witness.get("ignore_index").and_then(Value::as_f64) },
+        _ => return no_comparison("the witness names no bound to replay".into(), &geometry),
+    };
+    let plans = plans(&geometry, &arr.shape);
+    if plans.is_empty() {
+        return no_comparison(format!("no replay for the `{geometry}` launch yet"), &geometry);
+    }
+    let logged: BTreeSet<(u32, u32)> = log.sites.sites.get(i).map(|s| s.distinct.iter().map(|k| (k[0], k[3])).collect()).unwrap_or_default();
+    let truncated = site.hits.truncated || site.truncated || log.sites.sites.get(i).is_some_and(|s| s.distinct_capped);
+    let mut note = String::new();
+    let use_gpu = match backend {
+        Backend::Cpu => false,
+        Backend::Gpu | Backend::Auto => match crate::repro::gpu::available(python) {
+            Ok(from) => {
+                note = format!("NVRTC from {from}. ");
+                true
+            }
+            Err(why) => {
+                note = format!("GPU replay not possible ({why}); replayed on the CPU. ");
+                false
+            }
+        },
+    };
+    let mut first: Option<(Plan, BTreeSet<(u32, u32)>, &'static str)> = None;
+    for plan in plans {
+        let (set, used) = if use_gpu {
+            match crate::repro::gpu::flagged(&arr.values, plan, &pred) {
+                Ok(s) => (s, "gpu"),
+                Err(e) => {
+                    note = format!("GPU replay failed ({e}); replayed on the CPU. ");
+                    (flagged_cpu(&arr.values, plan, &pred), "cpu")
+                }
+            }
+        } else {
+            (flagged_cpu(&arr.values, plan, &pred), "cpu")
+        };
+        if compare(&set, &logged, plan.threads_matter(), truncated) {
+            let (grid, block) = plan.launch(arr.values.len() as u64);
+            return Outcome {
+                verdict: "same_failure",
+                message: format!(
+                    "{note}same failure: the replayed batch fails on exactly the {} the log printed ({} of them; <<<{grid}, {block}>>>)",
+                    if plan.threads_matter() { "(block, thread) ids" } else { "blocks" },
+                    logged.len()
+                ),
+                backend: used,
+                geometry,
+                plan: Some(plan),
+                predicted: set.iter().map(|(b, t)| [*b, *t]).collect(),
+                logged: logged.iter().map(|(b, t)| [*b, *t]).collect(),
+            };
+        }
+        first.get_or_insert((plan, set, used));
+    }
+    let (plan, set, used) = first.expect("at least one plan ran");
+    Outcome {
+        verdict: "different_batch",
+        message: format!(
+            "{note}a different batch than the logged one: the replay flags {} id(s), the log printed {} ({} in common)",
+            set.len(),
+            logged.len(),
+            set.intersection(&logged).count()
+        ),
+        backend: used,
+        geometry,
+        plan: Some(plan),
+        predicted: set.iter().map(|(b, t)| [*b, *t]).collect(),
+        logged: logged.iter().map(|(b, t)| [*b, *t]).collect(),
+    }
+}

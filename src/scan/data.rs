@@ -1,0 +1,312 @@
+//! Config and data files the code reads by a literal path: `json.load(open("cfg.json"))`,
+//! `parser.add_argument("--config", default="configs/x.json")`, `open("labels.csv")`.
+//!
+//! A JSON config becomes assignments, one per scalar, keyed by its dotted path
+//! (`model.n_cls = 2`, at the key's line), so the rules read it like YAML configs and Python
+//! constants; a list becomes an assignment with its length. A CSV/TSV file becomes the integer
+//! columns of its first 10,000 rows (min, max, distinct values), so that labels read from it
+//! can be checked against the class count the code derives.
+
+use std::collections::{BTreeSet, HashSet};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+use crate::scan::facts::{AssignFact, ColumnFact, FileFacts, Scope, Span};
+
+/// JSON configs larger than this are data, not configs: not read.
+pub const MAX_JSON_BYTES: u64 = 1 << 20;
+/// Rows of a CSV/TSV file read to learn its columns.
+pub const MAX_CSV_ROWS: usize = 10_000;
+const MAX_JSON_VALUES: usize = 10_000;
+
+/// The data-file paths a Python file names in string literals (call arguments, argparse
+/// defaults, assignments): `"configs/x.json"`, `'train.csv'`.
+pub fn referenced_paths(f: &FileFacts) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut take = |text: &str| {
+        let t = text.trim();
+        let inner = t.strip_prefix(['"', '\'']).and_then(|x| x.strip_suffix(['"', '\'']));
+        if let Some(p) = inner {
+            let lower = p.to_ascii_lowercase();
+            if !p.is_empty() && !p.contains(['{', '"', '\'', '\n', '*']) && [".json", ".csv", ".tsv"].iter().any(|x| lower.ends_with(x)) {
+                out.insert(p.to_string());
+            }
+        }
+    };
+    for c in &f.calls {
+        for a in &c.args {
+            take(&a.text);
+        }
+    }
+    for a in &f.assigns {
+        take(&a.value);
+    }
+    out
+}
+
+/// Where a literal path named in `from` points inside the project: relative to the project
+/// root, else to the naming file's directory. Never leaves the root.
+pub fn resolve_reference(root: &Path, from: &str, path: &str) -> Option<String> {
+    let path = path.strip_prefix("./").unwrap_or(path);
+    if path.starts_with('/') || path.split('/').any(|c| c == "..") || path.contains('\\') {
+        return None;
+    }
+    let dir = from.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+    let candidates = [path.to_string(), if dir.is_empty() { path.to_string() } else { format!("{dir}/{path}") }];
+    for rel in candidates {
+        let full = root.join(&rel);
+        let Ok(meta) = std::fs::symlink_metadata(&full) else { continue };
+        if meta.is_file() {
+            return Some(rel);
+        }
+    }
+    None
+}
+
+fn assign(target: String, value: String, int: Option<i64>, len: Option<i64>, line: u32) -> AssignFact {
+    AssignFact {
+        target,
+        value,
+        op: None,
+        shift: None,
+        int,
+        len,
+        span: Span { line, column: 1, end_line: line, end_column: 1 },
+        scope: Scope::default(),
+    }
+}
+
+enum Frame {
+    /// An object: the key whose value comes next, with its line.
+    Object(Option<(String, u32)>),
+    /// An array: the key it sits under (if directly under an object key), its line, and the
+    /// number of elements seen so far.
+    Array(Option<(String, u32)>, i64),
+}
+
+/// A JSON config → one assignment per scalar (dotted key path) and per list (its length).
+/// Values inside lists are not recorded. Invalid JSON yields what was read before the error.
+pub fn scan_json(path: &str, text: &str) -> FileFacts {
+    let mut facts = FileFacts { path: path.to_string(), ..Default::default() };
+    let bytes = text.as_bytes();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut line: u32 = 1;
+    let mut i = 0;
+    // the dotted path of the keys of the open objects, with arrays marked as `[]`
+    let key_path = |stack: &[Frame], key: &str| -> Option<String> {
+        let mut parts = Vec::new();
+        for f in stack {
+            match f {
+                Frame::Object(Some((k, _))) => parts.push(k.clone()),
+                Frame::Object(None) => {}
+                Frame::Array(..) => return None,
+            }
+        }
+        parts.push(key.to_string());
+        Some(parts.join("."))
+    };
+    while i < bytes.len() && facts.assigns.len() < MAX_JSON_VALUES {
+        let c = bytes[i];
+        match c {
+            b'\n' => {
+                line += 1;
+                i += 1;
+            }
+            b' ' | b'\t' | b'\r' | b',' => i += 1,
+            b'{' => {
+                if let Some(Frame::Array(_, n)) = stack.last_mut() {
+                    *n += 1;
+                }
+                stack.push(Frame::Object(None));
+                i += 1;
+            }
+            b'[' => {
+                let under = match stack.last_mut() {
+                    Some(Frame::Object(k)) => k.clone(),
+                    Some(Frame::Array(_, n)) => {
+                        *n += 1;
+                        None
+                    }
+                    None => None,
+                };
+                stack.push(Frame::Array(under, 0));
+                i += 1;
+            }
+            b'}' => {
+                stack.pop();
+                if let Some(Frame::Object(k)) = stack.last_mut() {
+                    *k = None;
+                }
+                i += 1;
+            }
+            b']' => {
+                let closed = stack.pop();
+                if let Some(Frame::Object(k)) = stack.last_mut() {
+                    *k = None;
+                }
+                if let Some(Frame::Array(Some((key, at)), n)) = closed {
+                    if let Some(full) = key_path(&stack, &key) {
+                        facts.assigns.push(assign(full, format!("[{n} items]"), None, Some(n), at));
+                    }
+                }
+                i += 1;
+            }
+            b':' => i += 1,
+            _ => {
+                // a string or a bare scalar
+                let start = i;
+                let start_line = line;
+                let token = if c == b'"' {
+                    i += 1;
+                    while i < bytes.len() && bytes[i] != b'"' {
+                        if bytes[i] == b'\\' {
+                            i += 1;
+                        }
+                        if i < bytes.len() && bytes[i] == b'\n' {
+                            line += 1;
+                        }
+                        i += 1;
+                    }
+                    i += 1;
+                    text.get(start..i.min(bytes.len())).unwrap_or("")
+                } else {
+                    while i < bytes.len() && !matches!(bytes[i], b',' | b'}' | b']' | b'\n' | b' ' | b'\t' | b'\r' | b':') {
+                        i += 1;
+                    }
+                    if i == start {
+                        i += 1;
+                        continue;
+                    }
+                    text.get(start..i).unwrap_or("")
+                };
+                match stack.last_mut() {
+                    Some(Frame::Object(k @ None)) => {
+                        // a key: remember it until its value
+                        let key = token.trim_matches('"').to_string();
+                        *k = Some((key, start_line));
+                    }
+                    Some(Frame::Object(k @ Some(_))) => {
+                        let (key, at) = k.take().unwrap();
+                        if let Some(full) = key_path(&stack, &key) {
+                            let int = token.parse::<i64>().ok();
+                            facts.assigns.push(assign(full, token.chars().take(200).collect(), int, None, at));
+                        }
+                    }
+                    Some(Frame::Array(_, n)) => *n += 1,
+                    None => {}
+                }
+            }
+        }
+    }
+    facts
+}
+
+/// The integer columns of a CSV (or TSV) file's first rows.
+pub fn scan_csv(path: &str, full: &Path) -> Option<FileFacts> {
+    let file = std::fs::File::open(full).ok()?;
+    let reader = BufReader::new(file);
+    let delim = if path.to_ascii_lowercase().ends_with(".tsv") { '\t' } else { ',' };
+    let mut lines = reader.lines();
+    let header = lines.next()?.ok()?;
+    let names: Vec<String> = split_row(&header, delim).into_iter().map(|n| n.trim().trim_matches('"').to_string()).collect();
+    struct Col {
+        ints: bool,
+        min: i64,
+        max: i64,
+        seen: HashSet<i64>,
+        rows: usize,
+    }
+    let mut cols: Vec<Col> = names.iter().map(|_| Col { ints: true, min: i64::MAX, max: i64::MIN, seen: HashSet::new(), rows: 0 }).collect();
+    for row in lines.take(MAX_CSV_ROWS) {
+        let Ok(row) = row else { break };
+        if row.trim().is_empty() {
+            continue;
+        }
+        for (c, v) in cols.iter_mut().zip(split_row(&row, delim)) {
+            let v = v.trim().trim_matches('"');
+            if v.is_empty() || !c.ints {
+                continue;
+            }
+            match v.parse::<i64>() {
+                Ok(n) => {
+                    c.min = c.min.min(n);
+                    c.max = c.max.max(n);
+                    if c.seen.len() < MAX_CSV_ROWS {
+                        c.seen.insert(n);
+                    }
+                    c.rows += 1;
+                }
+                Err(_) => c.ints = false,
+            }
+        }
+    }
+    let columns = names
+        .into_iter()
+        .zip(cols)
+        .filter(|(n, c)| !n.is_empty() && c.ints && c.rows > 0)
+        .map(|(name, c)| ColumnFact { name, min: c.min, max: c.max, distinct: c.seen.len(), rows: c.rows })
+        .collect();
+    Some(FileFacts { path: path.to_string(), columns, ..Default::default() })
+}
+
+fn split_row(row: &str, delim: char) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut quoted = false;
+    let mut start = 0;
+    for (i, c) in row.char_indices() {
+        if c == '"' {
+            quoted = !quoted;
+        } else if c == delim && !quoted {
+            out.push(&row[start..i]);
+            start = i + c.len_utf8();
+        }
+    }
+    out.push(&row[start..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn get<'a>(f: &'a FileFacts, t: &str) -> Option<&'a AssignFact> {
+        f.assigns.iter().find(|a| a.target == t)
+    }
+
+    #[test]
+    fn json_keys_become_dotted_assignments_at_their_lines() {
+        let text = "{\n  \"experiment\": \"x\",\n  \"model\": {\n    \"arch\": \"resnet8\",\n    \"n_cls\": 2\n  },\n  \"temperature\": 0.0,\n  \"sizes\": [1, 2, {\"a\": 3}],\n  \"after\": -4\n}\n";
+        let f = scan_json("c.json", text);
+        let n = get(&f, "model.n_cls").unwrap();
+        assert_eq!((n.int, n.span.line), (Some(2), 5));
+        assert_eq!(get(&f, "model.arch").unwrap().value, "\"resnet8\"");
+        assert_eq!(get(&f, "temperature").unwrap().value, "0.0");
+        assert_eq!(get(&f, "sizes").unwrap().len, Some(3));
+        assert!(get(&f, "a").is_none() && get(&f, "sizes.a").is_none(), "values inside lists are not config keys");
+        assert_eq!(get(&f, "after").unwrap().int, Some(-4));
+    }
+
+    #[test]
+    fn literal_paths_are_found_and_stay_inside_the_root() {
+        let f = crate::scan::python::scan_source(
+            "train.py",
+            "p.add_argument('--config', default='configs/a.json')\nwith open(\"gen.json\") as f: pass\ndf = pd.read_csv('data/x.csv')\nopen(f'{d}.json')\n",
+        );
+        let got: Vec<String> = referenced_paths(&f).into_iter().collect();
+        assert_eq!(got, ["configs/a.json", "data/x.csv", "gen.json"]);
+        assert_eq!(resolve_reference(Path::new("/nonexistent"), "train.py", "../etc/passwd"), None);
+    }
+
+    #[test]
+    fn csv_integer_columns() {
+        let dir = std::env::temp_dir().join(format!("cudasleuth-csv-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("x.csv");
+        std::fs::write(&p, "a,grade,name\n1.5,4,\"x, y\"\n2.5,1,z\n0.1,2,w\n").unwrap();
+        let f = scan_csv("x.csv", &p).unwrap();
+        std::fs::remove_dir_all(&dir).ok();
+        assert_eq!(f.columns.len(), 1);
+        let g = &f.columns[0];
+        assert_eq!((g.name.as_str(), g.min, g.max, g.distinct, g.rows), ("grade", 1, 4, 3, 3));
+    }
+}
