@@ -105,6 +105,11 @@ enum Command {
         #[arg(long, short)]
         quiet: bool,
     },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = "Examples:\n  cudasleuth completions bash > ~/.local/share/bash-completion/completions/cudasleuth\n  cudasleuth completions zsh > \"${fpath[1]}/_cudasleuth\"\n  cudasleuth completions fish > ~/.config/fish/completions/cudasleuth.fish")]
+    Completions {
+        shell: clap_complete::Shell,
+    },
     /// Print a rule's documentation (all rules without a code).
     #[command(after_help = "Examples:\n  cudasleuth rule\n  cudasleuth rule CS101\n  cudasleuth rule --format markdown CS103")]
     Rule {
@@ -203,6 +208,11 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Explain { logs, format, redact, color, project } => explain(logs, format, redact, color, project),
         Command::Kernels { op, category, format } => kernels(op, category, format),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            clap_complete::generate(shell, &mut Cli::command(), "cudasleuth", &mut std::io::stdout());
+            ExitCode::SUCCESS
+        }
         Command::Rule { code, format } => rule(code, format),
         Command::Lint { paths, format, exit_zero, no_cache, preview, color } => lint(paths, format, exit_zero, no_cache, preview, color),
         Command::Repro { command, project, cpu, sweep, timeout, out, no_values, print_env, read, log, replay, format, color, quiet } => {
