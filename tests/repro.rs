@@ -153,6 +153,26 @@ fn every_fixture_bug_is_caught_and_the_controls_pass() {
                 let one_hot = v["witness"]["op"] == "one_hot" && caught == "index_out_of_range";
                 assert!(caught == class || one_hot, "{name}: caught {caught}, expected {class}");
                 assert_eq!(v["suspects"][0]["confirmed"], true, "{name}: {}", v["suspects"]);
+                // the run confirms the line that made the value, first
+                let culprit = &exp["culprit"];
+                assert_eq!(
+                    (v["suspects"][0]["file"].as_str(), v["suspects"][0]["line"].as_u64()),
+                    (culprit["file"].as_str(), culprit["line"].as_u64()),
+                    "{name}: {}",
+                    v["suspects"][0]
+                );
+                // each provenance outcome, from a project that shows it
+                let kind = v["witness"]["provenance"]["kind"].as_str().unwrap_or("");
+                let expected_kind = match name.as_str() {
+                    "000-seed-blog" | "002-semseg-void-250" => Some("code_line"),
+                    "001-unet-mask-classes" | "004-yaml-nc-mismatch" => Some("raw_data"),
+                    "005-movielens-one-based-ids" => Some("outside_getitem"),
+                    "003-tokenizer-added-tokens" => Some("not_replayable"),
+                    _ => None,
+                };
+                if let Some(k) = expected_kind {
+                    assert_eq!(kind, k, "{name}: {}", v["witness"]["provenance"]);
+                }
             }
             None => {
                 assert_eq!(out.status.code(), Some(0), "{name}: {}", String::from_utf8_lossy(&out.stderr));

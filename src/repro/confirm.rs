@@ -159,7 +159,7 @@ pub fn confirm(report: &mut Report, root: Option<&Path>, files: Option<&ProjectF
         }
     }
     // the class and the bound are proven; which static suspects fit them?
-    let mut confirmed = Vec::new();
+    let mut confirmed: Vec<Suspect> = Vec::new();
     let mut rest = Vec::new();
     for mut s in std::mem::take(&mut report.suspects) {
         let class = crate::rank::rules::RULES.iter().find(|r| r.code == s.rule).map(|r| r.category).unwrap_or("");
@@ -181,6 +181,14 @@ pub fn confirm(report: &mut Report, root: Option<&Path>, files: Option<&ProjectF
             rest.push(s);
         }
     }
+    // the files the run went through come first (a notebook export and its .ipynb say the
+    // same thing; the one that ran is the one to fix)
+    let ran: Vec<String> = w
+        .get("stack")
+        .and_then(Value::as_array)
+        .map(|s| s.iter().filter_map(|f| f.get("file").and_then(Value::as_str)).filter_map(|f| project_path(f, root, files)).collect())
+        .unwrap_or_default();
+    confirmed.sort_by_key(|s| !ran.contains(&s.file));
     let mut out = confirmed;
     // where the value was read (raw_data) or changed after __getitem__ (a collate_fn)
     if let Some((sentence, Some((file, line)))) = &named {
