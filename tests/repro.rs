@@ -295,3 +295,34 @@ fn replay_against_the_original_log_names_the_same_failure_or_a_different_batch()
     assert_eq!(v["replay"]["verdict"], "different_batch", "{}", v["replay"]);
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_the_command_and_everything_it_started() {
+    let d = tmp("sigint");
+    let marker = d.join("child.pid");
+    let script = format!("sleep 60 & echo $! > {}; wait", marker.display());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cudasleuth"))
+        .args(["repro", "-q", "--format", "json", "--", "sh", "-c", &script])
+        .current_dir(&d)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while !marker.exists() && start.elapsed().as_secs() < 20 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    // SAFETY: sends SIGINT to the repro process we started (as a terminal's Ctrl-C would).
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(start.elapsed().as_secs() < 20);
+    let pid = std::fs::read_to_string(&marker).unwrap().trim().to_string();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert!(!Path::new(&format!("/proc/{pid}")).exists() || std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.contains(") Z")), "grandchild {pid} survived Ctrl-C");
+    let _ = std::fs::remove_dir_all(&d);
+}
