@@ -52,6 +52,7 @@ import sys
 import threading
 import time
 import traceback
+import weakref
 
 _SHIM_FILE = os.path.realpath(__file__) if "__file__" in globals() else "<cudasleuth_shim>"
 if _SHIM_FILE.endswith((".pyc", ".pyo")):
@@ -91,6 +92,8 @@ class _State(object):
         self.real_cuda_available = None
         self.main_pid = os.getpid()
         self.prev_excepthook = None
+        # integer tensors of the current batch: id -> (weakref, where their values changed)
+        self.taint = {}
 
 
 _S = _State()
@@ -601,6 +604,92 @@ def _run_check(chk, func, args, kwargs):
         _report(v)
 
 
+
+# --------------------------------------------------------------------------
+# where a batch's integer tensors change on the way to the op (outside __getitem__)
+# --------------------------------------------------------------------------
+
+# ops that move, copy or reshape values without changing them
+_KEEP_VALUES = frozenset((
+    "_to_copy", "to", "clone", "contiguous", "view", "_unsafe_view", "reshape", "expand",
+    "squeeze", "unsqueeze", "t", "transpose", "permute", "slice", "select", "detach", "alias",
+    "lift_fresh", "lift_fresh_copy", "flatten", "copy_", "_reshape_alias", "as_strided",
+    "unbind", "split", "split_with_sizes", "chunk", "narrow", "repeat", "cat", "stack",
+))
+_MAX_TAINT = 64
+
+
+def _is_int_tensor(x):
+    torch = _torch()
+    return isinstance(x, torch.Tensor) and not x.is_floating_point() and not x.is_complex() \
+        and x.dtype != torch.bool
+
+
+def _taint_batch(data, path="batch", depth=0):
+    """Remember the integer tensors of a batch the DataLoader returned (labels, ids, masks)."""
+    if depth == 0:
+        _S.taint = {}
+    if depth > 2 or len(_S.taint) >= _MAX_TAINT:
+        return
+    if _is_int_tensor(data):
+        _S.taint[id(data)] = (weakref.ref(data), {"field": path, "changed": None})
+    elif isinstance(data, (list, tuple)):
+        for i, x in enumerate(data[:16]):
+            _taint_batch(x, "%s[%d]" % (path, i), depth + 1)
+    elif isinstance(data, dict):
+        for k in list(data)[:16]:
+            _taint_batch(data[k], "%s[%r]" % (path, k), depth + 1)
+
+
+def _taint_of(t):
+    rec = _S.taint.get(id(t))
+    if rec is not None and rec[0]() is t:
+        return rec[1]
+    return None
+
+
+def _first_user_line():
+    f = sys._getframe(2)
+    while f is not None:
+        fn = f.f_code.co_filename
+        if _is_user_file(fn):
+            line = f.f_lineno
+            return {"file": os.path.abspath(fn) if not fn.startswith("<") else fn, "line": line,
+                    "function": f.f_code.co_name, "code": linecache.getline(fn, line).strip()}
+        f = f.f_back
+    return None
+
+
+def _propagate_taint(func, args, kwargs, out):
+    """Outputs of an op on a remembered tensor are remembered too, with the line that changed
+    the values (ops in _KEEP_VALUES keep the input's record)."""
+    src = None
+    torch = _torch()
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            src = _taint_of(a)
+        elif isinstance(a, (list, tuple)):
+            for b in a:
+                if isinstance(b, torch.Tensor):
+                    src = _taint_of(b)
+                    if src is not None:
+                        break
+        if src is not None:
+            break
+    if src is None:
+        return
+    name = getattr(getattr(func, "overloadpacket", None), "__name__", str(func))
+    if name in _KEEP_VALUES:
+        rec = src
+    else:
+        where = _first_user_line()
+        rec = {"field": src["field"], "changed": dict(where or {}, op="aten::" + name)}
+    outs = out if isinstance(out, (list, tuple)) else (out,)
+    for o in outs:
+        if _is_int_tensor(o) and len(_S.taint) < 4 * _MAX_TAINT:
+            _S.taint[id(o)] = (weakref.ref(o), rec)
+
+
 def _make_guard_class():
     from torch.utils._python_dispatch import TorchDispatchMode
     cache = _CHECK_CACHE
@@ -617,7 +706,13 @@ def _make_guard_class():
                 chk = None
             if chk is not None and not _S.tripped:
                 _run_check(chk, func, args, kwargs)
-            return func(*args, **kwargs)
+            out = func(*args, **kwargs)
+            if _S.taint:
+                try:
+                    _propagate_taint(func, args, kwargs, out)
+                except Exception:
+                    pass
+            return out
 
     return CudasleuthGuard
 
@@ -777,6 +872,10 @@ def _report(v):
         w["provenance"] = _provenance(first_value, first_sample, cur)
     except BaseException as e:
         w["provenance"] = {"kind": "not_replayable", "reason": "provenance failed: %s" % _short_exc(e)}
+    try:
+        _name_the_step(w, t)
+    except Exception:
+        pass
     try:
         _write_json(name, w)
     except Exception as e:
@@ -1021,6 +1120,8 @@ def _patch_dataloader():
                 indices = list(idx) if idx is not None else []
             indices = [int(i) if hasattr(i, "__index__") and not isinstance(i, bool) else i
                        for i in indices]
+            if _S.mode == "guard" and os.getpid() == _S.main_pid:
+                _taint_batch(data)
             _S.prev_batch = _S.cur_batch
             _S.cur_batch = {"indices": indices, "single": single, "dataset": ds, "rng": snap,
                             "dataset_id": id(ds), "collate_fn": getattr(self, "_collate_fn", None),
@@ -1037,6 +1138,7 @@ def _patch_dataloader():
 
 
 def _after_fork_child():
+    _S.taint = {}
     _S.cur_batch = None
     _S.prev_batch = None
     _S.rng.clear()
@@ -1222,6 +1324,30 @@ def _collate_site(fn):
         return {"name": repr(fn)[:200], "file": None, "line": None}
     return {"name": getattr(target, "__qualname__", getattr(target, "__name__", "collate_fn")),
             "file": os.path.abspath(code.co_filename), "line": code.co_firstlineno}
+
+
+def _name_the_step(w, t):
+    """For a value made after __getitem__: the line of the training step (or model) that last
+    changed the batch tensor on its way to the op, from the remembered batch tensors."""
+    p = w.get("provenance") or {}
+    rec = _taint_of(t)
+    if rec is None:
+        return
+    w["batch_field"] = rec["field"]
+    ch = rec.get("changed")
+    if not ch or p.get("kind") not in ("outside_getitem", "not_replayable"):
+        return
+    if p.get("kind") == "outside_getitem" and p.get("collate_fn"):
+        return
+    p.setdefault("sample", None)
+    p["kind"] = "outside_getitem"
+    p["file"], p["line"] = ch.get("file"), ch.get("line")
+    p["function"], p["code"] = ch.get("function"), ch.get("code")
+    p["op"] = ch.get("op")
+    reason = p.get("reason") or ""
+    p["reason"] = ("%s%s changed %s on its way to %s" % (reason + "; " if reason else "", ch.get("op"),
+                   rec["field"], w.get("op")))
+    w["provenance"] = p
 
 
 def _provenance(value, sample, cur):
