@@ -436,7 +436,8 @@ fn repro_section(out: &mut String, report: &Report, style: &Style, h: &dyn Fn(&s
             let _ = writeln!(out, "  batch      dataset indices [{}{}]", idx.join(", "), if more { ", …" } else { "" });
         }
         if let Some((sentence, _)) = crate::repro::confirm::provenance_line(w, style.project.as_deref(), None) {
-            let _ = writeln!(out, "  {}  {sentence}", h("confirmed"));
+            let proven = w.get("provenance").and_then(|p| p.get("kind")).and_then(Value::as_str) == Some("code_line");
+            let _ = writeln!(out, "  {}  {sentence}", if proven { h("confirmed") } else { "origin   ".to_string() });
         }
         if let Some(r) = &report.replay {
             let label = if r.get("verdict").and_then(Value::as_str) == Some("same_failure") { h("replay   ") } else { "replay   ".to_string() };
