@@ -6,7 +6,10 @@ rule!(
     LabelShiftInGetitem,
     r#"## What it does
 Finds a Dataset's `__getitem__` (or a helper it calls) that adds to or subtracts from the label
-or index it returns: `y = y + 1`, `label -= 1`, `target = target + offset`.
+or index it returns: `y = y + 1`, `label -= 1`, `target = target + offset`. The same shift in a
+function the data passes through on its way to the loss is found too: a DataLoader's
+`collate_fn`, a `target_transform` (a function or a `lambda y: y + 1`), and a function given to
+`datasets`' `.map` (`example["label"] = example["label"] + 1`).
 
 ## Why is this bad?
 A label shifted by +1 reaches `n_classes` for the last class, and one shifted by -1 becomes -1
@@ -101,7 +104,113 @@ fn check_comprehensions(facts: &Facts, out: &mut Vec<Finding>) {
     }
 }
 
+/// `example["label"]` → `label`; a plain name stays as it is.
+fn label_key(target: &str) -> &str {
+    match (target.find('['), target.rfind(']')) {
+        (Some(a), Some(b)) if b > a => target[a + 1..b].trim_matches(|c| c == '"' || c == '\'' || c == ' '),
+        _ => target.rsplit('.').next().unwrap_or(target),
+    }
+}
+
+/// Functions the samples pass through outside `__getitem__`: (name, role).
+fn pipeline_functions(facts: &Facts) -> Vec<(String, &'static str)> {
+    let mut out: Vec<(String, &'static str)> = Vec::new();
+    let ident = |t: &str| !t.is_empty() && t.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.');
+    for f in &facts.files {
+        for c in &f.calls {
+            for a in &c.args {
+                let role = match a.name.as_deref() {
+                    Some("collate_fn") => "collate_fn",
+                    Some("target_transform") => "target_transform",
+                    Some("function") if c.name == "map" => "map",
+                    None if c.name == "map" && c.func.contains('.') && std::ptr::eq(a, &c.args[0]) => "map",
+                    _ => continue,
+                };
+                let name = a.text.rsplit('.').next().unwrap_or(&a.text).to_string();
+                if ident(&a.text) && !out.iter().any(|(n, _)| *n == name) {
+                    out.push((name, role));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn lambda_shift(text: &str) -> Option<i64> {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| regex::Regex::new(r"^lambda\s+(\w+)\s*:\s*(\w+)\s*([+-])\s*(\d+)\s*$").unwrap());
+    let c = re.captures(text.trim())?;
+    if c[1] != c[2] {
+        return None;
+    }
+    let k: i64 = c[4].parse().ok()?;
+    Some(if &c[3] == "-" { -k } else { k })
+}
+
+fn check_pipeline(facts: &Facts, out: &mut Vec<Finding>) {
+    // target_transform=lambda y: y + 1
+    for f in &facts.files {
+        for c in &f.calls {
+            let Some(a) = c.kwarg("target_transform") else { continue };
+            let Some(k) = lambda_shift(&a.text).filter(|k| *k != 0) else { continue };
+            let sign = if k > 0 { format!("+{k}") } else { k.to_string() };
+            let mut evidence = vec![format!("`target_transform={}` in the `{}` call", a.text, c.func)];
+            evidence.extend(head_evidence(facts));
+            evidence.extend(loss_evidence(facts));
+            let scope = c.scope.qualified();
+            out.push(Finding {
+                rule: "CS101",
+                file: f.path.clone(),
+                span: c.span,
+                message: format!("target_transform shifts every label by {sign}: {}", if k > 0 { "the last class reaches the number of classes" } else { "class 0 becomes -1" }),
+                evidence,
+                fingerprint: fingerprint("CS101", f, &scope, &format!("target_transform{sign}")),
+                category: "label_out_of_range",
+                lint: k > 0,
+            });
+        }
+    }
+    // shifts inside collate_fn / target_transform / .map functions
+    let functions = pipeline_functions(facts);
+    if functions.is_empty() {
+        return;
+    }
+    for f in &facts.files {
+        for a in &f.assigns {
+            let Some(func) = a.scope.function.as_deref() else { continue };
+            let Some((_, role)) = functions.iter().find(|(n, _)| n == func) else { continue };
+            let Some(k) = a.shift.filter(|k| *k != 0) else { continue };
+            let counter = f.assigns.iter().any(|b| b.scope == a.scope && b.target == a.target && b.int.is_some());
+            // in a target_transform the parameter is the label whatever its name
+            let param_is_label = *role == "target_transform" && f.functions.iter().any(|d| d.name == func && d.params.first().is_some_and(|p| p == &a.target));
+            if counter || !(is_label_name(label_key(&a.target)) || param_is_label) {
+                continue;
+            }
+            let sign = if k > 0 { format!("+{k}") } else { k.to_string() };
+            let mut evidence = vec![format!("label `{}` shifted by {sign} in `{func}`, used as {role}", a.target)];
+            evidence.extend(head_evidence(facts));
+            evidence.extend(loss_evidence(facts));
+            let scope = a.scope.qualified();
+            out.push(Finding {
+                rule: "CS101",
+                file: f.path.clone(),
+                span: a.span,
+                message: format!(
+                    "label `{}` shifted by {sign} in {role} `{func}` {}",
+                    a.target,
+                    if k > 0 { "can reach the number of classes" } else { "can become negative" }
+                ),
+                evidence,
+                fingerprint: fingerprint("CS101", f, &scope, &format!("{}{sign}", a.target)),
+                category: "label_out_of_range",
+                lint: k > 0,
+            });
+        }
+    }
+}
+
 pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
+    check_pipeline(facts, out);
     check_comprehensions(facts, out);
     for f in &facts.files {
         for (class, function) in sample_functions(f) {
@@ -145,5 +254,47 @@ pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
                 });
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod pipeline_tests {
+    use super::*;
+    use crate::scan::python::scan_source;
+
+    fn run(src: &str) -> Vec<Finding> {
+        let facts = Facts { files: vec![scan_source("train.py", src)], warnings: vec![] };
+        let mut out = Vec::new();
+        check(&facts, &mut out);
+        out
+    }
+
+    #[test]
+    fn collate_target_transform_and_map_functions() {
+        let collate = "import torch\nfrom torch.utils.data import DataLoader\n\ndef collate(batch):\n    images = torch.stack([b[0] for b in batch])\n    labels = torch.tensor([b[1] for b in batch])\n    labels = labels + 1\n    return images, labels\n\nloader = DataLoader(ds, batch_size=8, collate_fn=collate)\n";
+        let f = run(collate);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].span.line, 7);
+        assert!(f[0].message.contains("collate_fn `collate`"), "{}", f[0].message);
+
+        let tt = "from torchvision import datasets\ntrain = datasets.ImageFolder('data', target_transform=lambda y: y + 1)\n";
+        let f = run(tt);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].span.line, 2);
+
+        let mapped = "def shift(example):\n    example[\"label\"] = example[\"label\"] + 1\n    return example\n\nds = ds.map(shift)\n";
+        let f = run(mapped);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].span.line, 2);
+        assert!(f[0].message.contains("map `shift`"), "{}", f[0].message);
+    }
+
+    #[test]
+    fn legitimate_pipelines_stay_quiet() {
+        let ok = "def to_id(example):\n    example[\"label\"] = label2id[example[\"label\"]]\n    return example\n\nds = ds.map(to_id)\ntrain = datasets.ImageFolder('d', target_transform=lambda y: (y + 1) % 10)\n\ndef collate(batch):\n    count = 0\n    count = count + 1\n    return batch\n\nloader = DataLoader(ds, collate_fn=collate)\n";
+        assert!(run(ok).is_empty(), "{:?}", run(ok));
+        // a function of the same name that no pipeline uses is not a pipeline step
+        let unrelated = "def collate(batch):\n    labels = labels + 1\n    return labels\n";
+        assert!(run(unrelated).is_empty());
     }
 }
