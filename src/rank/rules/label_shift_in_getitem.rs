@@ -9,7 +9,8 @@ Finds a Dataset's `__getitem__` (or a helper it calls) that adds to or subtracts
 or index it returns: `y = y + 1`, `label -= 1`, `target = target + offset`. The same shift in a
 function the data passes through on its way to the loss is found too: a DataLoader's
 `collate_fn`, a `target_transform` (a function or a `lambda y: y + 1`), and a function given to
-`datasets`' `.map` (`example["label"] = example["label"] + 1`).
+`datasets`' `.map` (`example["label"] = example["label"] + 1`); and a label column shifted in
+place (`df["label"] = df["label"] + 1`, `df["label"] += 1`).
 
 ## Why is this bad?
 A label shifted by +1 reaches `n_classes` for the last class, and one shifted by -1 becomes -1
@@ -170,8 +171,41 @@ fn check_pipeline(facts: &Facts, out: &mut Vec<Finding>) {
             });
         }
     }
-    // shifts inside collate_fn / target_transform / .map functions
     let functions = pipeline_functions(facts);
+    // a label column shifted in place: df["label"] = df["label"] + 1, df["label"] += 1
+    for f in &facts.files {
+        for a in &f.assigns {
+            if a.shift.is_none() {
+                continue;
+            }
+            let column = a.target.contains('[') && a.target.ends_with(']') && (a.target.contains('"') || a.target.contains('\''));
+            let in_pipeline = a.scope.function.as_deref().is_some_and(|func| functions.iter().any(|(n, _)| n == func));
+            if !column || in_pipeline || a.scope.function.as_deref() == Some("__getitem__") || !is_label_name(label_key(&a.target)) {
+                continue;
+            }
+            let Some(k) = a.shift.filter(|k| *k != 0) else { continue };
+            let sign = if k > 0 { format!("+{k}") } else { k.to_string() };
+            let mut evidence = vec![format!("label column `{}` shifted by {sign}", a.target)];
+            evidence.extend(head_evidence(facts));
+            evidence.extend(loss_evidence(facts));
+            let scope = a.scope.qualified();
+            out.push(Finding {
+                rule: "CS101",
+                file: f.path.clone(),
+                span: a.span,
+                message: format!(
+                    "label column `{}` shifted by {sign}: {}",
+                    a.target,
+                    if k > 0 { "the last class reaches the number of classes" } else { "labels that were already 0-based become -1" }
+                ),
+                evidence,
+                fingerprint: fingerprint("CS101", f, &scope, &format!("{}{sign}", a.target)),
+                category: "label_out_of_range",
+                lint: k > 0,
+            });
+        }
+    }
+    // shifts inside collate_fn / target_transform / .map functions
     if functions.is_empty() {
         return;
     }
@@ -180,6 +214,7 @@ fn check_pipeline(facts: &Facts, out: &mut Vec<Finding>) {
             let Some(func) = a.scope.function.as_deref() else { continue };
             let Some((_, role)) = functions.iter().find(|(n, _)| n == func) else { continue };
             let Some(k) = a.shift.filter(|k| *k != 0) else { continue };
+            // (a label column shifted in place was reported above)
             let counter = f.assigns.iter().any(|b| b.scope == a.scope && b.target == a.target && b.int.is_some());
             // in a target_transform the parameter is the label whatever its name
             let param_is_label = *role == "target_transform" && f.functions.iter().any(|d| d.name == func && d.params.first().is_some_and(|p| p == &a.target));
@@ -281,6 +316,10 @@ mod pipeline_tests {
         let f = run(tt);
         assert_eq!(f.len(), 1, "{f:?}");
         assert_eq!(f[0].span.line, 2);
+
+        let pandas = "import pandas as pd\ndf = pd.read_csv('labels.csv')\ndf[\"label\"] = df[\"label\"] + 1\ndf['target'] += 1\ndf['label'] = df['label'] - 1\n";
+        let f = run(pandas);
+        assert_eq!(f.iter().map(|x| (x.span.line, x.lint)).collect::<Vec<_>>(), vec![(3, true), (4, true), (5, false)], "{f:?}");
 
         let mapped = "def shift(example):\n    example[\"label\"] = example[\"label\"] + 1\n    return example\n\nds = ds.map(shift)\n";
         let f = run(mapped);
