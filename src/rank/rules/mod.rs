@@ -15,6 +15,7 @@ mod label_shift_in_getitem;
 mod mask_image_without_ignore_index;
 mod max_id_as_size;
 mod negative_default_id;
+mod one_hot_narrower_than_head;
 mod one_based_label_map;
 mod sentinel_without_ignore_index;
 mod sequence_outgrows_position_table;
@@ -187,6 +188,15 @@ pub const RULES: &[RuleInfo] = &[
         category: "invalid_distribution",
         doc: zero_temperature_sampling::ZeroTemperatureSampling::DOC,
         check: zero_temperature_sampling::check,
+        severity: "error",
+        preview: true,
+    },
+    RuleInfo {
+        code: "CS115",
+        name: "one-hot-narrower-than-head",
+        category: "label_out_of_range",
+        doc: one_hot_narrower_than_head::OneHotNarrowerThanHead::DOC,
+        check: one_hot_narrower_than_head::check,
         severity: "error",
         preview: true,
     },

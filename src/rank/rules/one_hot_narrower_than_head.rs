@@ -1,0 +1,120 @@
+use crate::rank::rules::shared::head_calls;
+use crate::rank::rules::values::Values;
+use crate::rank::rules::{fingerprint, rule, Finding};
+use crate::scan::facts::Facts;
+
+rule!(
+    OneHotNarrowerThanHead,
+    r#"## What it does
+Finds a one-hot encoding of labels sized smaller than the model's classification head:
+`F.one_hot(y, num_classes=K)` or `torch.zeros(n, K).scatter_(1, y, 1)` with `K` (a literal, a
+constant, a config value or a default followed back to where it was set) below the head's
+`out_features`, in the same module or one it imports or is imported by.
+
+## Why is this bad?
+The head says there are `C` classes, so labels go up to `C - 1`; a one-hot of width `K < C`
+fails for every label `>= K`: on the GPU `one_hot` and `scatter` assert
+`index out of bounds` (`idx_dim >= 0 && idx_dim < index_size`), on the CPU they raise
+`Class values must be smaller than num_classes` or an index error.
+
+## Example
+```python
+NUM_CLASSES = 10
+head = nn.Linear(512, NUM_CLASSES)
+...
+targets = F.one_hot(labels, num_classes=9)   # one short
+```
+
+Use instead:
+```python
+targets = F.one_hot(labels, num_classes=NUM_CLASSES)
+```
+
+## Known false positives
+A one-hot of a different label set than the head's (a multi-task model whose second task has
+fewer classes) when both live in one module."#
+);
+
+pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
+    let values = Values::new(facts);
+    // heads with their size followed back to a number (`nn.Linear(512, NUM_CLASSES)`)
+    let hs: Vec<(&crate::scan::facts::FileFacts, &crate::scan::facts::Call, i64)> = head_calls(facts)
+        .into_iter()
+        .filter_map(|(hf, call, arg)| {
+            let hi = facts.file_index(&hf.path)?;
+            let n = arg.int.or_else(|| values.int(hi, &call.scope, &arg.text, call.span).map(|o| o.value))?;
+            Some((hf, call, n))
+        })
+        .collect();
+    if hs.is_empty() {
+        return;
+    }
+    for (fi, f) in facts.files.iter().enumerate() {
+        for c in &f.calls {
+            // the width argument: one_hot(y, K) / one_hot(y, num_classes=K); zeros(n, K).scatter_(1, y, 1)
+            let width = match c.name.as_str() {
+                "one_hot" => c.kwarg("num_classes").or_else(|| c.positional(1)).map(|a| a.text.clone()),
+                "scatter_" | "scatter" if c.func.contains("zeros(") => {
+                    let inner = c.func.split("zeros(").nth(1).and_then(|r| r.rsplit_once(')')).map(|(a, _)| a.to_string());
+                    inner.and_then(|a| a.rsplit(',').next().map(|s| s.trim().to_string()))
+                }
+                _ => None,
+            };
+            let Some(width) = width.filter(|w| !w.is_empty() && w != "-1") else { continue };
+            let Some(k) = values.int(fi, &c.scope, &width, c.span) else { continue };
+            if k.value < 1 {
+                continue;
+            }
+            let related = |g: &crate::scan::facts::FileFacts| {
+                let gi = facts.file_index(&g.path);
+                g.path == f.path || gi.is_some_and(|gi| values.imports(fi, gi) || values.imports(gi, fi))
+            };
+            let Some(&(hfile, hcall, hout)) = hs.iter().filter(|h| related(h.0) && h.2 > k.value).max_by_key(|h| h.2) else { continue };
+            let head = format!("{}(…, {}) at {}:{}", hcall.func, hout, hfile.path, hcall.span.line);
+            let at_call = k.file == f.path && k.span == c.span;
+            let message = if at_call {
+                format!("one-hot width {} is smaller than the head's {} classes: labels {}..{} do not fit", k.value, hout, k.value, hout - 1)
+            } else {
+                format!("`{}` makes the one-hot width {} at {}:{}, smaller than the head's {} classes", k.how, k.value, f.path, c.span.line, hout)
+            };
+            let fp_file = facts.file(&k.file).unwrap_or(f);
+            out.push(Finding {
+                rule: "CS115",
+                file: k.file.clone(),
+                span: k.span,
+                message,
+                evidence: vec![format!("head: {head}"), format!("one-hot: `{}` at {}:{}", c.func, f.path, c.span.line)],
+                fingerprint: fingerprint("CS115", fp_file, &c.scope.qualified(), &format!("{}<{}", k.value, hout)),
+                category: "label_out_of_range",
+                lint: true,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scan::python::scan_source;
+
+    fn run(src: &str) -> Vec<Finding> {
+        let facts = Facts { files: vec![scan_source("train.py", src)], warnings: vec![] };
+        let mut out = Vec::new();
+        check(&facts, &mut out);
+        out
+    }
+
+    #[test]
+    fn narrow_one_hot_and_scatter() {
+        let src = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\nNUM_CLASSES = 10\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(512, NUM_CLASSES)\n\ndef targets(y):\n    return F.one_hot(y, num_classes=9)\n\ndef soft(y):\n    return torch.zeros(len(y), 8).scatter_(1, y.unsqueeze(1), 1)\n";
+        let f = run(src);
+        assert_eq!(f.iter().map(|x| x.span.line).collect::<Vec<_>>(), vec![11, 14], "{f:?}");
+        assert!(f[0].message.contains("smaller than the head's 10 classes"), "{}", f[0].message);
+    }
+
+    #[test]
+    fn matching_widths_stay_quiet() {
+        let src = "import torch.nn as nn\nimport torch.nn.functional as F\nNUM_CLASSES = 10\nfc = nn.Linear(512, NUM_CLASSES)\nt = F.one_hot(y, num_classes=NUM_CLASSES)\nu = F.one_hot(y)\nv = F.one_hot(y, 12)\n";
+        assert!(run(src).is_empty(), "{:?}", run(src));
+    }
+}
