@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
 # Lint speed on a large real tree (transformers, unpacked by bench/precision.sh): a cold run
-# (no cache), a warm re-run (content-hash cache), and a pre-commit-style run on 20 files, with
-# ruff (a linter written in Rust, all its default rules) on the same tree as the named peer.
+# (no cache), the first run filling the cache, a warm re-run, pre-commit-style runs on 20 files
+# (nothing changed; the 20 files touched), with two peers on the same tree and the same files:
+# ruff (`ruff check --select E,F`) and ast-grep (`ast-grep scan` with bench/lint-ast-grep.yml,
+# the syntactic anchors of cudasleuth's rules).
 # Usage: bench/lint.sh [TREE]   (default: $WORK/src/transformers, WORK=/tmp/precision)
+#   BIN=path/to/cudasleuth bench/lint.sh   # use that binary (default: the release build)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 WORK=${WORK:-/tmp/precision}
 tree=${1:-$WORK/src/transformers}
 [ -d "$tree" ] || { echo "no tree at $tree: run bench/precision.sh first (it unpacks the packages)"; exit 2; }
-bin=$root/target/release/cudasleuth
-[ -x "$bin" ] || (cd "$root" && cargo build --release -q)
-venv=$WORK/ruff-venv
-[ -x "$venv/bin/ruff" ] || { python3 -m venv "$venv" && "$venv/bin/pip" install -q ruff; }
+bin=${BIN:-${CARGO_TARGET_DIR:-$root/target}/release/cudasleuth}
+[ -n "${BIN:-}" ] || (cd "$root" && cargo build --release -q)
+ruff_venv=$WORK/ruff-venv
+[ -x "$ruff_venv/bin/ruff" ] || { python3 -m venv "$ruff_venv" && "$ruff_venv/bin/pip" install -q ruff; }
+sg_venv=$WORK/ast-grep-venv
+[ -x "$sg_venv/bin/ast-grep" ] || { python3 -m venv "$sg_venv" && "$sg_venv/bin/pip" install -q ast-grep-cli; }
+rules=$here/lint-ast-grep.yml
 cache=$(mktemp -d)
 trap 'rm -rf "$cache"' EXIT
 export CUDASLEUTH_CACHE_DIR=$cache
@@ -22,16 +28,30 @@ t() { /usr/bin/time -f "%e %M" "$@" > /dev/null 2> "$cache/time" || true; tail -
 cold=$(t "$bin" lint --no-cache --format json)
 first=$(t "$bin" lint --format json)
 warm=$(t "$bin" lint --format json)
-files=$(find . -name '*.py' -path '*models*' | awk 'NR <= 20' | tr '\n' ' ')
+files=$(find . -name '*.py' -path '*models*' | sort | awk 'NR <= 20' | tr '\n' ' ')
 pre=$(t "$bin" lint --format json $files)
-ruff_cold=$(t "$venv/bin/ruff" check --no-cache --exit-zero -q .)
-ruff_files=$(t "$venv/bin/ruff" check --no-cache --exit-zero -q $files)
+# the 20 files modified (their stamps change): they are read again, every other file's facts
+# come from the cache by the key the summary holds, and the rules run over the project
+touch $files
+sleep 2.1
+pre_changed=$(t "$bin" lint --format json $files)
+ruff_cold=$(t "$ruff_venv/bin/ruff" check --no-cache --exit-zero -q --select E,F .)
+ruff_files=$(t "$ruff_venv/bin/ruff" check --no-cache --exit-zero -q --select E,F $files)
+sg_cold=$(t "$sg_venv/bin/ast-grep" scan --rule "$rules" .)
+sg_files=$(t "$sg_venv/bin/ast-grep" scan --rule "$rules" $files)
+cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//' || true)
+echo "$(date -u +%F), $(nproc) cores ($cpu), $lines lines in $tree"
+echo "cudasleuth $("$bin" --version | awk '{print $2}'), $("$ruff_venv/bin/ruff" --version), $("$sg_venv/bin/ast-grep" --version)"
+echo
 echo "| run | wall s | max RSS KiB |"
 echo "|---|--:|--:|"
-echo "| cudasleuth lint, cold (--no-cache), $lines lines | ${cold% *} | ${cold#* } |"
+echo "| cudasleuth lint, cold (--no-cache) | ${cold% *} | ${cold#* } |"
 echo "| cudasleuth lint, first run filling the cache | ${first% *} | ${first#* } |"
 echo "| cudasleuth lint, warm re-run | ${warm% *} | ${warm#* } |"
-echo "| cudasleuth lint, 20 files given (pre-commit), warm | ${pre% *} | ${pre#* } |"
-echo "| ruff check (peer), whole tree, no cache | ${ruff_cold% *} | ${ruff_cold#* } |"
-echo "| ruff check (peer), the same 20 files | ${ruff_files% *} | ${ruff_files#* } |"
-python3 -c "c,w=float('${cold% *}'),float('${warm% *}'); print(f'warm/cold = {w/c:.1%} (goal < 10%)')"
+echo "| cudasleuth lint, 20 files given, warm | ${pre% *} | ${pre#* } |"
+echo "| cudasleuth lint, 20 files given, those 20 modified | ${pre_changed% *} | ${pre_changed#* } |"
+echo "| ruff check --select E,F, whole tree, no cache | ${ruff_cold% *} | ${ruff_cold#* } |"
+echo "| ruff check --select E,F, the same 20 files | ${ruff_files% *} | ${ruff_files#* } |"
+echo "| ast-grep scan (bench/lint-ast-grep.yml), whole tree | ${sg_cold% *} | ${sg_cold#* } |"
+echo "| ast-grep scan, the same 20 files | ${sg_files% *} | ${sg_files#* } |"
+python3 -c "c,w=float('${cold% *}'),float('${warm% *}'); print(f'\nwarm/cold = {w/c:.1%} (goal < 10%)')"

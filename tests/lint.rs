@@ -94,6 +94,70 @@ fn cache_follows_a_constant_in_another_file() {
     assert_eq!(rules_of(&nc), rules_of(&v));
 }
 
+/// Sets a file's modification time `secs_ago` seconds in the past.
+fn age(path: &std::path::Path, secs_ago: u64) {
+    let t = std::time::SystemTime::now() - std::time::Duration::from_secs(secs_ago);
+    std::fs::File::options().write(true).open(path).unwrap().set_modified(t).unwrap();
+}
+
+#[test]
+fn summary_follows_a_constant_in_another_file() {
+    let p = Project::new("summary");
+    p.write("model.py", MODEL);
+    p.write("config.py", "NUM_CLASSES = 10\n");
+    p.write("data/dataset.py", DATASET);
+    for f in ["model.py", "config.py", "data/dataset.py"] {
+        age(&p.dir.join(f), 3600);
+    }
+    // the first run records every file's stamp and the project's results
+    let (all, _) = p.json(&[]);
+    let summary = std::fs::read_dir(p.cache.join(format!("facts-v{}", env!("CARGO_PKG_VERSION"))))
+        .unwrap()
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().starts_with("summary-"))
+        .expect("summary written");
+    let (v, _) = p.json(&["model.py"]);
+    assert_eq!(rules_of(&v), [("CS102".to_string(), "model.py".to_string(), 7)]);
+    assert_eq!(rules_of(&all).len(), 2, "{all}");
+    // the same size, an older time: the stamp differs, the file is read again
+    p.write("config.py", "NUM_CLASSES = 9\n");
+    age(&p.dir.join("config.py"), 1800);
+    let (v, _) = p.json(&["model.py"]);
+    assert!(rules_of(&v).is_empty(), "fixing the constant clears the finding: {v}");
+    let (v, _) = p.json(&["model.py"]);
+    assert!(rules_of(&v).is_empty(), "and stays cleared when the summary's results are used: {v}");
+    // an edit just now is read whatever its stamp
+    p.write("config.py", "NUM_CLASSES = 12\n");
+    let (v, _) = p.json(&["model.py"]);
+    assert_eq!(rules_of(&v).len(), 1, "{v}");
+    let (v, _) = p.json(&["model.py"]);
+    assert_eq!(rules_of(&v).len(), 1, "{v}");
+    // a corrupt summary is rebuilt
+    std::fs::write(summary.path(), "{").unwrap();
+    let (v, _) = p.json(&["model.py"]);
+    assert_eq!(rules_of(&v).len(), 1, "{v}");
+    // a removed file takes its facts with it
+    std::fs::remove_file(p.dir.join("config.py")).unwrap();
+    let (v, _) = p.json(&["model.py"]);
+    assert!(rules_of(&v).is_empty(), "{v}");
+    let (nc, _) = p.json(&["--no-cache", "model.py"]);
+    assert_eq!(rules_of(&nc), rules_of(&v));
+}
+
+#[test]
+fn summary_sees_a_data_file_appear() {
+    let p = Project::new("summary-data");
+    p.write("train.py", "import csv\nlabels = []\nfor row in csv.DictReader(open('grades.csv')):\n    labels.append(int(row['grade']))\nnum_classes = len(set(labels))\n");
+    age(&p.dir.join("train.py"), 3600);
+    let (v, _) = p.json(&["--preview", "train.py"]);
+    assert!(rules_of(&v).is_empty(), "{v}");
+    let (v, _) = p.json(&["--preview", "train.py"]);
+    assert!(rules_of(&v).is_empty(), "{v}");
+    p.write("grades.csv", "name,grade\na,1\nb,2\nc,3\nd,4\n");
+    let (v, _) = p.json(&["--preview", "train.py"]);
+    assert_eq!(rules_of(&v), [("CS111".to_string(), "train.py".to_string(), 4)], "{v}");
+}
+
 #[test]
 fn configuration_and_suppressions() {
     let p = Project::new("config");

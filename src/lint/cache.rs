@@ -1,7 +1,8 @@
 //! A content-hash cache of per-file facts, so a pre-commit run re-parses only what changed.
 //! Location: `$CUDASLEUTH_CACHE_DIR`, else `$XDG_CACHE_HOME/cudasleuth`, else
 //! `~/.cache/cudasleuth`. Entries are keyed by the tool version, the file's path and its bytes;
-//! a stale or corrupt entry is simply re-parsed.
+//! a stale or corrupt entry is simply re-parsed. The project summary (`summary.rs`) sits in the
+//! same directory.
 
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
@@ -23,7 +24,8 @@ impl Cache {
         Some(Cache { dir })
     }
 
-    fn key(path: &str, bytes: &[u8]) -> String {
+    /// The entry name of a file's facts: its path and bytes, hashed.
+    pub fn key(path: &str, bytes: &[u8]) -> String {
         // std's SipHash with fixed keys: stable across runs of the same build
         #[allow(deprecated)]
         let mut h = std::hash::SipHasher::new();
@@ -36,8 +38,18 @@ impl Cache {
     }
 
     pub fn get(&self, path: &str, bytes: &[u8]) -> Option<FileFacts> {
-        let text = std::fs::read(self.dir.join(Self::key(path, bytes))).ok()?;
+        self.get_key(&Self::key(path, bytes))
+    }
+
+    /// The facts stored under `key` (from `Cache::key`), when the entry is there.
+    pub fn get_key(&self, key: &str) -> Option<FileFacts> {
+        let text = std::fs::read(self.dir.join(key)).ok()?;
         serde_json::from_slice(&text).ok()
+    }
+
+    /// Where the cache lives (the project summaries sit beside the facts).
+    pub fn dir(&self) -> &std::path::Path {
+        &self.dir
     }
 
     pub fn put(&self, path: &str, bytes: &[u8], facts: &FileFacts) {

@@ -4,6 +4,7 @@
 pub mod cache;
 pub mod config;
 pub mod output;
+pub mod summary;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -85,7 +86,6 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
     cfg.preview |= opts.preview;
     let files = ProjectFiles::walk(&root);
     let cache = if opts.no_cache { None } else { cache::Cache::open() };
-    let facts = scan::scan_project_cached(&root, &files, cache.as_ref());
 
     // Which project files to report on: the paths given (files or directories), else all.
     let wanted: Option<BTreeSet<String>> = if opts.paths.is_empty() {
@@ -104,9 +104,25 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
         }
         Some(set)
     };
+    // The rules run over the whole project (cross-file facts); the summary keeps their results
+    // while no file changes.
+    let summary = cache.as_ref().map(|c| summary::Summary::open(c, &root, &files));
+    let (mut findings, scan_warnings) = match summary.as_ref().and_then(|s| s.results(&root)) {
+        Some(stored) => stored,
+        None => {
+            let (facts, keys) = match (&cache, &summary) {
+                (Some(c), Some(s)) => s.scan(&root, &files, c),
+                _ => (scan::scan_project_cached(&root, &files, cache.as_ref()), Vec::new()),
+            };
+            let findings = rules::run_all(&facts);
+            if let Some(s) = summary {
+                s.save(&root, &files, &keys, &facts, &findings);
+            }
+            (findings, facts.warnings)
+        }
+    };
     let reported = |path: &str| wanted.as_ref().map_or(true, |w| w.contains(path)) && !cfg.excluded(path);
 
-    let mut findings = rules::run_all(&facts);
     findings.retain(|f| {
         let rule = rules::find_rule(f.rule).expect("findings come from registered rules");
         f.lint && cfg.enabled(rule) && reported(&f.file) && !cfg.ignored_in_file(f.rule, &f.file)
@@ -115,7 +131,7 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
     findings.dedup_by(|a, b| a.fingerprint == b.fingerprint && a.span == b.span);
 
     let mut result = LintResult { version: 1, kind: "lint", diagnostics: Vec::new(), warnings: Vec::new(), root: root.clone() };
-    for (path, why) in &facts.warnings {
+    for (path, why) in &scan_warnings {
         if reported(path) {
             result.warnings.push(LintWarning { file: display_path(&root, path, &cwd), code: warning_code(why).to_string(), message: why.clone() });
         }
@@ -149,6 +165,9 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
         });
     }
     for f in files.paths().iter().filter(|p| reported(p)) {
+        if !texts.contains_key(f) && !mentions_suppression(&root.join(f)) {
+            continue;
+        }
         let lines = texts.entry(f.clone()).or_insert_with(|| read_lines(&root.join(f)));
         for (i, l) in lines.iter().enumerate() {
             if suppression(l).is_some() && !used.contains(&(f.clone(), i as u32 + 1)) {
@@ -173,6 +192,11 @@ fn warning_code(why: &str) -> &'static str {
     } else {
         "unreadable"
     }
+}
+
+/// Whether a file has a suppression comment at all (most do not: their lines are not split).
+fn mentions_suppression(p: &Path) -> bool {
+    std::fs::read(p).is_ok_and(|b| memchr::memmem::find(&b, b"cudasleuth: ignore").is_some())
 }
 
 fn read_lines(p: &Path) -> Vec<String> {

@@ -47,13 +47,7 @@ pub fn referenced_paths(f: &FileFacts) -> BTreeSet<String> {
 /// Where a literal path named in `from` points inside the project: relative to the project
 /// root, else to the naming file's directory. Never leaves the root.
 pub fn resolve_reference(root: &Path, from: &str, path: &str) -> Option<String> {
-    let path = path.strip_prefix("./").unwrap_or(path);
-    if path.starts_with('/') || path.split('/').any(|c| c == "..") || path.contains('\\') {
-        return None;
-    }
-    let dir = from.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
-    let candidates = [path.to_string(), if dir.is_empty() { path.to_string() } else { format!("{dir}/{path}") }];
-    for rel in candidates {
+    for rel in reference_candidates(from, path) {
         let full = root.join(&rel);
         let Ok(meta) = std::fs::symlink_metadata(&full) else { continue };
         if meta.is_file() {
@@ -61,6 +55,17 @@ pub fn resolve_reference(root: &Path, from: &str, path: &str) -> Option<String> 
         }
     }
     None
+}
+
+/// The project paths a literal path named in `from` may point to, in the order they are tried
+/// (none for a path that would leave the root).
+pub fn reference_candidates(from: &str, path: &str) -> Vec<String> {
+    let path = path.strip_prefix("./").unwrap_or(path);
+    if path.starts_with('/') || path.split('/').any(|c| c == "..") || path.contains('\\') {
+        return Vec::new();
+    }
+    let dir = from.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+    vec![path.to_string(), if dir.is_empty() { path.to_string() } else { format!("{dir}/{path}") }]
 }
 
 fn assign(target: String, value: String, int: Option<i64>, len: Option<i64>, line: u32) -> AssignFact {

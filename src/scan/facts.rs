@@ -14,7 +14,9 @@ pub struct Span {
 /// The class and function a line sits in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Scope {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub function: Option<String>,
 }
 
@@ -32,9 +34,11 @@ impl Scope {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Arg {
     /// Keyword name, or None for a positional argument.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     pub text: String,
     /// The value when it is an integer literal (`3`, `-100`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub int: Option<i64>,
 }
 
@@ -45,9 +49,12 @@ pub struct Call {
     /// Its last segment: `CrossEntropyLoss`, `cross_entropy`, `fc`, `add_tokens`.
     pub name: String,
     pub args: Vec<Arg>,
+    #[serde(with = "compact::span")]
     pub span: Span,
+    #[serde(with = "compact::scope")]
     pub scope: Scope,
     /// `criterion` in `criterion = nn.CrossEntropyLoss()`, `self.fc` in `self.fc = nn.Linear(..)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub assigned_to: Option<String>,
 }
 
@@ -65,6 +72,7 @@ pub struct ClassFact {
     pub name: String,
     pub bases: Vec<String>,
     pub methods: Vec<String>,
+    #[serde(with = "compact::span")]
     pub span: Span,
 }
 
@@ -79,12 +87,14 @@ impl ClassFact {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FunctionFact {
     pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class: Option<String>,
     pub params: Vec<String>,
     /// The default value of each parameter as written (`None`: no default), aligned with `params`.
     pub defaults: Vec<Option<String>>,
     /// Whether the function takes `*args` / `**kwargs`.
     pub varargs: bool,
+    #[serde(with = "compact::span")]
     pub span: Span,
 }
 
@@ -94,14 +104,20 @@ pub struct AssignFact {
     pub target: String,
     pub value: String,
     /// `+=`, `-=`, ... for augmented assignments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub op: Option<String>,
     /// `y = y + 1` / `y += 1` → Some(1); `y = y - 1` → Some(-1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shift: Option<i64>,
     /// The value when it is an integer literal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub int: Option<i64>,
     /// The number of elements when the value is a list, tuple, set or dict literal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub len: Option<i64>,
+    #[serde(with = "compact::span")]
     pub span: Span,
+    #[serde(with = "compact::scope")]
     pub scope: Scope,
 }
 
@@ -111,7 +127,9 @@ pub struct ReturnFact {
     pub elements: Vec<String>,
     /// `return {"input_ids": ids, "labels": y}` → [("labels", "y"), ...].
     pub dict: Vec<(String, String)>,
+    #[serde(with = "compact::span")]
     pub span: Span,
+    #[serde(with = "compact::scope")]
     pub scope: Scope,
 }
 
@@ -119,7 +137,9 @@ pub struct ReturnFact {
 pub struct ForFact {
     pub targets: Vec<String>,
     pub iter: String,
+    #[serde(with = "compact::span")]
     pub span: Span,
+    #[serde(with = "compact::scope")]
     pub scope: Scope,
 }
 
@@ -128,7 +148,9 @@ pub struct ForFact {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CondFact {
     pub text: String,
+    #[serde(with = "compact::span")]
     pub span: Span,
+    #[serde(with = "compact::scope")]
     pub scope: Scope,
 }
 
@@ -147,18 +169,29 @@ pub struct ColumnFact {
 pub struct FileFacts {
     /// POSIX path relative to the project root.
     pub path: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub mentions_torch: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub calls: Vec<Call>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub classes: Vec<ClassFact>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub functions: Vec<FunctionFact>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub assigns: Vec<AssignFact>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub returns: Vec<ReturnFact>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fors: Vec<ForFact>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conds: Vec<CondFact>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub imports: Vec<String>,
     /// Data files (CSV/TSV): their integer columns.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub columns: Vec<ColumnFact>,
     /// The file did not parse cleanly (facts were still read from the parts that did).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub parse_errors: bool,
 }
 
@@ -188,5 +221,57 @@ impl FileFacts {
     /// A config or data file (YAML, JSON, CSV) rather than code.
     pub fn is_config(&self) -> bool {
         [".yaml", ".yml", ".json"].iter().any(|x| self.path.ends_with(x))
+    }
+}
+
+
+/// Spans and scopes as arrays in the cache (`[3, 1, 3, 12]`, `["Net", "forward"]`): most of
+/// the facts are spans and scopes, and the cache is read on every lint run that is not cold.
+mod compact {
+    pub mod span {
+        use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+        use crate::scan::facts::Span;
+
+        pub fn serialize<S: Serializer>(s: &Span, ser: S) -> Result<S::Ok, S::Error> {
+            [s.line, s.column, s.end_line, s.end_column].serialize(ser)
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(de: D) -> Result<Span, D::Error> {
+            let [line, column, end_line, end_column] = <[u32; 4]>::deserialize(de)?;
+            Ok(Span { line, column, end_line, end_column })
+        }
+    }
+
+    pub mod scope {
+        use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+        use crate::scan::facts::Scope;
+
+        pub fn serialize<S: Serializer>(s: &Scope, ser: S) -> Result<S::Ok, S::Error> {
+            (&s.class, &s.function).serialize(ser)
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(de: D) -> Result<Scope, D::Error> {
+            let (class, function) = <(Option<String>, Option<String>)>::deserialize(de)?;
+            Ok(Scope { class, function })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn facts_round_trip_through_the_cache_format() {
+        let src = "import torch.nn as nn\nN = 3\nclass Net(nn.Module):\n    def __init__(self, k=2):\n        self.fc = nn.Linear(8, N)\n    def forward(self, x):\n        for a, b in x:\n            if a > 0:\n                return a, b\n";
+        let f = crate::scan::python::scan_source("m.py", src);
+        let json = serde_json::to_string(&f).unwrap();
+        assert!(json.contains("[5,19,5,34]") && json.contains(r#"["Net","__init__"]"#), "{json}");
+        let back: FileFacts = serde_json::from_str(&json).unwrap();
+        assert_eq!(serde_json::to_string(&back).unwrap(), json);
+        assert_eq!(back.calls[0].span, f.calls[0].span);
+        assert_eq!(back.calls[0].scope, f.calls[0].scope);
     }
 }

@@ -22,57 +22,81 @@ pub fn scan_project(root: &Path, files: &files::ProjectFiles) -> Facts {
 
 /// As `scan_project`, reusing cached facts of files whose bytes did not change.
 pub fn scan_project_cached(root: &Path, files: &files::ProjectFiles, cache: Option<&crate::lint::cache::Cache>) -> Facts {
-    let results: Vec<Result<FileFacts, (String, String)>> = files
-        .paths()
+    let mut facts = scan_files(root, files.paths(), cache);
+    read_referenced_data(root, &mut facts);
+    facts
+}
+
+/// One file's scan: its facts (empty, without a path, for a JSON file) or why it was skipped,
+/// and the cache key of its bytes when a cache is used.
+pub type Scanned = (Result<FileFacts, (String, String)>, Option<String>);
+
+/// The facts of the given files (in their order), without the data files they name.
+pub fn scan_each(root: &Path, paths: &[String], cache: Option<&crate::lint::cache::Cache>) -> Vec<Scanned> {
+    paths
         .par_iter()
         .map(|rel| {
-            if rel.ends_with(".json") {
-                // configs are read below, when the code names them
-                return Ok(FileFacts::default());
-            }
-            let full = root.join(rel);
-            let size = std::fs::metadata(&full).map(|m| m.len()).unwrap_or(0);
-            if size > MAX_FILE_BYTES {
-                return Err((rel.clone(), format!("skipped: larger than {} MiB", MAX_FILE_BYTES >> 20)));
-            }
-            let bytes = std::fs::read(&full).map_err(|e| (rel.clone(), format!("unreadable: {e}")))?;
-            if let Some(hit) = cache.and_then(|c| c.get(rel, &bytes)) {
-                return Ok(hit);
-            }
-            let text = std::str::from_utf8(&bytes).map_err(|_| (rel.clone(), "skipped: not valid UTF-8".to_string()))?.to_string();
-            if rel.ends_with(".yaml") || rel.ends_with(".yml") {
-                let facts = yaml::scan_yaml(rel, &text);
-                if let Some(c) = cache {
-                    c.put(rel, &bytes, &facts);
-                }
-                return Ok(facts);
-            }
-            let text = if rel.ends_with(".ipynb") {
-                python::notebook_source(&text).ok_or_else(|| (rel.clone(), "skipped: not a notebook (invalid JSON)".to_string()))?
-            } else {
-                text
-            };
-            let facts = python::scan_source(rel, &text);
-            if let Some(c) = cache {
-                c.put(rel, &bytes, &facts);
-            }
-            Ok(facts)
+            let mut key = None;
+            let r = scan_one(root, rel, cache, &mut key);
+            (r, key)
         })
-        .collect();
+        .collect()
+}
+
+fn scan_one(root: &Path, rel: &String, cache: Option<&crate::lint::cache::Cache>, key: &mut Option<String>) -> Result<FileFacts, (String, String)> {
+    if rel.ends_with(".json") {
+        // configs are read below, when the code names them
+        return Ok(FileFacts::default());
+    }
+    let full = root.join(rel);
+    let size = std::fs::metadata(&full).map(|m| m.len()).unwrap_or(0);
+    if size > MAX_FILE_BYTES {
+        return Err((rel.clone(), format!("skipped: larger than {} MiB", MAX_FILE_BYTES >> 20)));
+    }
+    let bytes = std::fs::read(&full).map_err(|e| (rel.clone(), format!("unreadable: {e}")))?;
+    if let Some(c) = cache {
+        let k = crate::lint::cache::Cache::key(rel, &bytes);
+        let hit = c.get_key(&k);
+        *key = Some(k);
+        if let Some(hit) = hit {
+            return Ok(hit);
+        }
+    }
+    let text = std::str::from_utf8(&bytes).map_err(|_| (rel.clone(), "skipped: not valid UTF-8".to_string()))?.to_string();
+    if rel.ends_with(".yaml") || rel.ends_with(".yml") {
+        let facts = yaml::scan_yaml(rel, &text);
+        if let Some(c) = cache {
+            c.put(rel, &bytes, &facts);
+        }
+        return Ok(facts);
+    }
+    let text = if rel.ends_with(".ipynb") {
+        python::notebook_source(&text).ok_or_else(|| (rel.clone(), "skipped: not a notebook (invalid JSON)".to_string()))?
+    } else {
+        text
+    };
+    let facts = python::scan_source(rel, &text);
+    if let Some(c) = cache {
+        c.put(rel, &bytes, &facts);
+    }
+    Ok(facts)
+}
+
+/// The facts of the given files, without the data files they name.
+pub fn scan_files(root: &Path, paths: &[String], cache: Option<&crate::lint::cache::Cache>) -> Facts {
     let mut facts = Facts::default();
-    for r in results {
+    for (r, _) in scan_each(root, paths, cache) {
         match r {
             Ok(f) if f.path.is_empty() => {}
             Ok(f) => facts.files.push(f),
             Err(w) => facts.warnings.push(w),
         }
     }
-    read_referenced_data(root, &mut facts);
     facts
 }
 
 /// JSON configs and CSV/TSV files the Python code names by a literal path.
-fn read_referenced_data(root: &Path, facts: &mut Facts) {
+pub fn read_referenced_data(root: &Path, facts: &mut Facts) {
     let mut wanted = std::collections::BTreeSet::new();
     for f in facts.files.iter().filter(|f| !f.path.ends_with(".yaml") && !f.path.ends_with(".yml")) {
         for p in data::referenced_paths(f) {

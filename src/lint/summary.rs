@@ -1,0 +1,211 @@
+//! The project summary: one small file per project, beside the facts cache.
+//!
+//! It holds, for every project file, its size and modification time (its stamp) and the key of
+//! its facts in the content-hash cache, and the results of the last run: the findings of every
+//! rule over the whole project, the scan's warnings, the stamps of the data files the code
+//! names (present or not) and of the cudasleuth executable.
+//!
+//! - A file whose stamp matches is not read or hashed: its facts come from the cache by key.
+//! - When every stamp matches (no file added, removed or changed, the same executable), the
+//!   stored results are the project's results: a run on a few files filters them, without
+//!   loading any facts. The configuration and the suppression comments are applied as usual.
+//! - A file modified within two seconds of a summary write is not recorded (a second change
+//!   within the file system's timestamp granularity would keep the stamp): it is read, and no
+//!   results are stored, until a later run records it.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::lint::cache::Cache;
+use crate::rank::rules::{self, Finding};
+use crate::scan::facts::{Facts, Span};
+use crate::scan::files::ProjectFiles;
+
+/// Files modified this close to a summary write are not recorded.
+const RACY: Duration = Duration::from_secs(2);
+
+#[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Stamp {
+    size: u64,
+    mtime_ns: u64,
+}
+
+impl Stamp {
+    fn of(path: &Path) -> Option<(Stamp, SystemTime)> {
+        let m = std::fs::metadata(path).ok()?;
+        let t = m.modified().ok()?;
+        let ns = t.duration_since(UNIX_EPOCH).ok()?.as_nanos() as u64;
+        Some((Stamp { size: m.len(), mtime_ns: ns }, t))
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct Entry {
+    path: String,
+    stamp: Stamp,
+    /// The content-cache key of the file's facts (none for a JSON file or a skipped one).
+    key: Option<String>,
+}
+
+#[derive(Serialize, Deserialize, Clone)]
+struct StoredFinding {
+    rule: String,
+    file: String,
+    span: Span,
+    message: String,
+    evidence: Vec<String>,
+    fingerprint: String,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Results {
+    /// The executable that computed them.
+    tool: Option<Stamp>,
+    /// Data-file candidates named by the code: path and stamp (None: absent).
+    data: Vec<(String, Option<Stamp>)>,
+    findings: Vec<StoredFinding>,
+    warnings: Vec<(String, String)>,
+}
+
+#[derive(Serialize, Deserialize, Default)]
+struct Stored {
+    version: String,
+    entries: Vec<Entry>,
+    results: Option<Results>,
+}
+
+/// Stored results: every rule's lint findings over the project, and the scan's warnings.
+pub type Replayed = (Vec<Finding>, Vec<(String, String)>);
+
+/// The summary of one project, and the stamps of its files now.
+pub struct Summary {
+    path: PathBuf,
+    stored: Stored,
+    stamps: Vec<Option<(Stamp, SystemTime)>>,
+    /// For each project file: the stored entry whose stamp matches.
+    matched: Vec<Option<usize>>,
+}
+
+fn tool_stamp() -> Option<Stamp> {
+    std::env::current_exe().ok().and_then(|p| Stamp::of(&p)).map(|s| s.0)
+}
+
+impl Summary {
+    pub fn open(cache: &Cache, root: &Path, files: &ProjectFiles) -> Summary {
+        let path = cache.dir().join(format!("summary-{}", Cache::key(&root.to_string_lossy(), b"project-summary")));
+        let stored = std::fs::read(&path)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Stored>(&b).ok())
+            .filter(|s| s.version == env!("CARGO_PKG_VERSION"))
+            .unwrap_or_default();
+        let paths = files.paths();
+        let stamps: Vec<Option<(Stamp, SystemTime)>> = paths.par_iter().map(|p| Stamp::of(&root.join(p))).collect();
+        let by_path: HashMap<&str, usize> = stored.entries.iter().enumerate().map(|(i, e)| (e.path.as_str(), i)).collect();
+        let matched = paths
+            .iter()
+            .zip(&stamps)
+            .map(|(p, s)| by_path.get(p.as_str()).copied().filter(|&i| s.map(|s| s.0) == Some(stored.entries[i].stamp)))
+            .collect();
+        Summary { path, stored, stamps, matched }
+    }
+
+    /// The stored results (findings, scan warnings), when no file changed since they were
+    /// computed.
+    pub fn results(&self, root: &Path) -> Option<Replayed> {
+        let r = self.stored.results.as_ref()?;
+        if self.stored.entries.len() != self.matched.len() || self.matched.iter().any(Option::is_none) || r.tool.is_none() || r.tool != tool_stamp() {
+            return None;
+        }
+        if r.data.iter().any(|(p, s)| Stamp::of(&root.join(p)).map(|x| x.0) != *s) {
+            return None;
+        }
+        let mut findings = Vec::with_capacity(r.findings.len());
+        for f in &r.findings {
+            let rule = rules::find_rule(&f.rule)?;
+            findings.push(Finding {
+                rule: rule.code,
+                file: f.file.clone(),
+                span: f.span,
+                message: f.message.clone(),
+                evidence: f.evidence.clone(),
+                fingerprint: f.fingerprint.clone(),
+                category: rule.category,
+                lint: true,
+            });
+        }
+        Some((findings, r.warnings.clone()))
+    }
+
+    /// The project's facts: files whose stamp matches come from the cache by key, the others
+    /// are read (through the content cache).
+    pub fn scan(&self, root: &Path, files: &ProjectFiles, cache: &Cache) -> (Facts, Vec<Option<String>>) {
+        let paths = files.paths();
+        let scanned: Vec<crate::scan::Scanned> = (0..paths.len())
+            .into_par_iter()
+            .map(|i| {
+                let key = self.matched[i].and_then(|e| self.stored.entries[e].key.as_deref());
+                if let Some(f) = key.and_then(|k| cache.get_key(k)) {
+                    return (Ok(f), key.map(str::to_string));
+                }
+                crate::scan::scan_each(root, std::slice::from_ref(&paths[i]), Some(cache)).pop().expect("one file scanned")
+            })
+            .collect();
+        let mut facts = Facts::default();
+        let mut keys = Vec::with_capacity(scanned.len());
+        for (r, key) in scanned {
+            keys.push(key);
+            match r {
+                Ok(f) if f.path.is_empty() => {}
+                Ok(f) => facts.files.push(f),
+                Err(w) => facts.warnings.push(w),
+            }
+        }
+        crate::scan::read_referenced_data(root, &mut facts);
+        (facts, keys)
+    }
+
+    /// Records the stamps and keys of this run and the project's results.
+    pub fn save(self, root: &Path, files: &ProjectFiles, keys: &[Option<String>], facts: &Facts, findings: &[Finding]) {
+        let now = SystemTime::now();
+        let mut entries = Vec::with_capacity(keys.len());
+        let mut all_recorded = true;
+        for ((p, s), key) in files.paths().iter().zip(&self.stamps).zip(keys) {
+            let recorded = s.filter(|(_, t)| now.duration_since(*t).is_ok_and(|d| d >= RACY));
+            let Some((stamp, _)) = recorded else {
+                all_recorded = false;
+                continue;
+            };
+            entries.push(Entry { path: p.clone(), stamp, key: key.clone() });
+        }
+        let mut data: Vec<(String, Option<Stamp>)> = Vec::new();
+        for f in facts.files.iter().filter(|f| !f.is_config() && f.columns.is_empty()) {
+            for p in crate::scan::data::referenced_paths(f) {
+                for c in crate::scan::data::reference_candidates(&f.path, &p) {
+                    if !data.iter().any(|(d, _)| *d == c) {
+                        let s = Stamp::of(&root.join(&c)).map(|x| x.0);
+                        data.push((c, s));
+                    }
+                }
+            }
+        }
+        let findings = findings
+            .iter()
+            .filter(|f| f.lint)
+            .map(|f| StoredFinding { rule: f.rule.to_string(), file: f.file.clone(), span: f.span, message: f.message.clone(), evidence: f.evidence.clone(), fingerprint: f.fingerprint.clone() })
+            .collect();
+        // results are kept only when every file is recorded: an unrecorded file could change
+        // (or go) unseen
+        let results = all_recorded.then(|| Results { tool: tool_stamp(), data, findings, warnings: facts.warnings.clone() });
+        let stored = Stored { version: env!("CARGO_PKG_VERSION").to_string(), entries, results };
+        if let Ok(json) = serde_json::to_vec(&stored) {
+            let tmp = self.path.with_extension(format!("tmp{}", std::process::id()));
+            if std::fs::write(&tmp, json).is_ok() {
+                let _ = std::fs::rename(&tmp, &self.path);
+            }
+        }
+    }
+}
