@@ -184,25 +184,9 @@ fn check_pipeline(facts: &Facts, out: &mut Vec<Finding>) {
                 continue;
             }
             let Some(k) = a.shift.filter(|k| *k != 0) else { continue };
-            let sign = if k > 0 { format!("+{k}") } else { k.to_string() };
-            let mut evidence = vec![format!("label column `{}` shifted by {sign}", a.target)];
-            evidence.extend(head_evidence(facts));
-            evidence.extend(loss_evidence(facts));
-            let scope = a.scope.qualified();
-            out.push(Finding {
-                rule: "CS101",
-                file: f.path.clone(),
-                span: a.span,
-                message: format!(
-                    "label column `{}` shifted by {sign}: {}",
-                    a.target,
-                    if k > 0 { "the last class reaches the number of classes" } else { "labels that were already 0-based become -1" }
-                ),
-                evidence,
-                fingerprint: fingerprint("CS101", f, &scope, &format!("{}{sign}", a.target)),
-                category: "label_out_of_range",
-                lint: k > 0,
-            });
+            let sign = signed(k);
+            let what = if k > 0 { "the last class reaches the number of classes" } else { "labels that were already 0-based become -1" };
+            out.push(label_shift(facts, f, a, format!("label column `{}` shifted by {sign}: {what}", a.target), format!("label column `{}` shifted by {sign}", a.target)));
         }
     }
     // shifts inside collate_fn / target_transform / .map functions
@@ -221,26 +205,42 @@ fn check_pipeline(facts: &Facts, out: &mut Vec<Finding>) {
             if counter || !(is_label_name(label_key(&a.target)) || param_is_label) {
                 continue;
             }
-            let sign = if k > 0 { format!("+{k}") } else { k.to_string() };
-            let mut evidence = vec![format!("label `{}` shifted by {sign} in `{func}`, used as {role}", a.target)];
-            evidence.extend(head_evidence(facts));
-            evidence.extend(loss_evidence(facts));
-            let scope = a.scope.qualified();
-            out.push(Finding {
-                rule: "CS101",
-                file: f.path.clone(),
-                span: a.span,
-                message: format!(
-                    "label `{}` shifted by {sign} in {role} `{func}` {}",
-                    a.target,
-                    if k > 0 { "can reach the number of classes" } else { "can become negative" }
-                ),
-                evidence,
-                fingerprint: fingerprint("CS101", f, &scope, &format!("{}{sign}", a.target)),
-                category: "label_out_of_range",
-                lint: k > 0,
-            });
+            let sign = signed(k);
+            let reach = if k > 0 { "can reach the number of classes" } else { "can become negative" };
+            out.push(label_shift(
+                facts,
+                f,
+                a,
+                format!("label `{}` shifted by {sign} in {role} `{func}` {reach}", a.target),
+                format!("label `{}` shifted by {sign} in `{func}`, used as {role}", a.target),
+            ));
         }
+    }
+}
+
+fn signed(k: i64) -> String {
+    if k > 0 {
+        format!("+{k}")
+    } else {
+        k.to_string()
+    }
+}
+
+/// A CS101 finding on a shifted label assignment, with the head and the loss as evidence.
+fn label_shift(facts: &Facts, f: &FileFacts, a: &crate::scan::facts::AssignFact, message: String, first: String) -> Finding {
+    let k = a.shift.unwrap_or(0);
+    let mut evidence = vec![first];
+    evidence.extend(head_evidence(facts));
+    evidence.extend(loss_evidence(facts));
+    Finding {
+        rule: "CS101",
+        file: f.path.clone(),
+        span: a.span,
+        message,
+        evidence,
+        fingerprint: fingerprint("CS101", f, &a.scope.qualified(), &format!("{}{}", a.target, signed(k))),
+        category: "label_out_of_range",
+        lint: k > 0,
     }
 }
 
