@@ -80,3 +80,43 @@ fn controls_stay_quiet() {
         assert_eq!(v["diagnostics"].as_array().unwrap().len(), 0, "{name}: {}", v["diagnostics"]);
     }
 }
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            copy_tree(&p, &to.join(e.file_name()));
+        } else if p.is_file() {
+            std::fs::copy(&p, to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+/// Recall of `lint` without a log: each bug project, copied into its own project, gets a
+/// diagnostic on the line the hand-written answer names.
+#[test]
+fn lint_flags_every_culprit() {
+    let mut checked = 0;
+    for dir in projects() {
+        let expected: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("EXPECTED.json")).unwrap()).unwrap();
+        let culprit = &expected["culprit"];
+        if culprit.is_null() {
+            continue;
+        }
+        let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        let copy = std::env::temp_dir().join(format!("cudasleuth-recall-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&copy);
+        copy_tree(&dir, &copy);
+        if !copy.join("pyproject.toml").exists() {
+            std::fs::write(copy.join("pyproject.toml"), "[project]\nname = \"recall\"\n").unwrap();
+        }
+        let out = bin().args(["lint", "--preview", "--no-cache", "--format", "json"]).current_dir(&copy).output().unwrap();
+        let _ = std::fs::remove_dir_all(&copy);
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{name}: {}", String::from_utf8_lossy(&out.stderr)));
+        let hit = v["diagnostics"].as_array().unwrap().iter().any(|d| d["file"] == culprit["file"] && d["line"] == culprit["line"]);
+        assert!(hit, "{name}: no diagnostic at {}:{}: {}", culprit["file"], culprit["line"], v["diagnostics"]);
+        checked += 1;
+    }
+    assert!(checked >= 13, "{checked}");
+}
