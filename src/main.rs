@@ -20,7 +20,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Read crash logs and explain the device assert (or other CUDA error) in them.
-    #[command(after_help = "Examples:\n  cudasleuth explain crash.log\n  pbpaste | cudasleuth explain\n  cudasleuth explain --format json job-*.log.gz\n\nExit codes: 0 nothing found, 1 something explained, 2 usage error or unreadable input.")]
+    #[command(after_help = "Examples:\n  cudasleuth explain crash.log\n  pbpaste | cudasleuth explain\n  cudasleuth explain crash.log --project .\n  cudasleuth explain --format json 'logs/**/*.log.gz'\n  cudasleuth explain job.log --project . --format github\n  cudasleuth explain job.log --format markdown --redact >> \"$GITHUB_STEP_SUMMARY\"\n\nExit codes: 0 nothing found, 1 something explained, 2 usage error or unreadable input.")]
     Explain {
         /// Log files (plain, gzip, UTF-8 or UTF-16) or globs (`logs/**/*.log`). `-` or none reads stdin.
         logs: Vec<String>,
