@@ -307,7 +307,7 @@ fn ctrl_c_stops_the_command_and_everything_it_started() {
     let d = tmp("sigint");
     let marker = d.join("child.pid");
     let script = format!("sleep 60 & echo $! > {}; wait", marker.display());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cudasleuth"))
+    let child = Command::new(env!("CARGO_BIN_EXE_cudasleuth"))
         .args(["repro", "-q", "--format", "json", "--", "sh", "-c", &script])
         .current_dir(&d)
         .stdout(std::process::Stdio::piped())

@@ -122,7 +122,7 @@ fn copy_stream(mut from: impl Read + Send + 'static, log: Arc<Mutex<std::fs::Fil
 }
 
 fn witness_written(dir: &Path) -> bool {
-    std::fs::read_dir(dir).map_or(false, |rd| {
+    std::fs::read_dir(dir).is_ok_and(|rd| {
         rd.flatten().any(|e| {
             let n = e.file_name();
             let n = n.to_string_lossy();

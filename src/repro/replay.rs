@@ -278,7 +278,8 @@ pub fn against_log(
             }
         },
     };
-    let mut first: Option<(Plan, BTreeSet<(u32, u32)>, &'static str)> = None;
+    type Tried = (Plan, BTreeSet<(u32, u32)>, &'static str);
+    let mut first: Option<Tried> = None;
     for plan in plans {
         let (set, used) = if use_gpu {
             match crate::repro::gpu::flagged(&arr.values, plan, &pred) {

@@ -295,13 +295,9 @@ pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
 #[cfg(test)]
 mod pipeline_tests {
     use super::*;
-    use crate::scan::python::scan_source;
 
     fn run(src: &str) -> Vec<Finding> {
-        let facts = Facts { files: vec![scan_source("train.py", src)], warnings: vec![] };
-        let mut out = Vec::new();
-        check(&facts, &mut out);
-        out
+        crate::rank::rules::findings_in(check, src)
     }
 
     #[test]

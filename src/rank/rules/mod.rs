@@ -216,6 +216,15 @@ pub fn run_all(facts: &Facts) -> Vec<Finding> {
 }
 
 /// The fingerprint stays the same when unrelated lines move: rule, file, scope, and what.
+/// Tests: one rule's findings on one file's source (`train.py`).
+#[cfg(test)]
+pub(crate) fn findings_in(check: fn(&Facts, &mut Vec<Finding>), src: &str) -> Vec<Finding> {
+    let facts = Facts { files: vec![crate::scan::python::scan_source("train.py", src)], warnings: vec![] };
+    let mut out = Vec::new();
+    check(&facts, &mut out);
+    out
+}
+
 pub fn fingerprint(rule: &str, file: &FileFacts, scope: &str, what: &str) -> String {
     format!("{rule}:{}:{scope}:{}", file.path, what.replace(' ', ""))
 }
