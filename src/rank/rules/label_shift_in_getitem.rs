@@ -9,8 +9,9 @@ Finds a Dataset's `__getitem__` (or a helper it calls) that adds to or subtracts
 or index it returns: `y = y + 1`, `label -= 1`, `target = target + offset`. The same shift in a
 function the data passes through on its way to the loss is found too: a DataLoader's
 `collate_fn`, a `target_transform` (a function or a `lambda y: y + 1`), and a function given to
-`datasets`' `.map` (`example["label"] = example["label"] + 1`); and a label column shifted in
-place (`df["label"] = df["label"] + 1`, `df["label"] += 1`).
+`datasets`' `.map` (`example["label"] = example["label"] + 1`); a label column shifted in
+place (`df["label"] = df["label"] + 1`, `df["label"] += 1`); and the 0-based output of an
+encoder shifted (`labels = LabelEncoder().fit_transform(names) + 1`).
 
 ## Why is this bad?
 A label shifted by +1 reaches `n_classes` for the last class, and one shifted by -1 becomes -1
@@ -189,6 +190,21 @@ fn check_pipeline(facts: &Facts, out: &mut Vec<Finding>) {
             out.push(label_shift(facts, f, a, format!("label column `{}` shifted by {sign}: {what}", a.target), format!("label column `{}` shifted by {sign}", a.target)));
         }
     }
+    // encoder output shifted: y = LabelEncoder().fit_transform(names) + 1 (already 0..n-1)
+    for f in &facts.files {
+        for a in &f.assigns {
+            let Some(k) = encoder_shift(&a.value).filter(|k| *k != 0) else { continue };
+            if !is_label_name(label_key(&a.target)) {
+                continue;
+            }
+            let sign = signed(k);
+            let what = if k > 0 { "the last class reaches the number of classes" } else { "class 0 becomes -1" };
+            let mut finding = label_shift(facts, f, a, format!("encoded labels `{}` shifted by {sign}: the encoder already gives 0..n-1, so {what}", a.target), format!("`{}`", a.value.trim()));
+            finding.fingerprint = fingerprint("CS101", f, &a.scope.qualified(), &format!("{}{sign}", a.target));
+            finding.lint = k > 0;
+            out.push(finding);
+        }
+    }
     // shifts inside collate_fn / target_transform / .map functions
     if functions.is_empty() {
         return;
@@ -216,6 +232,15 @@ fn check_pipeline(facts: &Facts, out: &mut Vec<Finding>) {
             ));
         }
     }
+}
+
+/// `encoder.fit_transform(x) + 1`, `le.transform(x) - 1`, `pd.factorize(x)[0] + 1`: the shift.
+fn encoder_shift(value: &str) -> Option<i64> {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| regex::Regex::new(r"^\s*[\w.()]*?(?:\.fit_transform|\.transform|factorize)\(.*\)(?:\[0\])?\s*([+-])\s*(\d+)\s*$").unwrap());
+    let c = re.captures(value)?;
+    let k: i64 = c[2].parse().ok()?;
+    Some(if &c[1] == "-" { -k } else { k })
 }
 
 fn signed(k: i64) -> String {
@@ -316,6 +341,12 @@ mod pipeline_tests {
         let pandas = "import pandas as pd\ndf = pd.read_csv('labels.csv')\ndf[\"label\"] = df[\"label\"] + 1\ndf['target'] += 1\ndf['label'] = df['label'] - 1\n";
         let f = run(pandas);
         assert_eq!(f.iter().map(|x| (x.span.line, x.lint)).collect::<Vec<_>>(), vec![(3, true), (4, true), (5, false)], "{f:?}");
+
+        let enc = "from sklearn.preprocessing import LabelEncoder\nle = LabelEncoder()\nlabels = le.fit_transform(df['species']) + 1\ncodes = pd.factorize(df['c'])[0] + 1\nok_labels = le.fit_transform(df['species'])\n";
+        let f = run(enc);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].span.line, 3);
+        assert!(f[0].message.contains("encoder already gives 0..n-1"), "{}", f[0].message);
 
         let mapped = "def shift(example):\n    example[\"label\"] = example[\"label\"] + 1\n    return example\n\nds = ds.map(shift)\n";
         let f = run(mapped);
