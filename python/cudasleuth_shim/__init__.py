@@ -620,9 +620,8 @@ _MAX_TAINT = 64
 
 
 def _is_int_tensor(x):
-    torch = _torch()
-    return isinstance(x, torch.Tensor) and not x.is_floating_point() and not x.is_complex() \
-        and x.dtype != torch.bool
+    # an integer torch tensor itself (_int_tensor also converts integer numpy arrays)
+    return _int_tensor(x) is x
 
 
 def _taint_batch(data, path="batch", depth=0):

@@ -13,13 +13,18 @@ pub struct Cache {
     dir: PathBuf,
 }
 
+/// cudasleuth's cache directory: `$CUDASLEUTH_CACHE_DIR`, else `$XDG_CACHE_HOME/cudasleuth`, else
+/// `~/.cache/cudasleuth`.
+pub fn base_dir() -> Option<PathBuf> {
+    std::env::var_os("CUDASLEUTH_CACHE_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|x| PathBuf::from(x).join("cudasleuth")))
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/cudasleuth")))
+}
+
 impl Cache {
     pub fn open() -> Option<Cache> {
-        let base = std::env::var_os("CUDASLEUTH_CACHE_DIR")
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|x| PathBuf::from(x).join("cudasleuth")))
-            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/cudasleuth")))?;
-        let dir = base.join(format!("facts-v{}", env!("CARGO_PKG_VERSION")));
+        let dir = base_dir()?.join(format!("facts-v{}", env!("CARGO_PKG_VERSION")));
         std::fs::create_dir_all(&dir).ok()?;
         Some(Cache { dir })
     }

@@ -82,11 +82,11 @@ pub fn human(result: &LintResult, color: bool, width: usize) -> String {
     out
 }
 
-fn gh_escape_data(s: &str) -> String {
+pub(crate) fn gh_escape_data(s: &str) -> String {
     s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
 }
 
-fn gh_escape_prop(s: &str) -> String {
+pub(crate) fn gh_escape_prop(s: &str) -> String {
     gh_escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
@@ -110,25 +110,25 @@ pub fn github(result: &LintResult) -> String {
     out
 }
 
+/// A rule as a SARIF `reportingDescriptor`, its documentation as help (lint and explain).
+pub(crate) fn sarif_rule(r: &rules::RuleInfo) -> serde_json::Value {
+    let short = r.doc.lines().skip_while(|l| !l.starts_with("## What it does")).nth(1).unwrap_or(r.name);
+    serde_json::json!({
+        "id": r.code,
+        "name": r.name,
+        "shortDescription": {"text": short},
+        "fullDescription": {"text": r.doc},
+        "help": {"text": r.doc, "markdown": r.doc},
+        "defaultConfiguration": {"level": if r.severity == "error" { "error" } else { "warning" }},
+        "properties": {"category": r.category}
+    })
+}
+
 /// SARIF 2.1.0: one run, every rule with its documentation as help, repository-relative
 /// paths, stable fingerprints so code-scanning alerts follow the code.
 pub fn sarif(result: &LintResult, category: &str) -> serde_json::Value {
-    let rules_json: Vec<serde_json::Value> = RULES
-        .iter()
-        .map(|r| {
-            let short = r.doc.lines().skip_while(|l| !l.starts_with("## What it does")).nth(1).unwrap_or(r.name);
-            serde_json::json!({
-                "id": r.code,
-                "name": r.name,
-                "shortDescription": {"text": short},
-                "fullDescription": {"text": r.doc},
-                "help": {"text": r.doc, "markdown": r.doc},
-                "defaultConfiguration": {"level": if r.severity == "error" { "error" } else { "warning" }},
-                "properties": {"category": r.category}
-            })
-        })
-        .collect();
-    let results: Vec<serde_json::Value> = result.diagnostics.iter().map(|d| sarif_result(d)).collect();
+    let rules_json: Vec<serde_json::Value> = RULES.iter().map(sarif_rule).collect();
+    let results: Vec<serde_json::Value> = result.diagnostics.iter().map(sarif_result).collect();
     serde_json::json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",

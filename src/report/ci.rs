@@ -11,7 +11,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::rank::rules::{self, RULES};
+use crate::lint::output::{gh_escape_data as esc_data, gh_escape_prop as esc_prop, sarif_rule};
+use crate::rank::rules;
 use crate::report::model::*;
 
 /// Where the project sits relative to the repository root (the working directory in CI), so
@@ -29,14 +30,6 @@ pub fn repo_prefix(project: Option<&Path>) -> String {
         Some(r) => format!("{}/", r.to_string_lossy().replace('\\', "/")),
         None => String::new(),
     }
-}
-
-fn esc_data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
-}
-
-fn esc_prop(s: &str) -> String {
-    esc_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
 /// A short title: what failed, in which op.
@@ -143,12 +136,7 @@ pub fn sarif(reports: &[Report], prefix: &str) -> serde_json::Value {
     let rules_json: Vec<serde_json::Value> = used
         .iter()
         .map(|code| match rules::find_rule(code) {
-            Some(r) => serde_json::json!({
-                "id": r.code, "name": r.name,
-                "shortDescription": {"text": r.doc.lines().skip_while(|l| !l.starts_with("## What it does")).nth(1).unwrap_or(r.name)},
-                "help": {"text": r.doc, "markdown": r.doc},
-                "properties": {"category": r.category}
-            }),
+            Some(r) => sarif_rule(r),
             None => serde_json::json!({
                 "id": code, "name": "repro-confirmed-line",
                 "shortDescription": {"text": "the line a synchronized reproduction showed making the bad value"},
@@ -163,7 +151,6 @@ pub fn sarif(reports: &[Report], prefix: &str) -> serde_json::Value {
             res["ruleIndex"] = serde_json::json!(i);
         }
     }
-    let _ = RULES.len();
     serde_json::json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",

@@ -424,7 +424,7 @@ fn repro_section(out: &mut String, report: &Report, style: &Style, h: &dyn Fn(&s
     }
     if let Some(w) = &report.witness {
         let _ = writeln!(out, "  caught     {}", crate::repro::confirm::caught_line(w));
-        if let Some(f) = w.get("stack").and_then(Value::as_array).and_then(|s| s.iter().rev().find(|f| f.get("user_code").and_then(Value::as_bool) == Some(true))) {
+        if let Some(f) = crate::repro::confirm::user_frame(w) {
             let code = f.get("code").and_then(Value::as_str).unwrap_or("").trim();
             let file = f.get("file").and_then(Value::as_str).unwrap_or("?");
             let file = crate::repro::confirm::project_path(file, style.project.as_deref(), None).unwrap_or_else(|| file.to_string());

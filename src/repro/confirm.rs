@@ -65,7 +65,7 @@ pub fn caught_line(w: &Value) -> String {
 }
 
 /// The user frame that called the op, from the witness's stack (innermost last).
-fn user_frame(w: &Value) -> Option<&Value> {
+pub fn user_frame(w: &Value) -> Option<&Value> {
     w.get("stack")?.as_array()?.iter().rev().find(|f| f.get("user_code").and_then(Value::as_bool).unwrap_or(false))
 }
 

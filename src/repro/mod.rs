@@ -265,10 +265,7 @@ pub fn print_env(opts: &Options, shim_dir: &Path) -> Result<String, ReproError> 
 
 /// The lasting home of the shim for `--print-env`: beside the facts cache.
 pub fn lasting_shim_dir() -> PathBuf {
-    std::env::var_os("CUDASLEUTH_CACHE_DIR")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|x| PathBuf::from(x).join("cudasleuth")))
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/cudasleuth")))
+    crate::lint::cache::base_dir()
         .unwrap_or_else(std::env::temp_dir)
         .join(format!("shim-v{}", env!("CARGO_PKG_VERSION")))
 }

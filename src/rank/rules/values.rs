@@ -41,28 +41,43 @@ fn strip_quotes(t: &str) -> &str {
     t.trim().trim_matches(|c| c == '"' || c == '\'')
 }
 
-/// Splits `a + 1` / `a - 1` / `1 + a` at its last top-level `+` or `-` (not a unary sign).
-fn split_additive(t: &str) -> Option<(&str, char, &str)> {
+/// The characters of `t` outside string literals and brackets, with their byte offsets.
+fn top_level(t: &str) -> impl Iterator<Item = (usize, char)> + '_ {
     let mut depth = 0i32;
     let mut quote: Option<char> = None;
+    t.char_indices().filter(move |&(_, c)| match (quote, c) {
+        (Some(q), _) if c == q => {
+            quote = None;
+            false
+        }
+        (Some(_), _) => false,
+        (None, '"' | '\'') => {
+            quote = Some(c);
+            false
+        }
+        (None, '(' | '[' | '{') => {
+            depth += 1;
+            false
+        }
+        (None, ')' | ']' | '}') => {
+            depth -= 1;
+            false
+        }
+        _ => depth == 0,
+    })
+}
+
+/// Splits `a + 1` / `a - 1` / `1 + a` at its last top-level `+` or `-` (not a unary sign).
+fn split_additive(t: &str) -> Option<(&str, char, &str)> {
     let mut at = None;
-    let chars: Vec<(usize, char)> = t.char_indices().collect();
-    for (k, &(i, c)) in chars.iter().enumerate() {
-        match (quote, c) {
-            (Some(q), _) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '"' | '\'') => quote = Some(c),
-            (None, '(' | '[' | '{') => depth += 1,
-            (None, ')' | ']' | '}') => depth -= 1,
-            (None, '+' | '-') if depth == 0 && k > 0 => {
-                // binary only: something other than an operator before it (skip `1e-5`)
-                let prev = t[..i].trim_end();
-                let exp = prev.ends_with(['e', 'E']) && prev[..prev.len() - 1].chars().last().is_some_and(|p| p.is_ascii_digit());
-                if !prev.is_empty() && !prev.ends_with(['+', '-', '*', '/', '%', '(', ',', '=', '<', '>']) && !exp {
-                    at = Some((i, c));
-                }
+    for (i, c) in top_level(t) {
+        if matches!(c, '+' | '-') && i > 0 {
+            // binary only: something other than an operator before it (skip `1e-5`)
+            let prev = t[..i].trim_end();
+            let exp = prev.ends_with(['e', 'E']) && prev[..prev.len() - 1].chars().last().is_some_and(|p| p.is_ascii_digit());
+            if !prev.is_empty() && !prev.ends_with(['+', '-', '*', '/', '%', '(', ',', '=', '<', '>']) && !exp {
+                at = Some((i, c));
             }
-            _ => {}
         }
     }
     let (i, c) = at?;
@@ -513,21 +528,10 @@ fn call_parts(t: &str) -> Option<(&str, Vec<&str>)> {
         return None;
     }
     let mut args = Vec::new();
-    let (mut depth, mut start) = (0i32, 0);
-    let mut quote: Option<char> = None;
-    for (i, c) in inner.char_indices() {
-        match (quote, c) {
-            (Some(q), _) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '"' | '\'') => quote = Some(c),
-            (None, '(' | '[' | '{') => depth += 1,
-            (None, ')' | ']' | '}') => depth -= 1,
-            (None, ',') if depth == 0 => {
-                args.push(inner[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
+    let mut start = 0;
+    for (i, _) in top_level(inner).filter(|&(_, c)| c == ',') {
+        args.push(inner[start..i].trim());
+        start = i + 1;
     }
     if !inner[start..].trim().is_empty() {
         args.push(inner[start..].trim());
