@@ -10,3 +10,4 @@ pub mod rank;
 pub mod report;
 pub mod repro;
 pub mod scan;
+pub mod timings;

@@ -84,7 +84,9 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
     let root = project_root(opts.paths.first().map(PathBuf::as_path).unwrap_or(&cwd));
     let mut cfg = config::load(&root.join("pyproject.toml"))?;
     cfg.preview |= opts.preview;
+    let t = std::time::Instant::now();
     let files = ProjectFiles::walk(&root);
+    let t = crate::timings::phase("walk", t);
     let cache = if opts.no_cache { None } else { cache::Cache::open() };
 
     // Which project files to report on: the paths given (files or directories), else all.
@@ -114,9 +116,12 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
                 (Some(c), Some(s)) => s.scan(&root, &files, c),
                 _ => (scan::scan_project_cached(&root, &files, cache.as_ref()), Vec::new()),
             };
+            let t = crate::timings::phase("scan", t);
             let findings = rules::run_all(&facts);
+            let t = crate::timings::phase("rules", t);
             if let Some(s) = summary {
                 s.save(&root, &files, &keys, &facts, &findings);
+                crate::timings::phase("save", t);
             }
             (findings, facts.warnings)
         }

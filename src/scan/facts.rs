@@ -193,6 +193,9 @@ pub struct FileFacts {
     /// The file did not parse cleanly (facts were still read from the parts that did).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub parse_errors: bool,
+    /// The words of `imports`, computed once when a rule first asks (`imports_module`).
+    #[serde(skip)]
+    pub import_words: std::sync::OnceLock<std::collections::HashSet<String>>,
 }
 
 /// Everything the scan found in a project.
@@ -218,6 +221,16 @@ impl Facts {
 }
 
 impl FileFacts {
+    /// Whether an import statement of this file names `module` as a word (`import data`,
+    /// `from data import X`, `from . import data`, `from pkg.data import X`).
+    pub fn imports_module(&self, module: &str) -> bool {
+        self.import_words
+            .get_or_init(|| {
+                self.imports.iter().flat_map(|imp| imp.split(|c: char| !(c.is_alphanumeric() || c == '_'))).filter(|w| !w.is_empty()).map(str::to_string).collect()
+            })
+            .contains(module)
+    }
+
     /// A config or data file (YAML, JSON, CSV) rather than code.
     pub fn is_config(&self) -> bool {
         [".yaml", ".yml", ".json"].iter().any(|x| self.path.ends_with(x))

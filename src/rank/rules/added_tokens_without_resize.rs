@@ -1,4 +1,4 @@
-use crate::rank::rules::{fingerprint, rule, Finding};
+use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
 use crate::scan::facts::Facts;
 
 rule!(
@@ -47,7 +47,8 @@ pub fn resized_after(facts: &Facts, file: &crate::scan::facts::FileFacts, add: &
     file.calls.iter().any(|r| (r.name == "resize_token_embeddings" || helpers.iter().any(|h| h == &r.name)) && r.scope == add.scope && r.span.line > add.span.line)
 }
 
-pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
+pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
+    let facts = cx.facts;
     // A project that defines resize_token_embeddings is the modeling library itself.
     if facts.files.iter().any(|f| f.functions.iter().any(|d| d.name == "resize_token_embeddings")) {
         return;

@@ -1,5 +1,4 @@
-use crate::rank::rules::{fingerprint, rule, Finding};
-use crate::scan::facts::Facts;
+use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
 
 rule!(
     BceOnLogits,
@@ -26,7 +25,8 @@ fn names_bce(text: &str) -> bool {
     (text.contains("binary_cross_entropy") && !text.contains("with_logits")) || text.contains("BCELoss")
 }
 
-pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
+pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
+    let facts = cx.facts;
     let sigmoid = facts.calls().any(|(_, c)| matches!(c.name.as_str(), "sigmoid" | "Sigmoid" | "sigmoid_" | "softmax" | "Softmax" | "expit"));
     if sigmoid {
         return;

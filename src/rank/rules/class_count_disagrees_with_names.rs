@@ -1,5 +1,4 @@
-use crate::rank::rules::{fingerprint, rule, Finding};
-use crate::scan::facts::Facts;
+use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
 
 rule!(
     ClassCountDisagreesWithNames,
@@ -25,7 +24,8 @@ names: ['helmet', 'head', 'person', 'vest']
 ```"#
 );
 
-pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
+pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
+    let facts = cx.facts;
     for f in facts.files.iter().filter(|f| f.path.ends_with(".yaml") || f.path.ends_with(".yml")) {
         let Some(names) = f.assigns.iter().find(|a| a.target == "len(names)").and_then(|a| a.int) else { continue };
         for a in f.assigns.iter().filter(|a| a.target == "nc" || a.target.ends_with("num_classes") || a.target.ends_with("NUM_CLASSES")) {

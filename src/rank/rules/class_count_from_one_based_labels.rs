@@ -1,5 +1,5 @@
 use crate::rank::rules::shared::{is_count_name, is_label_name};
-use crate::rank::rules::{fingerprint, rule, Finding};
+use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
 use crate::scan::facts::{ColumnFact, Facts, FileFacts, Span};
 
 rule!(
@@ -87,7 +87,8 @@ fn remapped(f: &FileFacts, var: &str) -> bool {
         || f.calls.iter().any(|c| matches!(c.name.as_str(), "LabelEncoder" | "factorize" | "fit_transform" | "map" | "index" | "replace" | "searchsorted") && (c.func.contains(var) || c.args.iter().any(|a| a.text.contains(var)) || c.name == "LabelEncoder"))
 }
 
-pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
+pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
+    let facts = cx.facts;
     if !facts.files.iter().any(|f| !f.columns.is_empty()) {
         return;
     }

@@ -1,6 +1,5 @@
 use crate::rank::rules::shared::{dataset_label_bounds, head_calls, heads, is_count_name};
-use crate::rank::rules::values::Values;
-use crate::rank::rules::{fingerprint, rule, Finding};
+use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
 use crate::scan::facts::{Facts, Span};
 
 rule!(
@@ -91,11 +90,12 @@ fn imported_modules(f: &crate::scan::facts::FileFacts) -> Vec<String> {
     out
 }
 
-pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
+pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
+    let facts = cx.facts;
     if !facts.calls().any(|(_, c)| crate::rank::rules::shared::is_loss_with_classes(c)) {
         return;
     }
-    check_against_data(facts, out);
+    check_against_data(cx, out);
     let counts = stated_counts(facts);
     for h in heads(facts).into_iter().filter(|h| h.out >= 2) {
         // counts stated in the head's own module or in modules it imports (by name)
@@ -121,11 +121,12 @@ pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
 
 /// Heads whose size is followed back to a literal, against the labels of a Dataset built in the
 /// same pipeline (constructed in a file the size passed through, or in the head's own file).
-fn check_against_data(facts: &Facts, out: &mut Vec<Finding>) {
+fn check_against_data(cx: &Ctx, out: &mut Vec<Finding>) {
+    let facts = cx.facts;
     if !facts.files.iter().any(|f| f.classes.iter().any(|c| c.is_dataset())) {
         return;
     }
-    let values = Values::new(facts);
+    let values = cx.values();
     let bounds = dataset_label_bounds(&values);
     if bounds.is_empty() {
         return;

@@ -1,5 +1,5 @@
 use crate::rank::rules::shared::{head_evidence, is_index_name, is_label_name, loss_evidence};
-use crate::rank::rules::{fingerprint, rule, Finding};
+use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
 use crate::scan::facts::{Facts, FileFacts};
 
 rule!(
@@ -269,7 +269,8 @@ fn label_shift(facts: &Facts, f: &FileFacts, a: &crate::scan::facts::AssignFact,
     }
 }
 
-pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
+pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
+    let facts = cx.facts;
     check_pipeline(facts, out);
     check_comprehensions(facts, out);
     for f in &facts.files {

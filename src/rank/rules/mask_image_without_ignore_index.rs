@@ -1,6 +1,5 @@
 use crate::rank::rules::shared::{is_label_name, is_loss_with_classes};
-use crate::rank::rules::{fingerprint, rule, Finding};
-use crate::scan::facts::Facts;
+use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
 
 rule!(
     MaskImageWithoutIgnoreIndex,
@@ -29,7 +28,8 @@ criterion = nn.CrossEntropyLoss(weight, ignore_index=255)
 
 const IMAGE_READERS: &[&str] = &["imread", "open", "read_image", "load_img"];
 
-pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
+pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
+    let facts = cx.facts;
     let losses: Vec<_> = facts.calls().filter(|(_, c)| is_loss_with_classes(c)).collect();
     if losses.is_empty() || losses.iter().any(|(_, c)| c.kwarg("ignore_index").is_some()) {
         return;

@@ -1,6 +1,5 @@
 use crate::rank::rules::shared::{is_count_name, is_label_name};
-use crate::rank::rules::{fingerprint, rule, Finding};
-use crate::scan::facts::Facts;
+use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
 
 rule!(
     MaxIdAsSize,
@@ -53,7 +52,8 @@ fn is_size_name(name: &str) -> bool {
         || n.contains("vocab") || n.ends_with("_count") || n == "field_dims" || n.starts_with("num") && n.len() > 3 && !n.contains("classes")
 }
 
-pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
+pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
+    let facts = cx.facts;
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     // the whole value is a max over ids, with nothing added
     // one argument (the ids), optionally an axis, nothing chained but `.item()`

@@ -57,7 +57,7 @@ pub struct RuleInfo {
     pub name: &'static str,
     pub category: &'static str,
     pub doc: &'static str,
-    pub check: fn(&Facts, &mut Vec<Finding>),
+    pub check: fn(&Ctx, &mut Vec<Finding>),
     /// `error` or `warning` in lint output.
     pub severity: &'static str,
     /// New rules start in preview so an upgrade does not break anyone's CI.
@@ -207,21 +207,47 @@ pub fn find_rule(code: &str) -> Option<&'static RuleInfo> {
 }
 
 /// Runs every rule over the facts.
-pub fn run_all(facts: &Facts) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for r in RULES {
-        (r.check)(facts, &mut out);
+/// What the rules share while they run: the facts, and the value index (built once, by the
+/// first rule that follows a value).
+pub struct Ctx<'a> {
+    pub facts: &'a Facts,
+    values: std::sync::OnceLock<values::Values<'a>>,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(facts: &'a Facts) -> Self {
+        Ctx { facts, values: std::sync::OnceLock::new() }
     }
-    out
+
+    pub fn values(&self) -> &values::Values<'a> {
+        self.values.get_or_init(|| values::Values::new(self.facts))
+    }
+}
+
+/// Every rule over the facts, in parallel; findings in the order of `RULES`.
+pub fn run_all(facts: &Facts) -> Vec<Finding> {
+    use rayon::prelude::*;
+    let cx = Ctx::new(facts);
+    let per_rule: Vec<Vec<Finding>> = RULES
+        .par_iter()
+        .map(|r| {
+            let t = std::time::Instant::now();
+            let mut out = Vec::new();
+            (r.check)(&cx, &mut out);
+            crate::timings::phase(r.code, t);
+            out
+        })
+        .collect();
+    per_rule.into_iter().flatten().collect()
 }
 
 /// The fingerprint stays the same when unrelated lines move: rule, file, scope, and what.
 /// Tests: one rule's findings on one file's source (`train.py`).
 #[cfg(test)]
-pub(crate) fn findings_in(check: fn(&Facts, &mut Vec<Finding>), src: &str) -> Vec<Finding> {
+pub(crate) fn findings_in(check: fn(&Ctx, &mut Vec<Finding>), src: &str) -> Vec<Finding> {
     let facts = Facts { files: vec![crate::scan::python::scan_source("train.py", src)], warnings: vec![] };
     let mut out = Vec::new();
-    check(&facts, &mut out);
+    check(&Ctx::new(&facts), &mut out);
     out
 }
 

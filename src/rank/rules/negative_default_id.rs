@@ -1,5 +1,4 @@
-use crate::rank::rules::{fingerprint, rule, Finding};
-use crate::scan::facts::Facts;
+use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
 
 rule!(
     NegativeDefaultId,
@@ -35,7 +34,8 @@ fn is_token_map(owner: &str) -> bool {
     ["stoi", "vocab", "2id", "2idx", "2ix", "2index", "to_id", "to_idx", "to_ix", "to_index", "w2i", "c2i", "t2i", "tok2", "word_index", "token_index"].iter().any(|w| n.contains(w))
 }
 
-pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
+pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
+    let facts = cx.facts;
     let embedding = facts.calls().any(|(_, c)| matches!(c.name.as_str(), "Embedding" | "EmbeddingBag" | "embedding"));
     if !embedding {
         return;

@@ -1,5 +1,4 @@
-use crate::rank::rules::{fingerprint, rule, Finding};
-use crate::scan::facts::Facts;
+use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
 
 rule!(
     OneBasedLabelMap,
@@ -22,7 +21,8 @@ label2id = {name: i for i, name in enumerate(class_names)}
 ```"#
 );
 
-pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
+pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
+    let facts = cx.facts;
     for (f, c) in facts.calls().filter(|(_, c)| c.func == "enumerate") {
         let start = c.kwarg("start").or_else(|| c.positional(1)).and_then(|a| a.int);
         if start != Some(1) {

@@ -1,7 +1,5 @@
 use crate::rank::rules::shared::head_calls;
-use crate::rank::rules::values::Values;
-use crate::rank::rules::{fingerprint, rule, Finding};
-use crate::scan::facts::Facts;
+use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
 
 rule!(
     OneHotNarrowerThanHead,
@@ -35,8 +33,9 @@ A one-hot of a different label set than the head's (a multi-task model whose sec
 fewer classes) when both live in one module."#
 );
 
-pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
-    let values = Values::new(facts);
+pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
+    let facts = cx.facts;
+    let values = cx.values();
     // heads with their size followed back to a number (`nn.Linear(512, NUM_CLASSES)`)
     let hs: Vec<(&crate::scan::facts::FileFacts, &crate::scan::facts::Call, i64)> = head_calls(facts)
         .into_iter()

@@ -1,7 +1,7 @@
 use crate::rank::rules::shared::{is_label_name, is_loss_with_classes, is_sentinel_name};
-use crate::rank::rules::values::{Origin, Values};
-use crate::rank::rules::{fingerprint, rule, Finding};
-use crate::scan::facts::{Facts, FileFacts, Scope, Span};
+use crate::rank::rules::values::Origin;
+use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
+use crate::scan::facts::{FileFacts, Scope, Span};
 
 rule!(
     SentinelLabelWithoutIgnoreIndex,
@@ -41,19 +41,19 @@ const SENTINELS: &[i64] = &[255, -1];
 
 /// The sentinel a value stands for: a literal 255 / -1, or a value named like one
 /// (`self.ignore_index`, `IGNORE_LABEL`, `void_label`) followed back to its literal.
-fn sentinel_value<'a>(values: &std::cell::OnceCell<Values<'a>>, facts: &'a Facts, fi: usize, scope: &Scope, text: &str, int: Option<i64>, at: Span) -> Option<(i64, Option<Origin>)> {
+fn sentinel_value(cx: &Ctx, fi: usize, scope: &Scope, text: &str, int: Option<i64>, at: Span) -> Option<(i64, Option<Origin>)> {
     if let Some(v) = int {
         return SENTINELS.contains(&v).then_some((v, None));
     }
     if !is_sentinel_name(text) || text.contains('(') {
         return None;
     }
-    let o = values.get_or_init(|| Values::new(facts)).int(fi, scope, text, at)?;
+    let o = cx.values().int(fi, scope, text, at)?;
     Some((o.value, Some(o)))
 }
 
-fn sentinel_sites<'a>(facts: &'a Facts, values: &std::cell::OnceCell<Values<'a>>, fi: usize) -> Vec<(i64, Span, String, Scope, Option<Origin>)> {
-    let f = &facts.files[fi];
+fn sentinel_sites(cx: &Ctx, fi: usize) -> Vec<(i64, Span, String, Scope, Option<Origin>)> {
+    let f = &cx.facts.files[fi];
     let mut out = Vec::new();
     for a in &f.assigns {
         let base = a.target.split(['[', '.']).next().unwrap_or(&a.target);
@@ -63,7 +63,7 @@ fn sentinel_sites<'a>(facts: &'a Facts, values: &std::cell::OnceCell<Values<'a>>
         if !(some_values && (is_label_name(base) || is_label_name(&a.target))) || a.op.is_some() {
             continue;
         }
-        if let Some((v, o)) = sentinel_value(values, facts, fi, &a.scope, &a.value, a.int, a.span) {
+        if let Some((v, o)) = sentinel_value(cx, fi, &a.scope, &a.value, a.int, a.span) {
             out.push((v, a.span, format!("{} = {}", a.target, a.value), a.scope.clone(), o));
         }
     }
@@ -74,7 +74,7 @@ fn sentinel_sites<'a>(facts: &'a Facts, values: &std::cell::OnceCell<Values<'a>>
             continue;
         }
         for a in &c.args {
-            if let Some((v, o)) = sentinel_value(values, facts, fi, &c.scope, &a.text, a.int, c.span) {
+            if let Some((v, o)) = sentinel_value(cx, fi, &c.scope, &a.text, a.int, c.span) {
                 out.push((v, c.span, format!("{}({})", c.func, a.text), c.scope.clone(), o));
             }
         }
@@ -82,14 +82,14 @@ fn sentinel_sites<'a>(facts: &'a Facts, values: &std::cell::OnceCell<Values<'a>>
     out
 }
 
-pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
+pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
+    let facts = cx.facts;
     let losses: Vec<(&FileFacts, &crate::scan::facts::Call)> = facts.calls().filter(|(_, c)| is_loss_with_classes(c)).collect();
     if losses.is_empty() {
         return;
     }
-    let values = std::cell::OnceCell::new();
     for (fi, f) in facts.files.iter().enumerate() {
-        for (v, span, how, scope, origin) in sentinel_sites(facts, &values, fi) {
+        for (v, span, how, scope, origin) in sentinel_sites(cx, fi) {
             // a loss told to ignore it (a non-literal ignore_index is taken to match), or -100,
             // which a loss without ignore_index ignores
             let ignored = losses.iter().any(|(_, c)| match c.kwarg("ignore_index") {

@@ -1,5 +1,5 @@
-use crate::rank::rules::{fingerprint, rule, Finding};
-use crate::scan::facts::{Call, Facts, FileFacts};
+use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
+use crate::scan::facts::{Call, FileFacts};
 
 rule!(
     SequenceOutgrowsPositionTable,
@@ -53,7 +53,8 @@ fn grows(value: &str, var: &str) -> bool {
         && (v.contains("dim=1") || v.contains("dim=-1") || v.ends_with(",1)") || v.ends_with(",-1)"))
 }
 
-pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
+pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
+    let facts = cx.facts;
     let tables: Vec<(&FileFacts, &Call)> = facts.calls().filter(|(_, c)| is_position_table(c)).collect();
     if tables.is_empty() {
         return;

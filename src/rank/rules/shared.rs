@@ -137,5 +137,5 @@ pub fn imports(f: &FileFacts, g: &FileFacts) -> bool {
     let base = g.path.rsplit('/').next().unwrap_or(&g.path);
     let module = base.strip_suffix(".py").unwrap_or(base);
     let module = if module == "__init__" { g.path.rsplit('/').nth(1).unwrap_or(module) } else { module };
-    f.imports.iter().any(|imp| imp.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|w| w == module))
+    f.imports_module(module)
 }

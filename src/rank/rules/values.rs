@@ -5,7 +5,7 @@
 //! the function's call sites (every call site must agree; a parameter with no call site takes
 //! its default). Anything else is unknown, never guessed.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::scan::facts::{AssignFact, Call, Facts, FileFacts, FunctionFact, Scope, Span};
 
@@ -156,9 +156,9 @@ pub fn subscript_chain(t: &str) -> Option<(String, Vec<String>)> {
 
 impl<'a> Values<'a> {
     pub fn new(facts: &'a Facts) -> Self {
-        let mut calls_by_name: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
-        let mut assigns_by_target: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
-        let mut flags: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+        let mut calls_by_name: HashMap<&str, Vec<(usize, usize)>> = HashMap::default();
+        let mut assigns_by_target: HashMap<&str, Vec<(usize, usize)>> = HashMap::default();
+        let mut flags: HashMap<String, Vec<(usize, usize)>> = HashMap::default();
         for (fi, f) in facts.files.iter().enumerate() {
             for (ci, c) in f.calls.iter().enumerate() {
                 calls_by_name.entry(c.name.as_str()).or_default().push((fi, ci));

@@ -1,7 +1,7 @@
 use crate::rank::rules::added_tokens_without_resize::resized_after;
-use crate::rank::rules::{fingerprint, rule, Finding};
+use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
 use crate::rank::rules::shared::imports;
-use crate::scan::facts::{Facts, FileFacts, Span};
+use crate::scan::facts::{FileFacts, Span};
 
 rule!(
     VocabSizeExcludesAddedTokens,
@@ -34,7 +34,8 @@ fn uses_vocab_size(text: &str) -> bool {
     text.contains("tokenizer.vocab_size") || text.contains("tok.vocab_size") || text.contains("tokenizer().vocab_size")
 }
 
-pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
+pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
+    let facts = cx.facts;
     // tokens added (not by a tokenizer to itself) and not followed by a resize of the embeddings
     let adding: Vec<&FileFacts> = facts
         .calls()

@@ -1,5 +1,5 @@
-use crate::rank::rules::{fingerprint, rule, Finding};
-use crate::scan::facts::{Facts, FileFacts, Scope, Span};
+use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
+use crate::scan::facts::{FileFacts, Scope, Span};
 
 rule!(
     ZeroTemperatureSampling,
@@ -52,7 +52,8 @@ fn divisors(text: &str) -> Vec<String> {
     .collect()
 }
 
-pub fn check(facts: &Facts, out: &mut Vec<Finding>) {
+pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
+    let facts = cx.facts;
     let samplers: Vec<(&FileFacts, &Scope)> = facts.calls().filter(|(_, c)| c.name == "multinomial").map(|(f, c)| (f, &c.scope)).collect();
     let mut seen = std::collections::BTreeSet::new();
     for (f, scope) in samplers {
