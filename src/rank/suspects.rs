@@ -8,6 +8,13 @@ use crate::rank::rules::{self, Finding};
 use crate::report::model::{Report, Suspect, Verdict};
 use crate::scan::facts::Facts;
 
+/// Ops whose index is often a class label: `one_hot(y)`, a gather of log-probabilities at the
+/// labels (a hand-written NLL or focal loss), a scatter into a one-hot matrix. Their index
+/// checks fail on a class-count bug like the loss's `t < n_classes` does.
+pub fn indexes_by_label(op: &str) -> bool {
+    matches!(op, "one_hot" | "gather" | "scatter" | "scatter_" | "scatter_add" | "scatter_add_" | "scatter_reduce")
+}
+
 /// The failure classes the report points to (assert signatures, CPU errors, evidence lines).
 fn categories(report: &Report) -> BTreeSet<String> {
     let mut out: BTreeSet<String> = report.asserts.iter().filter_map(|a| a.signature.as_ref().map(|s| s.category.clone())).collect();
@@ -16,10 +23,16 @@ fn categories(report: &Report) -> BTreeSet<String> {
         if let Some(c) = w.get("category").and_then(|c| c.as_str()) {
             out.insert(c.to_string());
         }
-        // one_hot of labels trips an index check: a class-count bug all the same
-        if w.get("op").and_then(|o| o.as_str()) == Some("one_hot") {
+        // one_hot of labels, or a gather/scatter at them, trips an index check: a class-count
+        // bug all the same
+        if w.get("op").and_then(|o| o.as_str()).is_some_and(indexes_by_label) {
             out.insert("label_out_of_range".to_string());
         }
+    }
+    // a gather or scatter at the labels (a hand-written NLL, a one-hot built with scatter_) is a
+    // class-count bug all the same
+    if report.asserts.iter().any(|a| a.signature.as_ref().is_some_and(|s| s.id.starts_with("scatter_gather.") || s.id.starts_with("scatter_fill."))) {
+        out.insert("label_out_of_range".to_string());
     }
     // an embedding lookup is an index failure too
     if out.contains("index_out_of_range") {
@@ -38,6 +51,11 @@ fn categories(report: &Report) -> BTreeSet<String> {
         if let Some(sig) = crate::log::host::signatures().iter().find(|s| s.kind == kind) {
             out.extend(sig.category.clone());
         }
+    }
+    // the same on the CPU: the failing user line gathers or scatters
+    let gathers = |code: &str| [".gather(", "torch.gather(", ".scatter(", ".scatter_(", ".scatter_add"].iter().any(|g| code.contains(g));
+    if out.contains("index_out_of_range") && report.frames.iter().rev().find(|f| f.user_code).and_then(|f| f.code.as_deref()).is_some_and(gathers) {
+        out.insert("label_out_of_range".to_string());
     }
     out
 }

@@ -164,8 +164,9 @@ pub fn confirm(report: &mut Report, root: Option<&Path>, files: Option<&ProjectF
     for mut s in std::mem::take(&mut report.suspects) {
         let class = crate::rank::rules::RULES.iter().find(|r| r.code == s.rule).map(|r| r.category).unwrap_or("");
         let shift = s.rule == "CS101";
-        // one_hot of labels trips an index check in the kernel: a class count bug all the same
-        let fits = same_class(class, category) || w.get("op").and_then(Value::as_str) == Some("one_hot") && class == "label_out_of_range";
+        // one_hot of labels (or a gather at them) trips an index check in the kernel: a class
+        // count bug all the same
+        let fits = same_class(class, category) || w.get("op").and_then(Value::as_str).is_some_and(crate::rank::suspects::indexes_by_label) && class == "label_out_of_range";
         if !category.is_empty() && fits && !shift {
             s.tier = "confirmed".into();
             s.confirmed = Some(true);

@@ -16,9 +16,14 @@ Compares the model's classification head with the classes the project uses:
   against the largest label a Dataset built in the same pipeline writes (`mask[blob] = cls`
   with `cls` drawn from `1..len(CLASS_NAMES)`). The finding is at the line that set the size.
 
+The project must index the head's outputs by label somewhere: a class-index loss
+(`CrossEntropyLoss`, `nll_loss`, ...) or a hand-written one that gathers the log-probabilities at
+the labels (`log_probs.gather(1, y.unsqueeze(1))`).
+
 ## Why is this bad?
 When the head has fewer outputs than there are classes, every label `>= N` makes
-`nll_loss`/`cross_entropy` fail with `t >= 0 && t < n_classes` on the GPU. A segmentation
+`nll_loss`/`cross_entropy` fail with `t >= 0 && t < n_classes` on the GPU, and a gather at the
+labels with `index out of bounds` in the gather kernel. A segmentation
 mask with background 0 and classes `1..K` needs `K + 1` output channels.
 
 ## Example
@@ -92,7 +97,7 @@ fn imported_modules(f: &crate::scan::facts::FileFacts) -> Vec<String> {
 
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
     let facts = cx.facts;
-    if !facts.calls().any(|(_, c)| crate::rank::rules::shared::is_loss_with_classes(c)) {
+    if !facts.calls().any(|(_, c)| crate::rank::rules::shared::consumes_class_index(c)) {
         return;
     }
     check_against_data(cx, out);

@@ -1,4 +1,4 @@
-use crate::rank::rules::shared::{head_evidence, is_index_name, is_label_name, loss_evidence};
+use crate::rank::rules::shared::{head_evidence, is_index_name, is_label_name, loss_evidence, loss_target_positions};
 use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
 use crate::scan::facts::{Facts, FileFacts};
 
@@ -62,6 +62,15 @@ fn returned_labels(f: &FileFacts, class: &str) -> Vec<String> {
         out.extend(r.dict.iter().filter(|(k, _)| is_label_name(k)).map(|(_, v)| v.clone()));
     }
     out
+}
+
+/// Names `__getitem__` returns at tuple position `k`.
+fn returned_at(f: &FileFacts, class: &str, k: usize) -> Vec<String> {
+    f.returns
+        .iter()
+        .filter(|r| r.scope.class.as_deref() == Some(class) && r.scope.function.as_deref() == Some("__getitem__"))
+        .filter_map(|r| r.elements.get(k).cloned())
+        .collect()
 }
 
 /// `labels = [l - 1 for l in labels]`, `ds._labels = [y + 1 for y in ...]`: a whole label list
@@ -273,9 +282,20 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
     let facts = cx.facts;
     check_pipeline(facts, out);
     check_comprehensions(facts, out);
+    // the batch position the training loop hands to the loss, when every loop agrees
+    let positions = loss_target_positions(facts);
+    let target = positions.first().filter(|p| positions.iter().all(|q| q.position == p.position));
     for f in &facts.files {
         for (class, function) in sample_functions(f) {
+            // without a loop that says which position is the target: anything after the input
             let returned = returned_labels(f, &class);
+            let at_target = target.map(|t| returned_at(f, &class, t.position)).unwrap_or_default();
+            let dict_labels: Vec<String> = f
+                .returns
+                .iter()
+                .filter(|r| r.scope.class.as_deref() == Some(class.as_str()) && r.scope.function.as_deref() == Some("__getitem__"))
+                .flat_map(|r| r.dict.iter().filter(|(k, _)| is_label_name(k)).map(|(_, v)| v.clone()))
+                .collect();
             for a in &f.assigns {
                 if a.scope.class.as_deref() != Some(class.as_str()) || a.scope.function.as_deref() != Some(function.as_str()) {
                     continue;
@@ -286,7 +306,11 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
                 if counter {
                     continue;
                 }
-                let label = is_label_name(&a.target) || returned.iter().any(|r| r == &a.target);
+                let returned_as_label = match target {
+                    Some(_) => at_target.contains(&a.target) || dict_labels.contains(&a.target),
+                    None => returned.contains(&a.target),
+                };
+                let label = is_label_name(&a.target) || returned_as_label;
                 let index = is_index_name(&a.target);
                 if !label && !index {
                     continue;
@@ -295,8 +319,13 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
                 let reach = if k > 0 { "can reach the number of classes" } else { "can become negative" };
                 let what = if label { "label" } else { "index" };
                 let mut evidence = vec![format!("{what} `{}` shifted by {sign} in {class}.{function}", a.target)];
-                if returned.iter().any(|r| r == &a.target) {
-                    evidence.push(format!("returned by {class}.__getitem__"));
+                match target {
+                    Some(t) if at_target.contains(&a.target) => evidence.push(format!(
+                        "returned at position {} of {class}.__getitem__, the position the training loop at {}:{} passes to the loss as `{}` ({}:{})",
+                        t.position, t.file.path, t.loop_line, t.var, t.file.path, t.loss_line
+                    )),
+                    _ if returned.contains(&a.target) => evidence.push(format!("returned by {class}.__getitem__")),
+                    _ => {}
                 }
                 if label {
                     evidence.extend(head_evidence(facts));
@@ -363,5 +392,26 @@ mod pipeline_tests {
         // a function of the same name that no pipeline uses is not a pipeline step
         let unrelated = "def collate(batch):\n    labels = labels + 1\n    return labels\n";
         assert!(run(unrelated).is_empty());
+    }
+
+    #[test]
+    fn the_training_loop_says_which_returned_value_is_the_target() {
+        // `tok` is not a label name: the loop `for ids, pos, tok in loader` hands position 2
+        // to the loss, so the shift of `tok` in __getitem__ is the label shift
+        let src = "import torch\nimport torch.nn as nn\nfrom torch.utils.data import Dataset, DataLoader\n\nclass Pairs(Dataset):\n    def __getitem__(self, i):\n        ids, pos, tok = self.rows[i]\n        pos = pos + 1\n        tok = tok + 1\n        return ids, pos, tok\n\ncriterion = nn.CrossEntropyLoss()\nfor epoch in range(3):\n    for ids, pos, tok in DataLoader(Pairs()):\n        loss = criterion(model(ids, pos), tok.cuda())\n";
+        let f = run(src);
+        assert_eq!(f.iter().map(|x| x.span.line).collect::<Vec<_>>(), vec![9], "{f:?}");
+        assert!(f[0].evidence.iter().any(|e| e.contains("position 2") && e.contains("as `tok`")), "{:?}", f[0].evidence);
+
+        // the same Dataset without a loop: anything returned after the input may be the label
+        let no_loop = src.split("criterion =").next().unwrap();
+        assert_eq!(run(no_loop).iter().map(|x| x.span.line).collect::<Vec<_>>(), vec![8, 9]);
+
+        // `for i, (x, y) in enumerate(loader)` and `x, y = batch`
+        for lp in ["for i, (a, b, tok) in enumerate(loader):\n        loss = F.cross_entropy(out, target=tok)\n", "for batch in loader:\n        a, b, tok = batch\n        loss = criterion(out, tok)\n"] {
+            let src = format!("{}criterion = nn.CrossEntropyLoss()\nif True:\n    {lp}", no_loop);
+            let f = run(&src);
+            assert_eq!(f.iter().map(|x| x.span.line).collect::<Vec<_>>(), vec![9], "{lp}: {f:?}");
+        }
     }
 }

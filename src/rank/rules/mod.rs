@@ -288,6 +288,18 @@ mod tests {
     }
 
     #[test]
+    fn a_hand_written_nll_gathers_at_the_labels() {
+        let src = "import torch\nimport torch.nn as nn\nNUM_CLASSES = 10\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(64, 9)\ndef step(model, x, y):\n    logp = torch.log_softmax(model(x), dim=1)\n    return -GATHER.mean()\n";
+        for g in ["logp.gather(1, y.unsqueeze(1))", "torch.gather(logp, 1, y[:, None])", "logp.gather(dim=1, index=y.view(-1, 1))"] {
+            let f = facts(&[("train.py", &src.replace("GATHER", g))]);
+            assert_eq!(found(&f), [("CS102", "train.py".into(), 7)], "{g}");
+        }
+        // a gather at positions or token ids is not a class index
+        let f = facts(&[("train.py", &src.replace("GATHER", "logp.gather(1, idx.unsqueeze(1))"))]);
+        assert_eq!(found(&f), []);
+    }
+
+    #[test]
     fn named_sentinels_and_minus_100() {
         let ds = "import torch.nn.functional as F\nfrom torch.utils.data import Dataset\nclass Seg(Dataset):\n    def __init__(self):\n        self.ignore_index = IGNORE\n    def encode(self, mask):\n        mask[mask == 0] = self.ignore_index\n        return mask\n    def __getitem__(self, i):\n        return self.encode(self.m[i])\ndef loss(x, y):\n    return F.cross_entropy(x, y)\n";
         let bad = facts(&[("seg.py", &ds.replace("IGNORE", "250"))]);

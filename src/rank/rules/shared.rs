@@ -19,6 +19,23 @@ pub fn is_loss_with_classes(c: &Call) -> bool {
     matches!(c.name.as_str(), "CrossEntropyLoss" | "cross_entropy" | "NLLLoss" | "nll_loss" | "NLLLoss2d")
 }
 
+/// A gather of the model's outputs at the labels — a hand-written NLL loss:
+/// `log_probs.gather(1, y.unsqueeze(1))`, `torch.gather(logp, 1, labels[:, None])`. It indexes
+/// the head's outputs by class just as the loss does.
+pub fn is_label_gather(c: &Call) -> bool {
+    if c.name != "gather" {
+        return false;
+    }
+    let module_form = matches!(c.func.as_str(), "torch.gather" | "th.gather");
+    let index = c.kwarg("index").or_else(|| c.positional(if module_form { 2 } else { 1 }));
+    index.is_some_and(|a| a.text.split(|ch: char| !(ch.is_alphanumeric() || ch == '_')).any(|w| !w.is_empty() && is_label_name(w)))
+}
+
+/// A call that indexes the head's outputs by class label: a class-index loss or a label gather.
+pub fn consumes_class_index(c: &Call) -> bool {
+    is_loss_with_classes(c) || is_label_gather(c)
+}
+
 /// A classification head: `nn.Linear(in, out)` with a literal `out`, the last one in its file
 /// or one assigned to a head-like name.
 pub struct Head<'a> {
@@ -42,7 +59,7 @@ pub fn head_calls(facts: &Facts) -> Vec<(&FileFacts, &Call, &Arg)> {
     let mut out = Vec::new();
     for f in &facts.files {
         let linears: Vec<&Call> = f.calls.iter().filter(|c| c.name == "Linear" || c.name == "LazyLinear").collect();
-        let loss_here = f.calls.iter().any(is_loss_with_classes);
+        let loss_here = f.calls.iter().any(consumes_class_index);
         for (i, c) in linears.iter().enumerate() {
             let Some(n_out) = c.kwarg("out_features").or_else(|| c.positional(if c.name == "LazyLinear" { 0 } else { 1 })) else { continue };
             let target = c.assigned_to.as_deref().unwrap_or("").to_ascii_lowercase();
@@ -138,4 +155,67 @@ pub fn imports(f: &FileFacts, g: &FileFacts) -> bool {
     let module = base.strip_suffix(".py").unwrap_or(base);
     let module = if module == "__init__" { g.path.rsplit('/').nth(1).unwrap_or(module) } else { module };
     f.imports_module(module)
+}
+
+/// Where a training loop's loss takes its target from: `for x, y in loader:` …
+/// `criterion(model(x), y)` → position 1 of the batch (also `for i, (x, y) in
+/// enumerate(loader)` and `for batch in loader: x, y = batch`).
+pub struct TargetPosition<'a> {
+    pub file: &'a FileFacts,
+    /// Position of the target in the batch tuple.
+    pub position: usize,
+    /// The loop variable the loss receives (`y`).
+    pub var: String,
+    pub loop_line: u32,
+    pub loss_line: u32,
+}
+
+/// The elements a tuple target or value names: `(x, y)` / `x, y` → `["x", "y"]`.
+fn tuple_names(t: &str) -> Vec<String> {
+    let t = t.trim();
+    let t = t.strip_prefix('(').and_then(|r| r.strip_suffix(')')).or_else(|| t.strip_prefix('[').and_then(|r| r.strip_suffix(']'))).unwrap_or(t);
+    t.split(',').map(|e| e.trim().to_string()).filter(|e| !e.is_empty()).collect()
+}
+
+/// The identifier an expression starts with: `y.to(device)` → `y`, `labels.long()` → `labels`.
+fn leading_name(t: &str) -> &str {
+    let t = t.trim();
+    let end = t.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(t.len());
+    &t[..end]
+}
+
+pub fn loss_target_positions(facts: &Facts) -> Vec<TargetPosition<'_>> {
+    // losses called through a variable: `criterion = nn.CrossEntropyLoss()` … `criterion(out, y)`
+    let loss_vars: Vec<&str> = facts.calls().filter(|(_, c)| is_loss_with_classes(c)).filter_map(|(_, c)| c.assigned_to.as_deref()).collect();
+    let mut out = Vec::new();
+    for f in &facts.files {
+        for lp in &f.fors {
+            let inside = |line: u32| line > lp.span.line && line <= lp.span.end_line;
+            let mut elems: Vec<String> = match lp.targets.as_slice() {
+                [_, inner] if lp.iter.trim_start().starts_with("enumerate(") && inner.contains(',') => tuple_names(inner),
+                [single] => f
+                    .assigns
+                    .iter()
+                    .find(|a| a.scope == lp.scope && inside(a.span.line) && a.value.trim() == single.trim() && a.target.contains(','))
+                    .map(|a| tuple_names(&a.target))
+                    .unwrap_or_default(),
+                many => many.iter().map(|e| e.trim().to_string()).collect(),
+            };
+            elems.retain(|e| !e.is_empty());
+            if elems.len() < 2 {
+                continue;
+            }
+            for c in f.calls.iter().filter(|c| c.scope == lp.scope && inside(c.span.line)) {
+                if !(is_loss_with_classes(c) || loss_vars.contains(&c.func.as_str())) {
+                    continue;
+                }
+                let Some(target) = c.kwarg("target").or_else(|| c.positional(1)) else { continue };
+                let var = leading_name(&target.text);
+                if let Some(position) = elems.iter().position(|e| e == var) {
+                    out.push(TargetPosition { file: f, position, var: var.to_string(), loop_line: lp.span.line, loss_line: c.span.line });
+                }
+            }
+        }
+    }
+    out
 }
