@@ -111,7 +111,7 @@ fn summary_follows_a_constant_in_another_file() {
     }
     // the first run records every file's stamp and the project's results
     let (all, _) = p.json(&[]);
-    let summary = std::fs::read_dir(p.cache.join(format!("facts-v{}", env!("CARGO_PKG_VERSION"))))
+    let summary = std::fs::read_dir(p.cache.join(format!("facts-bin-v{}", env!("CARGO_PKG_VERSION"))))
         .unwrap()
         .flatten()
         .find(|e| e.file_name().to_string_lossy().starts_with("summary-"))

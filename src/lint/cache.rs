@@ -24,7 +24,7 @@ pub fn base_dir() -> Option<PathBuf> {
 
 impl Cache {
     pub fn open() -> Option<Cache> {
-        let dir = base_dir()?.join(format!("facts-v{}", env!("CARGO_PKG_VERSION")));
+        let dir = base_dir()?.join(format!("facts-bin-v{}", env!("CARGO_PKG_VERSION")));
         std::fs::create_dir_all(&dir).ok()?;
         Some(Cache { dir })
     }
@@ -48,8 +48,8 @@ impl Cache {
 
     /// The facts stored under `key` (from `Cache::key`), when the entry is there.
     pub fn get_key(&self, key: &str) -> Option<FileFacts> {
-        let text = std::fs::read(self.dir.join(key)).ok()?;
-        serde_json::from_slice(&text).ok()
+        let bytes = std::fs::read(self.dir.join(key)).ok()?;
+        bincode::deserialize(&bytes).ok()
     }
 
     /// Where the cache lives (the project summaries sit beside the facts).
@@ -58,10 +58,10 @@ impl Cache {
     }
 
     pub fn put(&self, path: &str, bytes: &[u8], facts: &FileFacts) {
-        if let Ok(json) = serde_json::to_vec(facts) {
+        if let Ok(encoded) = bincode::serialize(facts) {
             let key = Self::key(path, bytes);
             let tmp = self.dir.join(format!("{key}.tmp{}", std::process::id()));
-            if std::fs::write(&tmp, json).is_ok() {
+            if std::fs::write(&tmp, encoded).is_ok() {
                 let _ = std::fs::rename(&tmp, self.dir.join(key));
             }
         }

@@ -1,5 +1,6 @@
 //! What the scan records about a Python file: plain data, serializable (the lint cache stores
-//! it), with 1-based lines and columns in code points.
+//! it with bincode, so every field is always written), with 1-based lines and columns in code
+//! points.
 
 use serde::{Deserialize, Serialize};
 
@@ -14,9 +15,9 @@ pub struct Span {
 /// The class and function a line sits in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Scope {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub class: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub function: Option<String>,
 }
 
@@ -34,11 +35,11 @@ impl Scope {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Arg {
     /// Keyword name, or None for a positional argument.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub name: Option<String>,
     pub text: String,
     /// The value when it is an integer literal (`3`, `-100`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub int: Option<i64>,
 }
 
@@ -54,7 +55,7 @@ pub struct Call {
     #[serde(with = "compact::scope")]
     pub scope: Scope,
     /// `criterion` in `criterion = nn.CrossEntropyLoss()`, `self.fc` in `self.fc = nn.Linear(..)`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub assigned_to: Option<String>,
 }
 
@@ -87,7 +88,7 @@ impl ClassFact {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FunctionFact {
     pub name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub class: Option<String>,
     pub params: Vec<String>,
     /// The default value of each parameter as written (`None`: no default), aligned with `params`.
@@ -104,16 +105,16 @@ pub struct AssignFact {
     pub target: String,
     pub value: String,
     /// `+=`, `-=`, ... for augmented assignments.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub op: Option<String>,
     /// `y = y + 1` / `y += 1` → Some(1); `y = y - 1` → Some(-1).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub shift: Option<i64>,
     /// The value when it is an integer literal.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub int: Option<i64>,
     /// The number of elements when the value is a list, tuple, set or dict literal.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub len: Option<i64>,
     #[serde(with = "compact::span")]
     pub span: Span,
@@ -169,29 +170,29 @@ pub struct ColumnFact {
 pub struct FileFacts {
     /// POSIX path relative to the project root.
     pub path: String,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default)]
     pub mentions_torch: bool,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub calls: Vec<Call>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub classes: Vec<ClassFact>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub functions: Vec<FunctionFact>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub assigns: Vec<AssignFact>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub returns: Vec<ReturnFact>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub fors: Vec<ForFact>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub conds: Vec<CondFact>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub imports: Vec<String>,
     /// Data files (CSV/TSV): their integer columns.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub columns: Vec<ColumnFact>,
     /// The file did not parse cleanly (facts were still read from the parts that did).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default)]
     pub parse_errors: bool,
     /// The words of `imports`, computed once when a rule first asks (`imports_module`).
     #[serde(skip)]

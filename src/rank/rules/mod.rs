@@ -7,6 +7,7 @@ use serde::Serialize;
 use crate::scan::facts::{Facts, FileFacts, Span};
 
 mod added_tokens_without_resize;
+mod aux_head_disagrees;
 mod bce_on_logits;
 mod class_count_disagrees_with_names;
 mod class_count_from_one_based_labels;
@@ -14,6 +15,7 @@ mod head_smaller_than_classes;
 mod label_shift_in_getitem;
 mod mask_image_without_ignore_index;
 mod max_id_as_size;
+mod multinomial_on_logits;
 mod negative_default_id;
 mod one_hot_narrower_than_head;
 mod one_based_label_map;
@@ -197,6 +199,24 @@ pub const RULES: &[RuleInfo] = &[
         category: "label_out_of_range",
         doc: one_hot_narrower_than_head::OneHotNarrowerThanHead::DOC,
         check: one_hot_narrower_than_head::check,
+        severity: "error",
+        preview: true,
+    },
+    RuleInfo {
+        code: "CS116",
+        name: "multinomial-on-logits",
+        category: "invalid_distribution",
+        doc: multinomial_on_logits::MultinomialOnLogits::DOC,
+        check: multinomial_on_logits::check,
+        severity: "error",
+        preview: true,
+    },
+    RuleInfo {
+        code: "CS117",
+        name: "aux-head-disagrees",
+        category: "label_out_of_range",
+        doc: aux_head_disagrees::AuxHeadDisagrees::DOC,
+        check: aux_head_disagrees::check,
         severity: "error",
         preview: true,
     },

@@ -189,6 +189,10 @@ pub fn loss_target_positions(facts: &Facts) -> Vec<TargetPosition<'_>> {
     let loss_vars: Vec<&str> = facts.calls().filter(|(_, c)| is_loss_with_classes(c)).filter_map(|(_, c)| c.assigned_to.as_deref()).collect();
     let mut out = Vec::new();
     for f in &facts.files {
+        let losses: Vec<&Call> = f.calls.iter().filter(|c| is_loss_with_classes(c) || loss_vars.contains(&c.func.as_str())).collect();
+        if losses.is_empty() {
+            continue;
+        }
         for lp in &f.fors {
             let inside = |line: u32| line > lp.span.line && line <= lp.span.end_line;
             let mut elems: Vec<String> = match lp.targets.as_slice() {
@@ -205,10 +209,7 @@ pub fn loss_target_positions(facts: &Facts) -> Vec<TargetPosition<'_>> {
             if elems.len() < 2 {
                 continue;
             }
-            for c in f.calls.iter().filter(|c| c.scope == lp.scope && inside(c.span.line)) {
-                if !(is_loss_with_classes(c) || loss_vars.contains(&c.func.as_str())) {
-                    continue;
-                }
+            for c in losses.iter().filter(|c| c.scope == lp.scope && inside(c.span.line)) {
                 let Some(target) = c.kwarg("target").or_else(|| c.positional(1)) else { continue };
                 let var = leading_name(&target.text);
                 if let Some(position) = elems.iter().position(|e| e == var) {

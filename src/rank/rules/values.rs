@@ -35,6 +35,8 @@ pub struct Values<'a> {
     assigns_by_target: HashMap<&'a str, Vec<(usize, usize)>>,
     /// `add_argument` calls by the attribute they set (`--batch-size` → `batch_size`, or `dest=`).
     flags: HashMap<String, Vec<(usize, usize)>>,
+    /// Assignments of JSON/YAML config files by the last segment of their dotted key.
+    config_keys: HashMap<&'a str, Vec<(usize, usize)>>,
 }
 
 fn strip_quotes(t: &str) -> &str {
@@ -159,6 +161,7 @@ impl<'a> Values<'a> {
         let mut calls_by_name: HashMap<&str, Vec<(usize, usize)>> = HashMap::default();
         let mut assigns_by_target: HashMap<&str, Vec<(usize, usize)>> = HashMap::default();
         let mut flags: HashMap<String, Vec<(usize, usize)>> = HashMap::default();
+        let mut config_keys: HashMap<&str, Vec<(usize, usize)>> = HashMap::default();
         for (fi, f) in facts.files.iter().enumerate() {
             for (ci, c) in f.calls.iter().enumerate() {
                 calls_by_name.entry(c.name.as_str()).or_default().push((fi, ci));
@@ -176,8 +179,13 @@ impl<'a> Values<'a> {
             for (ai, a) in f.assigns.iter().enumerate() {
                 assigns_by_target.entry(a.target.as_str()).or_default().push((fi, ai));
             }
+            if f.is_config() {
+                for (ai, a) in f.assigns.iter().enumerate() {
+                    config_keys.entry(a.target.rsplit('.').next().unwrap_or(&a.target)).or_default().push((fi, ai));
+                }
+            }
         }
-        Values { facts, calls_by_name, assigns_by_target, flags }
+        Values { facts, calls_by_name, assigns_by_target, flags, config_keys }
     }
 
     pub fn facts(&self) -> &'a Facts {
@@ -268,18 +276,18 @@ impl<'a> Values<'a> {
     /// A key of the JSON/YAML configs the project reads: the dotted path must end with `keys`.
     pub fn config_key(&self, keys: &[String], _base: &str) -> Option<Origin> {
         let suffix = keys.join(".");
+        let last = suffix.rsplit('.').next()?;
         let mut found: Option<Origin> = None;
-        for (fi, f) in self.facts.files.iter().enumerate().filter(|(_, f)| f.is_config()) {
-            for a in &f.assigns {
-                if !(a.target == suffix || a.target.ends_with(&format!(".{suffix}"))) {
-                    continue;
-                }
-                let v = a.int?;
-                match &found {
-                    Some(o) if o.value != v => return None,
-                    Some(_) => {}
-                    None => found = Some(self.origin(fi, v, a.span, format!("{}: {v}", a.target))),
-                }
+        for &(fi, ai) in self.config_keys.get(last).into_iter().flatten() {
+            let a = &self.facts.files[fi].assigns[ai];
+            if !(a.target == suffix || a.target.ends_with(&format!(".{suffix}"))) {
+                continue;
+            }
+            let v = a.int?;
+            match &found {
+                Some(o) if o.value != v => return None,
+                Some(_) => {}
+                None => found = Some(self.origin(fi, v, a.span, format!("{}: {v}", a.target))),
             }
         }
         found
