@@ -38,6 +38,10 @@ pre_changed=$(t "$bin" lint --format json $files)
 ruff_cold=$(t "$ruff_venv/bin/ruff" check --no-cache --exit-zero -q --select E,F .)
 ruff_files=$(t "$ruff_venv/bin/ruff" check --no-cache --exit-zero -q --select E,F $files)
 sg_cold=$(t "$sg_venv/bin/ast-grep" scan --rule "$rules" .)
+# the floor: tree-sitter's own parse, and parse + the queries of grammars/python, on all cores
+floor=$(cd "$root" && cargo bench -q --bench scan_floor -- "$tree" 2>/dev/null)
+parse_only=$(echo "$floor" | sed -n 's/^parse only: \([0-9.]*\) s.*/\1/p')
+parse_queries=$(echo "$floor" | sed -n 's/^parse + queries: \([0-9.]*\) s.*/\1/p')
 sg_files=$(t "$sg_venv/bin/ast-grep" scan --rule "$rules" $files)
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//' || true)
 echo "$(date -u +%F), $(nproc) cores ($cpu), $lines lines in $tree"
@@ -54,4 +58,6 @@ echo "| ruff check --select E,F, whole tree, no cache | ${ruff_cold% *} | ${ruff
 echo "| ruff check --select E,F, the same 20 files | ${ruff_files% *} | ${ruff_files#* } |"
 echo "| ast-grep scan (bench/lint-ast-grep.yml), whole tree | ${sg_cold% *} | ${sg_cold#* } |"
 echo "| ast-grep scan, the same 20 files | ${sg_files% *} | ${sg_files#* } |"
+echo "| floor: tree-sitter parse only (benches/scan_floor.rs) | $parse_only | |"
+echo "| floor: tree-sitter parse + grammars/python queries | $parse_queries | |"
 python3 -c "c,w=float('${cold% *}'),float('${warm% *}'); print(f'\nwarm/cold = {w/c:.1%} (goal < 10%)')"

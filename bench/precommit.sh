@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# A pre-commit run on 20 modified files, on trees of several sizes (unpacked by bench/precision.sh):
+# the cache is filled by a whole-tree run, then 20 files are touched (their stamps change, so
+# they are read and parsed again) and `cudasleuth lint` runs on them. Beside it: ruff on the
+# same 20 files. Median of RUNS runs (default 3).
+# Usage: bench/precommit.sh [TREE...]   (default: lightning torchvision timm transformers)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+WORK=${WORK:-/tmp/precision}
+RUNS=${RUNS:-3}
+bin=${BIN:-${CARGO_TARGET_DIR:-$root/target}/release/cudasleuth}
+[ -n "${BIN:-}" ] || (cd "$root" && cargo build --release -q)
+ruff=$WORK/ruff-venv/bin/ruff
+[ -x "$ruff" ] || { python3 -m venv "$WORK/ruff-venv" && "$WORK/ruff-venv/bin/pip" install -q ruff; }
+trees=("$@")
+[ ${#trees[@]} -gt 0 ] || trees=(lightning torchvision timm transformers)
+cache=$(mktemp -d)
+trap 'rm -rf "$cache"' EXIT
+export CUDASLEUTH_CACHE_DIR=$cache
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+echo "| tree | lines | cudasleuth lint, 20 modified files: wall s | phases (scan / rules) s | ruff, same files: wall s |"
+echo "|---|--:|--:|--:|--:|"
+for t in "${trees[@]}"; do
+    dir=$WORK/src/$t
+    [ -d "$dir" ] || { echo "no tree at $dir: run bench/precision.sh first" >&2; exit 2; }
+    cd "$dir"
+    lines=$(find . -name '*.py' -print0 | xargs -0 cat | wc -l)
+    files=$(find . -name '*.py' | sort | awk 'NR % 7 == 0 && n < 20 {print; n++}' | tr '\n' ' ')
+    "$bin" lint --format json > /dev/null 2>&1 || true
+    walls=(); phases=""
+    for _ in $(seq "$RUNS"); do
+        touch $files
+        sleep 2.1
+        s=$(date +%s.%N)
+        CUDASLEUTH_TIMINGS=1 "$bin" lint --format json $files > /dev/null 2> "$cache/timings" || true
+        e=$(date +%s.%N)
+        walls+=("$(python3 -c "print(f'{$e - $s:.3f}')")")
+        phases="$(awk '/^timing scan/ {s=$3} /^timing rules/ {r=$3} END {print s " / " r}' "$cache/timings")"
+    done
+    cs=$(printf '%s\n' "${walls[@]}" | median)
+    rw=()
+    for _ in $(seq "$RUNS"); do
+        s=$(date +%s.%N); "$ruff" check --no-cache --exit-zero -q --select E,F $files > /dev/null; e=$(date +%s.%N)
+        rw+=("$(python3 -c "print(f'{$e - $s:.3f}')")")
+    done
+    rf=$(printf '%s\n' "${rw[@]}" | median)
+    echo "| $t | $lines | $cs | $phases | $rf |"
+done
