@@ -48,7 +48,7 @@ for d in "$ROOT"/fixtures/projects/[0-9c]*/; do
   if [ -z "$cls" ]; then
     check "$p: control runs clean" 'rc == 0 and "witness" not in r' $rc "$OUT/$p.json"
   else
-    check "$p: caught ($cls)" "rc == 1 and (r['witness']['category'] == '$cls' or r['witness']['op'] == 'one_hot') and r['suspects'][0]['confirmed'] is True" $rc "$OUT/$p.json"
+    check "$p: caught ($cls)" "rc == 1 and (r['witness']['category'] == '$cls' or r['witness']['op'] in ('one_hot', 'gather')) and r['suspects'][0]['confirmed'] is True" $rc "$OUT/$p.json"
   fi
 done
 
