@@ -81,19 +81,18 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
 
 #[cfg(test)]
 mod tests {
-    fn lines(src: &str) -> Vec<u32> {
-        crate::rank::rules::findings_in(super::check, src).iter().map(|f| f.span.line).collect()
-    }
+    use super::check;
+    use crate::rank::rules::finding_lines;
 
     #[test]
     fn heads_of_one_model_disagree() {
         let src = "import torch.nn as nn\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(512, MAIN)\n        self.aux_fc = nn.Linear(256, AUX)\n";
-        assert_eq!(lines(&src.replace("MAIN", "10").replace("AUX", "9")), [6]);
-        assert_eq!(lines(&src.replace("MAIN", "9").replace("AUX", "10")), [5]);
-        assert!(lines(&src.replace("MAIN", "10").replace("AUX", "10")).is_empty());
-        assert!(lines(&src.replace("MAIN", "num_classes").replace("AUX", "9")).is_empty());
+        assert_eq!(finding_lines(check, &src.replace("MAIN", "10").replace("AUX", "9")), [6]);
+        assert_eq!(finding_lines(check, &src.replace("MAIN", "9").replace("AUX", "10")), [5]);
+        assert!(finding_lines(check, &src.replace("MAIN", "10").replace("AUX", "10")).is_empty());
+        assert!(finding_lines(check, &src.replace("MAIN", "num_classes").replace("AUX", "9")).is_empty());
         // heads that predict different things are not compared
         let multi = "class Net(nn.Module):\n    def __init__(self):\n        self.age_head = nn.Linear(512, 8)\n        self.aux_domain = nn.Linear(512, 2)\n        self.classifier = nn.Linear(512, 10)\n";
-        assert!(lines(multi).is_empty());
+        assert!(finding_lines(check, multi).is_empty());
     }
 }

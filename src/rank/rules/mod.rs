@@ -271,6 +271,12 @@ pub(crate) fn findings_in(check: fn(&Ctx, &mut Vec<Finding>), src: &str) -> Vec<
     out
 }
 
+/// Tests: the lines of one rule's findings on one file's source.
+#[cfg(test)]
+pub(crate) fn finding_lines(check: fn(&Ctx, &mut Vec<Finding>), src: &str) -> Vec<u32> {
+    findings_in(check, src).iter().map(|f| f.span.line).collect()
+}
+
 pub fn fingerprint(rule: &str, file: &FileFacts, scope: &str, what: &str) -> String {
     format!("{rule}:{}:{scope}:{}", file.path, what.replace(' ', ""))
 }

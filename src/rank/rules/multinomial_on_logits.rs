@@ -115,23 +115,22 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
 
 #[cfg(test)]
 mod tests {
-    fn lines(src: &str) -> Vec<u32> {
-        crate::rank::rules::findings_in(super::check, src).iter().map(|f| f.span.line).collect()
-    }
+    use super::check;
+    use crate::rank::rules::finding_lines;
 
     #[test]
     fn logits_reaching_multinomial() {
-        assert_eq!(lines("import torch\ndef sample(logits):\n    return torch.multinomial(logits, 1)\n"), [3]);
-        assert_eq!(lines("def sample(logits, temperature):\n    probs = logits[:, -1, :] / temperature\n    return torch.multinomial(probs, num_samples=1)\n"), [3]);
-        assert_eq!(lines("def step(model, x):\n    out = model(x)\n    return out.logits[:, -1].multinomial(1)\n"), [3]);
+        assert_eq!(finding_lines(check, "import torch\ndef sample(logits):\n    return torch.multinomial(logits, 1)\n"), [3]);
+        assert_eq!(finding_lines(check, "def sample(logits, temperature):\n    probs = logits[:, -1, :] / temperature\n    return torch.multinomial(probs, num_samples=1)\n"), [3]);
+        assert_eq!(finding_lines(check, "def step(model, x):\n    out = model(x)\n    return out.logits[:, -1].multinomial(1)\n"), [3]);
     }
 
     #[test]
     fn probabilities_stay_quiet() {
-        assert!(lines("def sample(logits, t):\n    probs = F.softmax(logits / t, dim=-1)\n    return torch.multinomial(probs, 1)\n").is_empty());
-        assert!(lines("def sample(logits):\n    return torch.multinomial(logits.softmax(-1), 1)\n").is_empty());
-        assert!(lines("def sample(logits):\n    logits = logits.softmax(-1)\n    return torch.multinomial(logits, 1)\n").is_empty());
-        assert!(lines("idx = torch.multinomial(weights, 3, replacement=True)\n").is_empty());
-        assert!(lines("def draw(scores):\n    return torch.multinomial(scores.exp(), 1)\n").is_empty());
+        assert!(finding_lines(check, "def sample(logits, t):\n    probs = F.softmax(logits / t, dim=-1)\n    return torch.multinomial(probs, 1)\n").is_empty());
+        assert!(finding_lines(check, "def sample(logits):\n    return torch.multinomial(logits.softmax(-1), 1)\n").is_empty());
+        assert!(finding_lines(check, "def sample(logits):\n    logits = logits.softmax(-1)\n    return torch.multinomial(logits, 1)\n").is_empty());
+        assert!(finding_lines(check, "idx = torch.multinomial(weights, 3, replacement=True)\n").is_empty());
+        assert!(finding_lines(check, "def draw(scores):\n    return torch.multinomial(scores.exp(), 1)\n").is_empty());
     }
 }
