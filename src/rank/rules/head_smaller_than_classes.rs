@@ -132,7 +132,7 @@ fn check_against_data(cx: &Ctx, out: &mut Vec<Finding>) {
         return;
     }
     let values = cx.values();
-    let bounds = dataset_label_bounds(&values);
+    let bounds = dataset_label_bounds(values);
     if bounds.is_empty() {
         return;
     }
