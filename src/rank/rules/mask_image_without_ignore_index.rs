@@ -1,4 +1,5 @@
-use crate::rank::rules::shared::{is_label_name, is_loss_with_classes};
+use crate::rank::rules::shared::{imports, is_label_name, is_loss_with_classes};
+use crate::scan::facts::FileFacts;
 use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
 
 rule!(
@@ -6,7 +7,8 @@ rule!(
     r#"## What it does
 Finds segmentation masks read from image files in a Dataset (`cv2.imread(...)`,
 `Image.open(...)`, `imageio.imread(...)`) in a project whose class-index losses set no
-`ignore_index`.
+`ignore_index`, when the Dataset reaches such a loss: the loss is in the Dataset's module, in a
+module that imports it, or in a module that constructs the Dataset.
 
 ## Why is this bad?
 Mask images usually mark void or boundary pixels with a special value — `255` in Pascal VOC,
@@ -34,8 +36,17 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
     if losses.is_empty() || losses.iter().any(|(_, c)| c.kwarg("ignore_index").is_some()) {
         return;
     }
+    let mut loss_files: Vec<&FileFacts> = losses.iter().map(|(f, _)| *f).collect();
+    loss_files.dedup_by(|a, b| a.path == b.path);
+    // a library's dataset classes that no training code of the project uses stay quiet
+    let reaches_loss = |f: &FileFacts, class: &str| {
+        loss_files.iter().any(|lf| lf.path == f.path || imports(lf, f)) || cx.values().calls_named(class).any(|(cf, _)| loss_files.iter().any(|lf| lf.path == cf.path))
+    };
     for f in &facts.files {
-        let datasets: Vec<&str> = f.classes.iter().filter(|c| c.is_dataset()).map(|c| c.name.as_str()).collect();
+        let datasets: Vec<&str> = f.classes.iter().filter(|c| c.is_dataset() && reaches_loss(f, &c.name)).map(|c| c.name.as_str()).collect();
+        if datasets.is_empty() {
+            continue;
+        }
         for c in &f.calls {
             let in_dataset = c.scope.class.as_deref().is_some_and(|k| datasets.contains(&k));
             let Some(target) = c.assigned_to.as_deref() else { continue };
@@ -57,5 +68,26 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
                 lint: true,
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::rank::rules::facts_of;
+
+    #[test]
+    fn only_datasets_that_reach_the_loss() {
+        let data = "import cv2\nfrom torch.utils.data import Dataset\nclass Seg(Dataset):\n    def __getitem__(self, i):\n        mask = cv2.imread(self.paths[i], 0)\n        return self.x[i], mask\n";
+        let train = "import torch.nn as nn\nfrom data import Seg\nds = Seg()\ncriterion = nn.CrossEntropyLoss()\n";
+        let lib_loss = "import torch.nn.functional as F\ndef box_loss(logits, labels):\n    return F.cross_entropy(logits, labels)\n";
+        let lines = |files: &[(&str, &str)]| -> Vec<(String, u32)> {
+            let facts = facts_of(files);
+            let mut out = Vec::new();
+            super::check(&crate::rank::rules::Ctx::new(&facts), &mut out);
+            out.into_iter().map(|f| (f.file, f.span.line)).collect()
+        };
+        assert_eq!(lines(&[("data.py", data), ("train.py", train)]), [("data.py".to_string(), 5)]);
+        // a library: the dataset is never built where the (unrelated) loss is
+        assert!(lines(&[("data.py", data), ("roi_heads.py", lib_loss)]).is_empty());
     }
 }

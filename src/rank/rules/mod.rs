@@ -271,6 +271,12 @@ pub(crate) fn findings_in(check: fn(&Ctx, &mut Vec<Finding>), src: &str) -> Vec<
     out
 }
 
+/// Tests: the facts of several files' sources.
+#[cfg(test)]
+pub(crate) fn facts_of(files: &[(&str, &str)]) -> Facts {
+    Facts { files: files.iter().map(|(p, s)| crate::scan::python::scan_source(p, s)).collect(), warnings: vec![] }
+}
+
 /// Tests: the lines of one rule's findings on one file's source.
 #[cfg(test)]
 pub(crate) fn finding_lines(check: fn(&Ctx, &mut Vec<Finding>), src: &str) -> Vec<u32> {
@@ -290,10 +296,9 @@ pub fn markdown(r: &RuleInfo) -> String {
 mod tests {
     use super::*;
     use crate::scan::facts::{ColumnFact, Facts};
-    use crate::scan::python::scan_source;
 
     fn facts(files: &[(&str, &str)]) -> Facts {
-        Facts { files: files.iter().map(|(p, s)| scan_source(p, s)).collect(), warnings: vec![] }
+        facts_of(files)
     }
 
     fn found(f: &Facts) -> Vec<(&'static str, String, u32)> {
