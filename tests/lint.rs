@@ -242,3 +242,34 @@ fn embedding_sized_with_vocab_size_after_adding_tokens() {
     p.write("train.py", "import torch.nn as nn\nfrom transformers import AutoTokenizer\n\ntokenizer = AutoTokenizer.from_pretrained('gpt2')\ntokenizer.add_special_tokens({'pad_token': '[PAD]'})\nembed = nn.Embedding(len(tokenizer), 512)\n");
     assert!(rules_of(&p.json(&["--preview"]).0).is_empty());
 }
+
+#[test]
+fn corrupt_fact_cache_entries_are_parsed_again() {
+    let p = Project::new("corrupt-facts");
+    p.write("model.py", MODEL);
+    p.write("config.py", "NUM_CLASSES = 10\n");
+    p.write("data/dataset.py", DATASET);
+    let (first, _) = p.json(&["model.py"]);
+    assert_eq!(rules_of(&first).len(), 1, "{first}");
+    let dir = p.cache.join(format!("facts-bin-v{}", env!("CARGO_PKG_VERSION")));
+    let (summaries, entries): (Vec<_>, Vec<_>) = std::fs::read_dir(&dir).unwrap().flatten().partition(|e| e.file_name().to_string_lossy().starts_with("summary-"));
+    assert!(entries.len() >= 3, "one entry per file");
+    // truncated, garbage, and a length prefix that claims 2^62 elements
+    for (i, e) in entries.iter().enumerate() {
+        let bytes = std::fs::read(e.path()).unwrap();
+        let bad = match i % 3 {
+            0 => bytes[..bytes.len() / 2].to_vec(),
+            1 => b"\xff\xfe garbage \x00\x01".to_vec(),
+            _ => [(1u64 << 62).to_le_bytes().to_vec(), bytes].concat(),
+        };
+        std::fs::write(e.path(), bad).unwrap();
+    }
+    // without the summary every file is read and looked up by its bytes: each corrupt entry
+    // is decoded, fails, and the file is parsed again
+    for s in summaries {
+        std::fs::remove_file(s.path()).unwrap();
+    }
+    let (v, code) = p.json(&["model.py"]);
+    assert_eq!(code, 1);
+    assert_eq!(rules_of(&v), rules_of(&first), "{v}");
+}
