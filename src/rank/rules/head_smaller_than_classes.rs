@@ -102,6 +102,15 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
     }
     check_against_data(cx, out);
     let counts = stated_counts(facts);
+    // what indexes the outputs by label: the loss, or a gather at the labels when there is none
+    let consumer = facts
+        .calls()
+        .find(|(_, c)| crate::rank::rules::shared::is_loss_with_classes(c))
+        .or_else(|| facts.calls().find(|(_, c)| crate::rank::rules::shared::is_label_gather(c)))
+        .map(|(f, c)| {
+            let what = if c.name == "gather" { "the gather at the labels" } else { "the loss" };
+            (what, format!("{} at {}:{}", c.func, f.path, c.span.line))
+        });
     for h in heads(facts).into_iter().filter(|h| h.out >= 2) {
         // counts stated in the head's own module or in modules it imports (by name)
         let imported = imported_modules(h.file);
@@ -116,7 +125,13 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
             file: h.file.path.clone(),
             span: h.call.span,
             message: format!("head {}(…, {}) has fewer outputs than the {m} classes stated at {file}:{}", h.call.func, h.out, span.line),
-            evidence: vec![format!("class count: `{how}` at {file}:{}", span.line), format!("labels {}..{} would fail the loss", h.out, m - 1)],
+            evidence: vec![
+                format!("class count: `{how}` at {file}:{}", span.line),
+                match &consumer {
+                    Some((what, at)) => format!("labels {}..{} would fail {what} ({at})", h.out, m - 1),
+                    None => format!("labels {}..{} would fail the loss", h.out, m - 1),
+                },
+            ],
             fingerprint: fingerprint("CS102", h.file, &scope, &format!("{}->{}", h.out, m)),
             category: "label_out_of_range",
             lint: true,
