@@ -273,3 +273,37 @@ fn corrupt_fact_cache_entries_are_parsed_again() {
     assert_eq!(code, 1);
     assert_eq!(rules_of(&v), rules_of(&first), "{v}");
 }
+
+#[test]
+fn touched_files_with_the_same_bytes_keep_the_stored_results() {
+    let p = Project::new("touched");
+    p.write("model.py", MODEL);
+    p.write("config.py", "NUM_CLASSES = 10\n");
+    p.write("data/dataset.py", DATASET);
+    for f in ["model.py", "config.py", "data/dataset.py"] {
+        age(&p.dir.join(f), 3600);
+    }
+    let (first, _) = p.json(&["model.py"]);
+    assert_eq!(rules_of(&first).len(), 1, "{first}");
+    let timed = |args: &[&str]| {
+        let out = bin().arg("lint").args(args).current_dir(&p.dir).env("CUDASLEUTH_CACHE_DIR", &p.cache).env("CUDASLEUTH_TIMINGS", "1").output().unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (v, String::from_utf8_lossy(&out.stderr).contains("timing rules"))
+    };
+    // new stamps, same bytes (a checkout, `touch`): the rules do not run again
+    for f in ["model.py", "config.py"] {
+        age(&p.dir.join(f), 1800);
+    }
+    let (v, ran) = timed(&["--format", "json", "model.py"]);
+    assert!(!ran, "the stored results are used");
+    assert_eq!(rules_of(&v), rules_of(&first));
+    // and the new stamps are recorded: the next run matches by stamp
+    let (_, ran) = timed(&["--format", "json", "model.py"]);
+    assert!(!ran);
+    // new bytes: the rules run again and see the change
+    p.write("config.py", "NUM_CLASSES = 9\n");
+    age(&p.dir.join("config.py"), 900);
+    let (v, ran) = timed(&["--format", "json", "model.py"]);
+    assert!(ran);
+    assert!(rules_of(&v).is_empty(), "{v}");
+}

@@ -107,10 +107,17 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
         Some(set)
     };
     // The rules run over the whole project (cross-file facts); the summary keeps their results
-    // while no file changes.
+    // while no file changes (in stamp, or in bytes).
     let summary = cache.as_ref().map(|c| summary::Summary::open(c, &root, &files));
-    let (mut findings, scan_warnings) = match summary.as_ref().and_then(|s| s.results(&root)) {
-        Some(stored) => stored,
+    let stored = summary.as_ref().and_then(|s| s.results(&root).map(|r| (r, None)).or_else(|| s.results_same_content(&root, &files).map(|(r, k)| (r, Some(k)))));
+    let (mut findings, scan_warnings) = match stored {
+        Some((stored, keys)) => {
+            // files touched without a change: record their new stamps
+            if let (Some(s), Some(keys)) = (summary, keys) {
+                s.keep_results(&files, &keys);
+            }
+            stored
+        }
         None => {
             let (facts, keys) = match (&cache, &summary) {
                 (Some(c), Some(s)) => s.scan(&root, &files, c),

@@ -88,6 +88,8 @@ pub struct Summary {
     stamps: Vec<Option<(Stamp, SystemTime)>>,
     /// For each project file: the stored entry whose stamp matches.
     matched: Vec<Option<usize>>,
+    /// For each project file: its stored entry, whatever its stamp.
+    entry_of: Vec<Option<usize>>,
 }
 
 fn tool_stamp() -> Option<Stamp> {
@@ -105,24 +107,91 @@ impl Summary {
         let paths = files.paths();
         let stamps: Vec<Option<(Stamp, SystemTime)>> = paths.par_iter().map(|p| Stamp::of(&root.join(p))).collect();
         let by_path: HashMap<&str, usize> = stored.entries.iter().enumerate().map(|(i, e)| (e.path.as_str(), i)).collect();
-        let matched = paths
-            .iter()
-            .zip(&stamps)
-            .map(|(p, s)| by_path.get(p.as_str()).copied().filter(|&i| s.map(|s| s.0) == Some(stored.entries[i].stamp)))
-            .collect();
-        Summary { path, stored, stamps, matched }
+        let entry_of: Vec<Option<usize>> = paths.iter().map(|p| by_path.get(p.as_str()).copied()).collect();
+        let matched = entry_of.iter().zip(&stamps).map(|(e, s)| e.filter(|&i| s.map(|s| s.0) == Some(stored.entries[i].stamp))).collect();
+        Summary { path, stored, stamps, matched, entry_of }
     }
 
-    /// The stored results (findings, scan warnings), when no file changed since they were
-    /// computed.
-    pub fn results(&self, root: &Path) -> Option<Replayed> {
+    /// The stored results, when the same files are there, the executable and the data files the
+    /// code names are unchanged (file stamps are checked by the callers).
+    fn usable_results(&self, root: &Path) -> Option<&Results> {
         let r = self.stored.results.as_ref()?;
-        if self.stored.entries.len() != self.matched.len() || self.matched.iter().any(Option::is_none) || r.tool.is_none() || r.tool != tool_stamp() {
+        if self.stored.entries.len() != self.matched.len() || self.entry_of.iter().any(Option::is_none) || r.tool.is_none() || r.tool != tool_stamp() {
             return None;
         }
         if r.data.iter().any(|(p, s)| Stamp::of(&root.join(p)).map(|x| x.0) != *s) {
             return None;
         }
+        Some(r)
+    }
+
+    /// The stored results (findings, scan warnings), when no file changed since they were
+    /// computed.
+    pub fn results(&self, root: &Path) -> Option<Replayed> {
+        if self.matched.iter().any(Option::is_none) {
+            return None;
+        }
+        self.replay(self.usable_results(root)?)
+    }
+
+    /// The stored results when the files whose stamps changed still have the bytes they had
+    /// (a checkout, a rebase, `touch`, a formatter that changed nothing): the same bytes give
+    /// the same facts and so the same findings. Also the content keys of every file, for
+    /// `keep_results`.
+    pub fn results_same_content(&self, root: &Path, files: &ProjectFiles) -> Option<(Replayed, Vec<Option<String>>)> {
+        let r = self.usable_results(root)?;
+        let keys = files
+            .paths()
+            .par_iter()
+            .enumerate()
+            .map(|(i, rel)| {
+                let entry = &self.stored.entries[self.entry_of[i]?];
+                if self.matched[i].is_some() || rel.ends_with(".json") {
+                    return Some(entry.key.clone());
+                }
+                let stored = entry.key.as_deref()?;
+                let bytes = std::fs::read(root.join(rel)).ok()?;
+                (Cache::key(rel, &bytes) == stored).then(|| entry.key.clone())
+            })
+            .collect::<Option<Vec<Option<String>>>>()?;
+        Some((self.replay(r)?, keys))
+    }
+
+    /// Records the new stamps of files whose bytes did not change, keeping the stored results.
+    pub fn keep_results(mut self, files: &ProjectFiles, keys: &[Option<String>]) {
+        let results = self.stored.results.take();
+        let (entries, all_recorded) = self.entries(files, keys);
+        let stored = Stored { version: env!("CARGO_PKG_VERSION").to_string(), entries, results: results.filter(|_| all_recorded) };
+        self.write(&stored);
+    }
+
+    /// The entries of this run: every file whose stamp is not too recent to trust, and whether
+    /// that is every file.
+    fn entries(&self, files: &ProjectFiles, keys: &[Option<String>]) -> (Vec<Entry>, bool) {
+        let now = SystemTime::now();
+        let mut entries = Vec::with_capacity(keys.len());
+        let mut all_recorded = true;
+        for ((p, s), key) in files.paths().iter().zip(&self.stamps).zip(keys) {
+            let recorded = s.filter(|(_, t)| now.duration_since(*t).is_ok_and(|d| d >= RACY));
+            let Some((stamp, _)) = recorded else {
+                all_recorded = false;
+                continue;
+            };
+            entries.push(Entry { path: p.clone(), stamp, key: key.clone() });
+        }
+        (entries, all_recorded)
+    }
+
+    fn write(&self, stored: &Stored) {
+        if let Ok(json) = serde_json::to_vec(stored) {
+            let tmp = self.path.with_extension(format!("tmp{}", std::process::id()));
+            if std::fs::write(&tmp, json).is_ok() {
+                let _ = std::fs::rename(&tmp, &self.path);
+            }
+        }
+    }
+
+    fn replay(&self, r: &Results) -> Option<Replayed> {
         let mut findings = Vec::with_capacity(r.findings.len());
         for f in &r.findings {
             let rule = rules::find_rule(&f.rule)?;
@@ -170,17 +239,7 @@ impl Summary {
 
     /// Records the stamps and keys of this run and the project's results.
     pub fn save(self, root: &Path, files: &ProjectFiles, keys: &[Option<String>], facts: &Facts, findings: &[Finding]) {
-        let now = SystemTime::now();
-        let mut entries = Vec::with_capacity(keys.len());
-        let mut all_recorded = true;
-        for ((p, s), key) in files.paths().iter().zip(&self.stamps).zip(keys) {
-            let recorded = s.filter(|(_, t)| now.duration_since(*t).is_ok_and(|d| d >= RACY));
-            let Some((stamp, _)) = recorded else {
-                all_recorded = false;
-                continue;
-            };
-            entries.push(Entry { path: p.clone(), stamp, key: key.clone() });
-        }
+        let (entries, all_recorded) = self.entries(files, keys);
         let mut data: Vec<(String, Option<Stamp>)> = Vec::new();
         for f in facts.files.iter().filter(|f| !f.is_config() && f.columns.is_empty()) {
             for p in crate::scan::data::referenced_paths(f) {
@@ -201,11 +260,6 @@ impl Summary {
         // (or go) unseen
         let results = all_recorded.then(|| Results { tool: tool_stamp(), data, findings, warnings: facts.warnings.clone() });
         let stored = Stored { version: env!("CARGO_PKG_VERSION").to_string(), entries, results };
-        if let Ok(json) = serde_json::to_vec(&stored) {
-            let tmp = self.path.with_extension(format!("tmp{}", std::process::id()));
-            if std::fs::write(&tmp, json).is_ok() {
-                let _ = std::fs::rename(&tmp, &self.path);
-            }
-        }
+        self.write(&stored);
     }
 }
