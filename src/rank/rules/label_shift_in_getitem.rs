@@ -1,6 +1,6 @@
 use crate::rank::rules::shared::{head_evidence, is_index_name, is_label_name, loss_evidence, loss_target_positions};
 use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
-use crate::scan::facts::{Facts, FileFacts};
+use crate::scan::facts::{Facts, FileFacts, ReturnFact};
 
 rule!(
     LabelShiftInGetitem,
@@ -53,24 +53,27 @@ fn sample_functions(f: &FileFacts) -> Vec<(String, String)> {
     out
 }
 
+/// The return statements of `class.__getitem__`.
+fn getitem_returns<'a>(f: &'a FileFacts, class: &'a str) -> impl Iterator<Item = &'a ReturnFact> + 'a {
+    f.returns.iter().filter(move |r| r.scope.class.as_deref() == Some(class) && r.scope.function.as_deref() == Some("__getitem__"))
+}
+
+/// Dict values `__getitem__` returns under label-like keys (`{"labels": y}` → `y`).
+fn returned_under_label_keys(f: &FileFacts, class: &str) -> Vec<String> {
+    getitem_returns(f, class).flat_map(|r| r.dict.iter().filter(|(k, _)| is_label_name(k)).map(|(_, v)| v.clone())).collect()
+}
+
 /// Names returned by `__getitem__` after the first element (the input), and dict values under
 /// label-like keys.
 fn returned_labels(f: &FileFacts, class: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for r in f.returns.iter().filter(|r| r.scope.class.as_deref() == Some(class) && r.scope.function.as_deref() == Some("__getitem__")) {
-        out.extend(r.elements.iter().skip(1).cloned());
-        out.extend(r.dict.iter().filter(|(k, _)| is_label_name(k)).map(|(_, v)| v.clone()));
-    }
+    let mut out: Vec<String> = getitem_returns(f, class).flat_map(|r| r.elements.iter().skip(1).cloned()).collect();
+    out.extend(returned_under_label_keys(f, class));
     out
 }
 
 /// Names `__getitem__` returns at tuple position `k`.
 fn returned_at(f: &FileFacts, class: &str, k: usize) -> Vec<String> {
-    f.returns
-        .iter()
-        .filter(|r| r.scope.class.as_deref() == Some(class) && r.scope.function.as_deref() == Some("__getitem__"))
-        .filter_map(|r| r.elements.get(k).cloned())
-        .collect()
+    getitem_returns(f, class).filter_map(|r| r.elements.get(k).cloned()).collect()
 }
 
 /// `labels = [l - 1 for l in labels]`, `ds._labels = [y + 1 for y in ...]`: a whole label list
@@ -290,12 +293,7 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
             // without a loop that says which position is the target: anything after the input
             let returned = returned_labels(f, &class);
             let at_target = target.map(|t| returned_at(f, &class, t.position)).unwrap_or_default();
-            let dict_labels: Vec<String> = f
-                .returns
-                .iter()
-                .filter(|r| r.scope.class.as_deref() == Some(class.as_str()) && r.scope.function.as_deref() == Some("__getitem__"))
-                .flat_map(|r| r.dict.iter().filter(|(k, _)| is_label_name(k)).map(|(_, v)| v.clone()))
-                .collect();
+            let dict_labels = returned_under_label_keys(f, &class);
             for a in &f.assigns {
                 if a.scope.class.as_deref() != Some(class.as_str()) || a.scope.function.as_deref() != Some(function.as_str()) {
                     continue;

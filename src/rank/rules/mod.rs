@@ -226,7 +226,6 @@ pub fn find_rule(code: &str) -> Option<&'static RuleInfo> {
     RULES.iter().find(|r| r.code.eq_ignore_ascii_case(code) || r.name == code)
 }
 
-/// Runs every rule over the facts.
 /// What the rules share while they run: the facts, and the value index (built once, by the
 /// first rule that follows a value).
 pub struct Ctx<'a> {
@@ -261,11 +260,10 @@ pub fn run_all(facts: &Facts) -> Vec<Finding> {
     per_rule.into_iter().flatten().collect()
 }
 
-/// The fingerprint stays the same when unrelated lines move: rule, file, scope, and what.
 /// Tests: one rule's findings on one file's source (`train.py`).
 #[cfg(test)]
 pub(crate) fn findings_in(check: fn(&Ctx, &mut Vec<Finding>), src: &str) -> Vec<Finding> {
-    let facts = Facts { files: vec![crate::scan::python::scan_source("train.py", src)], warnings: vec![] };
+    let facts = facts_of(&[("train.py", src)]);
     let mut out = Vec::new();
     check(&Ctx::new(&facts), &mut out);
     out
@@ -283,6 +281,7 @@ pub(crate) fn finding_lines(check: fn(&Ctx, &mut Vec<Finding>), src: &str) -> Ve
     findings_in(check, src).iter().map(|f| f.span.line).collect()
 }
 
+/// The fingerprint stays the same when unrelated lines move: rule, file, scope, and what.
 pub fn fingerprint(rule: &str, file: &FileFacts, scope: &str, what: &str) -> String {
     format!("{rule}:{}:{scope}:{}", file.path, what.replace(' ', ""))
 }
@@ -294,12 +293,9 @@ pub fn markdown(r: &RuleInfo) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::facts_of as facts;
     use super::*;
     use crate::scan::facts::{ColumnFact, Facts};
-
-    fn facts(files: &[(&str, &str)]) -> Facts {
-        facts_of(files)
-    }
 
     fn found(f: &Facts) -> Vec<(&'static str, String, u32)> {
         run_all(f).into_iter().map(|x| (x.rule, x.file, x.span.line)).collect()
