@@ -42,10 +42,6 @@ impl Cache {
         format!("{a:016x}{:016x}", h2.finish())
     }
 
-    pub fn get(&self, path: &str, bytes: &[u8]) -> Option<FileFacts> {
-        self.get_key(&Self::key(path, bytes))
-    }
-
     /// The facts stored under `key` (from `Cache::key`), when the entry is there.
     pub fn get_key(&self, key: &str) -> Option<FileFacts> {
         let bytes = std::fs::read(self.dir.join(key)).ok()?;

@@ -9,6 +9,8 @@
 //! - When every stamp matches (no file added, removed or changed, the same executable), the
 //!   stored results are the project's results: a run on a few files filters them, without
 //!   loading any facts. The configuration and the suppression comments are applied as usual.
+//! - When only stamps changed and every such file still hashes to the key the summary holds
+//!   (a checkout, `touch`), the stored results are used too, and the new stamps recorded.
 //! - A file modified within two seconds of a summary write is not recorded (a second change
 //!   within the file system's timestamp granularity would keep the stamp): it is read, and no
 //!   results are stored, until a later run records it.
@@ -220,19 +222,10 @@ impl Summary {
                 if let Some(f) = key.and_then(|k| cache.get_key(k)) {
                     return (Ok(f), key.map(str::to_string));
                 }
-                crate::scan::scan_each(root, std::slice::from_ref(&paths[i]), Some(cache)).pop().expect("one file scanned")
+                crate::scan::scan_file(root, &paths[i], Some(cache))
             })
             .collect();
-        let mut facts = Facts::default();
-        let mut keys = Vec::with_capacity(scanned.len());
-        for (r, key) in scanned {
-            keys.push(key);
-            match r {
-                Ok(f) if f.path.is_empty() => {}
-                Ok(f) => facts.files.push(f),
-                Err(w) => facts.warnings.push(w),
-            }
-        }
+        let (mut facts, keys) = crate::scan::gather(scanned);
         crate::scan::read_referenced_data(root, &mut facts);
         (facts, keys)
     }

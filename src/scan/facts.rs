@@ -15,9 +15,7 @@ pub struct Span {
 /// The class and function a line sits in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Scope {
-    #[serde(default)]
     pub class: Option<String>,
-    #[serde(default)]
     pub function: Option<String>,
 }
 
@@ -35,11 +33,9 @@ impl Scope {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Arg {
     /// Keyword name, or None for a positional argument.
-    #[serde(default)]
     pub name: Option<String>,
     pub text: String,
     /// The value when it is an integer literal (`3`, `-100`).
-    #[serde(default)]
     pub int: Option<i64>,
 }
 
@@ -50,12 +46,9 @@ pub struct Call {
     /// Its last segment: `CrossEntropyLoss`, `cross_entropy`, `fc`, `add_tokens`.
     pub name: String,
     pub args: Vec<Arg>,
-    #[serde(with = "compact::span")]
     pub span: Span,
-    #[serde(with = "compact::scope")]
     pub scope: Scope,
     /// `criterion` in `criterion = nn.CrossEntropyLoss()`, `self.fc` in `self.fc = nn.Linear(..)`.
-    #[serde(default)]
     pub assigned_to: Option<String>,
 }
 
@@ -73,7 +66,6 @@ pub struct ClassFact {
     pub name: String,
     pub bases: Vec<String>,
     pub methods: Vec<String>,
-    #[serde(with = "compact::span")]
     pub span: Span,
 }
 
@@ -88,14 +80,12 @@ impl ClassFact {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FunctionFact {
     pub name: String,
-    #[serde(default)]
     pub class: Option<String>,
     pub params: Vec<String>,
     /// The default value of each parameter as written (`None`: no default), aligned with `params`.
     pub defaults: Vec<Option<String>>,
     /// Whether the function takes `*args` / `**kwargs`.
     pub varargs: bool,
-    #[serde(with = "compact::span")]
     pub span: Span,
 }
 
@@ -105,20 +95,14 @@ pub struct AssignFact {
     pub target: String,
     pub value: String,
     /// `+=`, `-=`, ... for augmented assignments.
-    #[serde(default)]
     pub op: Option<String>,
     /// `y = y + 1` / `y += 1` → Some(1); `y = y - 1` → Some(-1).
-    #[serde(default)]
     pub shift: Option<i64>,
     /// The value when it is an integer literal.
-    #[serde(default)]
     pub int: Option<i64>,
     /// The number of elements when the value is a list, tuple, set or dict literal.
-    #[serde(default)]
     pub len: Option<i64>,
-    #[serde(with = "compact::span")]
     pub span: Span,
-    #[serde(with = "compact::scope")]
     pub scope: Scope,
 }
 
@@ -128,9 +112,7 @@ pub struct ReturnFact {
     pub elements: Vec<String>,
     /// `return {"input_ids": ids, "labels": y}` → [("labels", "y"), ...].
     pub dict: Vec<(String, String)>,
-    #[serde(with = "compact::span")]
     pub span: Span,
-    #[serde(with = "compact::scope")]
     pub scope: Scope,
 }
 
@@ -138,9 +120,7 @@ pub struct ReturnFact {
 pub struct ForFact {
     pub targets: Vec<String>,
     pub iter: String,
-    #[serde(with = "compact::span")]
     pub span: Span,
-    #[serde(with = "compact::scope")]
     pub scope: Scope,
 }
 
@@ -149,9 +129,7 @@ pub struct ForFact {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CondFact {
     pub text: String,
-    #[serde(with = "compact::span")]
     pub span: Span,
-    #[serde(with = "compact::scope")]
     pub scope: Scope,
 }
 
@@ -170,29 +148,18 @@ pub struct ColumnFact {
 pub struct FileFacts {
     /// POSIX path relative to the project root.
     pub path: String,
-    #[serde(default)]
     pub mentions_torch: bool,
-    #[serde(default)]
     pub calls: Vec<Call>,
-    #[serde(default)]
     pub classes: Vec<ClassFact>,
-    #[serde(default)]
     pub functions: Vec<FunctionFact>,
-    #[serde(default)]
     pub assigns: Vec<AssignFact>,
-    #[serde(default)]
     pub returns: Vec<ReturnFact>,
-    #[serde(default)]
     pub fors: Vec<ForFact>,
-    #[serde(default)]
     pub conds: Vec<CondFact>,
-    #[serde(default)]
     pub imports: Vec<String>,
     /// Data files (CSV/TSV): their integer columns.
-    #[serde(default)]
     pub columns: Vec<ColumnFact>,
     /// The file did not parse cleanly (facts were still read from the parts that did).
-    #[serde(default)]
     pub parse_errors: bool,
     /// The words of `imports`, computed once when a rule first asks (`imports_module`).
     #[serde(skip)]
@@ -239,40 +206,6 @@ impl FileFacts {
 }
 
 
-/// Spans and scopes as arrays in the cache (`[3, 1, 3, 12]`, `["Net", "forward"]`): most of
-/// the facts are spans and scopes, and the cache is read on every lint run that is not cold.
-mod compact {
-    pub mod span {
-        use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-        use crate::scan::facts::Span;
-
-        pub fn serialize<S: Serializer>(s: &Span, ser: S) -> Result<S::Ok, S::Error> {
-            [s.line, s.column, s.end_line, s.end_column].serialize(ser)
-        }
-
-        pub fn deserialize<'de, D: Deserializer<'de>>(de: D) -> Result<Span, D::Error> {
-            let [line, column, end_line, end_column] = <[u32; 4]>::deserialize(de)?;
-            Ok(Span { line, column, end_line, end_column })
-        }
-    }
-
-    pub mod scope {
-        use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-        use crate::scan::facts::Scope;
-
-        pub fn serialize<S: Serializer>(s: &Scope, ser: S) -> Result<S::Ok, S::Error> {
-            (&s.class, &s.function).serialize(ser)
-        }
-
-        pub fn deserialize<'de, D: Deserializer<'de>>(de: D) -> Result<Scope, D::Error> {
-            let (class, function) = <(Option<String>, Option<String>)>::deserialize(de)?;
-            Ok(Scope { class, function })
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -281,10 +214,11 @@ mod tests {
     fn facts_round_trip_through_the_cache_format() {
         let src = "import torch.nn as nn\nN = 3\nclass Net(nn.Module):\n    def __init__(self, k=2):\n        self.fc = nn.Linear(8, N)\n    def forward(self, x):\n        for a, b in x:\n            if a > 0:\n                return a, b\n";
         let f = crate::scan::python::scan_source("m.py", src);
-        let json = serde_json::to_string(&f).unwrap();
-        assert!(json.contains("[5,19,5,34]") && json.contains(r#"["Net","__init__"]"#), "{json}");
-        let back: FileFacts = serde_json::from_str(&json).unwrap();
-        assert_eq!(serde_json::to_string(&back).unwrap(), json);
+        let bytes = bincode::serialize(&f).unwrap();
+        let back: FileFacts = bincode::deserialize(&bytes).unwrap();
+        assert_eq!(bincode::serialize(&back).unwrap(), bytes);
+        assert_eq!(back.calls[0].span, Span { line: 5, column: 19, end_line: 5, end_column: 34 });
+        assert_eq!(back.calls[0].scope, Scope { class: Some("Net".into()), function: Some("__init__".into()) });
         assert_eq!(back.calls[0].span, f.calls[0].span);
         assert_eq!(back.calls[0].scope, f.calls[0].scope);
     }

@@ -31,16 +31,11 @@ pub fn scan_project_cached(root: &Path, files: &files::ProjectFiles, cache: Opti
 /// and the cache key of its bytes when a cache is used.
 pub type Scanned = (Result<FileFacts, (String, String)>, Option<String>);
 
-/// The facts of the given files (in their order), without the data files they name.
-pub fn scan_each(root: &Path, paths: &[String], cache: Option<&crate::lint::cache::Cache>) -> Vec<Scanned> {
-    paths
-        .par_iter()
-        .map(|rel| {
-            let mut key = None;
-            let r = scan_one(root, rel, cache, &mut key);
-            (r, key)
-        })
-        .collect()
+/// One file's facts, through the content cache when there is one.
+pub fn scan_file(root: &Path, rel: &String, cache: Option<&crate::lint::cache::Cache>) -> Scanned {
+    let mut key = None;
+    let r = scan_one(root, rel, cache, &mut key);
+    (r, key)
 }
 
 fn scan_one(root: &Path, rel: &String, cache: Option<&crate::lint::cache::Cache>, key: &mut Option<String>) -> Result<FileFacts, (String, String)> {
@@ -82,17 +77,25 @@ fn scan_one(root: &Path, rel: &String, cache: Option<&crate::lint::cache::Cache>
     Ok(facts)
 }
 
-/// The facts of the given files, without the data files they name.
-pub fn scan_files(root: &Path, paths: &[String], cache: Option<&crate::lint::cache::Cache>) -> Facts {
+/// The files' scans gathered into facts (skipped files become warnings; JSON files, read
+/// later when named, leave nothing), and each file's cache key in order.
+pub fn gather(scanned: Vec<Scanned>) -> (Facts, Vec<Option<String>>) {
     let mut facts = Facts::default();
-    for (r, _) in scan_each(root, paths, cache) {
+    let mut keys = Vec::with_capacity(scanned.len());
+    for (r, key) in scanned {
+        keys.push(key);
         match r {
             Ok(f) if f.path.is_empty() => {}
             Ok(f) => facts.files.push(f),
             Err(w) => facts.warnings.push(w),
         }
     }
-    facts
+    (facts, keys)
+}
+
+/// The facts of the given files, without the data files they name.
+pub fn scan_files(root: &Path, paths: &[String], cache: Option<&crate::lint::cache::Cache>) -> Facts {
+    gather(paths.par_iter().map(|rel| scan_file(root, rel, cache)).collect()).0
 }
 
 /// JSON configs and CSV/TSV files the Python code names by a literal path.
