@@ -203,6 +203,9 @@ enum CliError {
     UserKb(cudasleuth::kb::UserKbError),
 }
 
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {

@@ -109,7 +109,9 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
     // The rules run over the whole project (cross-file facts); the summary keeps their results
     // while no file changes (in stamp, or in bytes).
     let summary = cache.as_ref().map(|c| summary::Summary::open(c, &root, &files));
+    let t = crate::timings::phase("summary", t);
     let stored = summary.as_ref().and_then(|s| s.results(&root).map(|r| (r, None)).or_else(|| s.results_same_content(&root, &files).map(|(r, k)| (r, Some(k)))));
+    let t = crate::timings::phase("stored results", t);
     let (mut findings, scan_warnings) = match stored {
         Some((stored, keys)) => {
             // files touched without a change: record their new stamps
@@ -130,7 +132,11 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
                 s.save(&root, &files, &keys, &facts, &findings);
                 crate::timings::phase("save", t);
             }
-            (findings, facts.warnings)
+            // the facts of a large project are millions of small allocations: the process is
+            // about to end, so they are left to it rather than freed one by one
+            let crate::scan::facts::Facts { files: all, warnings } = facts;
+            std::mem::forget(all);
+            (findings, warnings)
         }
     };
     let reported = |path: &str| wanted.as_ref().map_or(true, |w| w.contains(path)) && !cfg.excluded(path);

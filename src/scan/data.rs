@@ -27,8 +27,8 @@ pub fn referenced_paths(f: &FileFacts) -> BTreeSet<String> {
         let t = text.trim();
         let inner = t.strip_prefix(['"', '\'']).and_then(|x| x.strip_suffix(['"', '\'']));
         if let Some(p) = inner {
-            let lower = p.to_ascii_lowercase();
-            if !p.is_empty() && !p.contains(['{', '"', '\'', '\n', '*']) && [".json", ".csv", ".tsv"].iter().any(|x| lower.ends_with(x)) {
+            let data_suffix = |x: &str| p.len() >= x.len() && p.as_bytes()[p.len() - x.len()..].eq_ignore_ascii_case(x.as_bytes());
+            if [".json", ".csv", ".tsv"].iter().any(|x| data_suffix(x)) && !p.contains(['{', '"', '\'', '\n', '*']) {
                 out.insert(p.to_string());
             }
         }

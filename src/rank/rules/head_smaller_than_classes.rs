@@ -1,4 +1,4 @@
-use crate::rank::rules::shared::{dataset_label_bounds, head_calls, heads, is_count_name};
+use crate::rank::rules::shared::{dataset_label_bounds, is_count_name};
 use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
 use crate::scan::facts::{Facts, Span};
 
@@ -111,7 +111,7 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
             let what = if c.name == "gather" { "the gather at the labels" } else { "the loss" };
             (what, format!("{} at {}:{}", c.func, f.path, c.span.line))
         });
-    for h in heads(facts).into_iter().filter(|h| h.out >= 2) {
+    for h in cx.heads().into_iter().filter(|h| h.out >= 2) {
         // counts stated in the head's own module or in modules it imports (by name)
         let imported = imported_modules(h.file);
         let pool: Vec<&(i64, String, Span, String)> = counts
@@ -151,8 +151,8 @@ fn check_against_data(cx: &Ctx, out: &mut Vec<Finding>) {
     if bounds.is_empty() {
         return;
     }
-    for (f, call, arg) in head_calls(facts) {
-        let Some(fi) = facts.file_index(&f.path) else { continue };
+    for &(f, call, arg) in cx.head_calls() {
+        let Some(fi) = cx.file_index(&f.path) else { continue };
         let Some(size) = values.int(fi, &call.scope, &arg.text, call.span) else { continue };
         if size.value < 1 {
             continue;
@@ -172,7 +172,7 @@ fn check_against_data(cx: &Ctx, out: &mut Vec<Finding>) {
                 vec![format!("head: {head}"), format!("labels: {labels}")],
             )
         };
-        let fp_file = facts.file(&size.file).unwrap_or(f);
+        let fp_file = cx.file(&size.file).unwrap_or(f);
         out.push(Finding {
             rule: "CS102",
             file: size.file.clone(),

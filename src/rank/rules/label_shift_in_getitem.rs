@@ -1,4 +1,4 @@
-use crate::rank::rules::shared::{head_evidence, is_index_name, is_label_name, loss_evidence, loss_target_positions};
+use crate::rank::rules::shared::{is_index_name, is_label_name, loss_target_positions};
 use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
 use crate::scan::facts::{Facts, FileFacts, ReturnFact};
 
@@ -89,7 +89,8 @@ fn comprehension_shift(value: &str) -> Option<(String, i64)> {
     Some((c[1].to_string(), if &c[2] == "-" { -k } else { k }))
 }
 
-fn check_comprehensions(facts: &Facts, out: &mut Vec<Finding>) {
+fn check_comprehensions(cx: &Ctx, out: &mut Vec<Finding>) {
+    let facts = cx.facts;
     for f in &facts.files {
         for a in &f.assigns {
             let base = a.target.rsplit('.').next().unwrap_or(&a.target);
@@ -103,7 +104,7 @@ fn check_comprehensions(facts: &Facts, out: &mut Vec<Finding>) {
             let sign = if k > 0 { format!("+{k}") } else { k.to_string() };
             let scope = a.scope.qualified();
             let mut evidence = vec![format!("every label in `{}` shifted by {sign}", a.target)];
-            evidence.extend(head_evidence(facts));
+            evidence.extend(cx.head_evidence());
             out.push(Finding {
                 rule: "CS101",
                 file: f.path.clone(),
@@ -161,7 +162,8 @@ fn lambda_shift(text: &str) -> Option<i64> {
     Some(if &c[3] == "-" { -k } else { k })
 }
 
-fn check_pipeline(facts: &Facts, out: &mut Vec<Finding>) {
+fn check_pipeline(cx: &Ctx, out: &mut Vec<Finding>) {
+    let facts = cx.facts;
     // target_transform=lambda y: y + 1
     for f in &facts.files {
         for c in &f.calls {
@@ -169,8 +171,8 @@ fn check_pipeline(facts: &Facts, out: &mut Vec<Finding>) {
             let Some(k) = lambda_shift(&a.text).filter(|k| *k != 0) else { continue };
             let sign = if k > 0 { format!("+{k}") } else { k.to_string() };
             let mut evidence = vec![format!("`target_transform={}` in the `{}` call", a.text, c.func)];
-            evidence.extend(head_evidence(facts));
-            evidence.extend(loss_evidence(facts));
+            evidence.extend(cx.head_evidence());
+            evidence.extend(cx.loss_evidence());
             let scope = c.scope.qualified();
             out.push(Finding {
                 rule: "CS101",
@@ -199,7 +201,7 @@ fn check_pipeline(facts: &Facts, out: &mut Vec<Finding>) {
             let Some(k) = a.shift.filter(|k| *k != 0) else { continue };
             let sign = signed(k);
             let what = if k > 0 { "the last class reaches the number of classes" } else { "labels that were already 0-based become -1" };
-            out.push(label_shift(facts, f, a, format!("label column `{}` shifted by {sign}: {what}", a.target), format!("label column `{}` shifted by {sign}", a.target)));
+            out.push(label_shift(cx, f, a, format!("label column `{}` shifted by {sign}: {what}", a.target), format!("label column `{}` shifted by {sign}", a.target)));
         }
     }
     // encoder output shifted: y = LabelEncoder().fit_transform(names) + 1 (already 0..n-1)
@@ -211,7 +213,7 @@ fn check_pipeline(facts: &Facts, out: &mut Vec<Finding>) {
             }
             let sign = signed(k);
             let what = if k > 0 { "the last class reaches the number of classes" } else { "class 0 becomes -1" };
-            let mut finding = label_shift(facts, f, a, format!("encoded labels `{}` shifted by {sign}: the encoder already gives 0..n-1, so {what}", a.target), format!("`{}`", a.value.trim()));
+            let mut finding = label_shift(cx, f, a, format!("encoded labels `{}` shifted by {sign}: the encoder already gives 0..n-1, so {what}", a.target), format!("`{}`", a.value.trim()));
             finding.fingerprint = fingerprint("CS101", f, &a.scope.qualified(), &format!("{}{sign}", a.target));
             finding.lint = k > 0;
             out.push(finding);
@@ -236,7 +238,7 @@ fn check_pipeline(facts: &Facts, out: &mut Vec<Finding>) {
             let sign = signed(k);
             let reach = if k > 0 { "can reach the number of classes" } else { "can become negative" };
             out.push(label_shift(
-                facts,
+                cx,
                 f,
                 a,
                 format!("label `{}` shifted by {sign} in {role} `{func}` {reach}", a.target),
@@ -264,11 +266,11 @@ fn signed(k: i64) -> String {
 }
 
 /// A CS101 finding on a shifted label assignment, with the head and the loss as evidence.
-fn label_shift(facts: &Facts, f: &FileFacts, a: &crate::scan::facts::AssignFact, message: String, first: String) -> Finding {
+fn label_shift(cx: &Ctx, f: &FileFacts, a: &crate::scan::facts::AssignFact, message: String, first: String) -> Finding {
     let k = a.shift.unwrap_or(0);
     let mut evidence = vec![first];
-    evidence.extend(head_evidence(facts));
-    evidence.extend(loss_evidence(facts));
+    evidence.extend(cx.head_evidence());
+    evidence.extend(cx.loss_evidence());
     Finding {
         rule: "CS101",
         file: f.path.clone(),
@@ -283,8 +285,8 @@ fn label_shift(facts: &Facts, f: &FileFacts, a: &crate::scan::facts::AssignFact,
 
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
     let facts = cx.facts;
-    check_pipeline(facts, out);
-    check_comprehensions(facts, out);
+    check_pipeline(cx, out);
+    check_comprehensions(cx, out);
     // the batch position the training loop hands to the loss, when every loop agrees
     let positions = loss_target_positions(facts);
     let target = positions.first().filter(|p| positions.iter().all(|q| q.position == p.position));
@@ -326,8 +328,8 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
                     _ => {}
                 }
                 if label {
-                    evidence.extend(head_evidence(facts));
-                    evidence.extend(loss_evidence(facts));
+                    evidence.extend(cx.head_evidence());
+                    evidence.extend(cx.loss_evidence());
                 }
                 let scope = format!("{class}.{function}");
                 out.push(Finding {

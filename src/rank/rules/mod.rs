@@ -226,20 +226,57 @@ pub fn find_rule(code: &str) -> Option<&'static RuleInfo> {
     RULES.iter().find(|r| r.code.eq_ignore_ascii_case(code) || r.name == code)
 }
 
-/// What the rules share while they run: the facts, and the value index (built once, by the
-/// first rule that follows a value).
+/// What the rules share while they run: the facts, and what several rules derive from all of
+/// them, each built once by the first rule that asks (the value index, the heads, the files by
+/// path, the evidence lines naming the head and the loss).
 pub struct Ctx<'a> {
     pub facts: &'a Facts,
     values: std::sync::OnceLock<values::Values<'a>>,
+    by_path: std::sync::OnceLock<rustc_hash::FxHashMap<&'a str, usize>>,
+    head_calls: std::sync::OnceLock<Vec<(&'a FileFacts, &'a crate::scan::facts::Call, &'a crate::scan::facts::Arg)>>,
+    evidence: std::sync::OnceLock<(Option<String>, Option<String>)>,
 }
 
 impl<'a> Ctx<'a> {
     pub fn new(facts: &'a Facts) -> Self {
-        Ctx { facts, values: std::sync::OnceLock::new() }
+        Ctx { facts, values: Default::default(), by_path: Default::default(), head_calls: Default::default(), evidence: Default::default() }
     }
 
     pub fn values(&self) -> &values::Values<'a> {
         self.values.get_or_init(|| values::Values::new(self.facts))
+    }
+
+    /// The index of the file at `path` (project-relative).
+    pub fn file_index(&self, path: &str) -> Option<usize> {
+        self.by_path.get_or_init(|| self.facts.files.iter().enumerate().map(|(i, f)| (f.path.as_str(), i)).collect()).get(path).copied()
+    }
+
+    pub fn file(&self, path: &str) -> Option<&'a FileFacts> {
+        self.file_index(path).map(|i| &self.facts.files[i])
+    }
+
+    /// `shared::head_calls` over the project.
+    pub fn head_calls(&self) -> &[(&'a FileFacts, &'a crate::scan::facts::Call, &'a crate::scan::facts::Arg)] {
+        self.head_calls.get_or_init(|| shared::head_calls(self.facts))
+    }
+
+    /// The heads with a literal output size (`shared::heads`).
+    pub fn heads(&self) -> Vec<shared::Head<'a>> {
+        shared::heads_of(self.head_calls())
+    }
+
+    fn evidence(&self) -> &(Option<String>, Option<String>) {
+        self.evidence.get_or_init(|| (shared::head_evidence_of(&self.heads()), shared::loss_evidence(self.facts)))
+    }
+
+    /// `head: nn.Linear(64 outputs) at model.py:12`, for the project's first head.
+    pub fn head_evidence(&self) -> Option<String> {
+        self.evidence().0.clone()
+    }
+
+    /// `loss: nn.CrossEntropyLoss at train.py:30`, for the project's first class-index loss.
+    pub fn loss_evidence(&self) -> Option<String> {
+        self.evidence().1.clone()
     }
 }
 

@@ -1,4 +1,3 @@
-use crate::rank::rules::shared::head_calls;
 use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
 
 rule!(
@@ -37,10 +36,10 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
     let facts = cx.facts;
     let values = cx.values();
     // heads with their size followed back to a number (`nn.Linear(512, NUM_CLASSES)`)
-    let hs: Vec<(&crate::scan::facts::FileFacts, &crate::scan::facts::Call, i64)> = head_calls(facts)
-        .into_iter()
-        .filter_map(|(hf, call, arg)| {
-            let hi = facts.file_index(&hf.path)?;
+    let hs: Vec<(&crate::scan::facts::FileFacts, &crate::scan::facts::Call, i64)> = cx.head_calls()
+        .iter()
+        .filter_map(|&(hf, call, arg)| {
+            let hi = cx.file_index(&hf.path)?;
             let n = arg.int.or_else(|| values.int(hi, &call.scope, &arg.text, call.span).map(|o| o.value))?;
             Some((hf, call, n))
         })
@@ -65,7 +64,7 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
                 continue;
             }
             let related = |g: &crate::scan::facts::FileFacts| {
-                let gi = facts.file_index(&g.path);
+                let gi = cx.file_index(&g.path);
                 g.path == f.path || gi.is_some_and(|gi| values.imports(fi, gi) || values.imports(gi, fi))
             };
             let Some(&(hfile, hcall, hout)) = hs.iter().filter(|h| related(h.0) && h.2 > k.value).max_by_key(|h| h.2) else { continue };
@@ -76,7 +75,7 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
             } else {
                 format!("`{}` makes the one-hot width {} at {}:{}, smaller than the head's {} classes", k.how, k.value, f.path, c.span.line, hout)
             };
-            let fp_file = facts.file(&k.file).unwrap_or(f);
+            let fp_file = cx.file(&k.file).unwrap_or(f);
             out.push(Finding {
                 rule: "CS115",
                 file: k.file.clone(),

@@ -45,7 +45,12 @@ pub struct Head<'a> {
 }
 
 pub fn heads(facts: &Facts) -> Vec<Head<'_>> {
-    head_calls(facts).into_iter().filter(|(_, c, _)| c.name.contains("Linear")).filter_map(|(file, call, out)| Some(Head { file, call, out: out.int? })).collect()
+    heads_of(&head_calls(facts))
+}
+
+/// The heads among `head_calls`: the `Linear` ones with a literal output size.
+pub fn heads_of<'a>(calls: &[(&'a FileFacts, &'a Call, &'a Arg)]) -> Vec<Head<'a>> {
+    calls.iter().filter(|(_, c, _)| c.name.contains("Linear")).filter_map(|&(file, call, out)| Some(Head { file, call, out: out.int? })).collect()
 }
 
 const HEAD_EXCLUDED: &[&str] = &["qkv", "proj", "query", "key", "value", "gate", "attn", "seq_relationship", "embed", "pos"];
@@ -139,7 +144,11 @@ pub fn dataset_label_bounds<'a>(values: &crate::rank::rules::values::Values<'a>)
 }
 
 pub fn head_evidence(facts: &Facts) -> Option<String> {
-    let h = heads(facts).into_iter().next()?;
+    head_evidence_of(&heads(facts))
+}
+
+pub fn head_evidence_of(heads: &[Head<'_>]) -> Option<String> {
+    let h = heads.first()?;
     Some(format!("head: {}({} outputs) at {}:{}", h.call.func, h.out, h.file.path, h.call.span.line))
 }
 

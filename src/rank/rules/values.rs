@@ -162,9 +162,15 @@ impl<'a> Values<'a> {
         let mut assigns_by_target: HashMap<&str, Vec<(usize, usize)>> = HashMap::default();
         let mut flags: HashMap<String, Vec<(usize, usize)>> = HashMap::default();
         let mut config_keys: HashMap<&str, Vec<(usize, usize)>> = HashMap::default();
+        // calls are looked up by the name of a project function or class (its call sites), and
+        // assignments by the name of a module constant: only those are indexed
+        let defined: rustc_hash::FxHashSet<&str> =
+            facts.files.iter().flat_map(|f| f.functions.iter().map(|d| d.name.as_str()).chain(f.classes.iter().map(|c| c.name.as_str()))).collect();
         for (fi, f) in facts.files.iter().enumerate() {
             for (ci, c) in f.calls.iter().enumerate() {
-                calls_by_name.entry(c.name.as_str()).or_default().push((fi, ci));
+                if defined.contains(c.name.as_str()) {
+                    calls_by_name.entry(c.name.as_str()).or_default().push((fi, ci));
+                }
                 if c.name == "add_argument" {
                     let dest = c.kwarg("dest").map(|d| strip_quotes(&d.text).to_string()).or_else(|| {
                         let names: Vec<&str> = c.args.iter().filter(|a| a.name.is_none()).map(|a| strip_quotes(&a.text)).collect();
@@ -176,7 +182,7 @@ impl<'a> Values<'a> {
                     }
                 }
             }
-            for (ai, a) in f.assigns.iter().enumerate() {
+            for (ai, a) in f.assigns.iter().enumerate().filter(|(_, a)| a.scope.function.is_none() && a.scope.class.is_none()) {
                 assigns_by_target.entry(a.target.as_str()).or_default().push((fi, ai));
             }
             if f.is_config() {
@@ -192,10 +198,12 @@ impl<'a> Values<'a> {
         self.facts
     }
 
+    /// The call sites of a project function or class (`name` must be one the project defines).
     pub fn calls_named(&self, name: &str) -> impl Iterator<Item = (&'a FileFacts, &'a Call)> + '_ {
         self.calls_by_name.get(name).into_iter().flatten().map(|&(fi, ci)| (&self.facts.files[fi], &self.facts.files[fi].calls[ci]))
     }
 
+    /// Module-level assignments to `target`, in every file.
     fn assigns_to(&self, target: &str) -> impl Iterator<Item = (usize, &'a AssignFact)> + '_ {
         self.assigns_by_target.get(target).into_iter().flatten().map(|&(fi, ai)| (fi, &self.facts.files[fi].assigns[ai]))
     }

@@ -102,7 +102,7 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
                 }
             }
             for (zf, span, how) in zero {
-                let zfile = facts.file(&zf).unwrap_or(f);
+                let zfile = cx.file(&zf).unwrap_or(f);
                 out.push(Finding {
                     rule: "CS114",
                     file: zf.clone(),
