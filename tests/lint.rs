@@ -275,7 +275,7 @@ fn corrupt_fact_cache_entries_are_parsed_again() {
 }
 
 #[test]
-fn touched_files_with_the_same_bytes_keep_the_stored_results() {
+fn touched_files_with_the_same_bytes_or_facts_keep_the_stored_results() {
     let p = Project::new("touched");
     p.write("model.py", MODEL);
     p.write("config.py", "NUM_CLASSES = 10\n");
@@ -300,6 +300,12 @@ fn touched_files_with_the_same_bytes_keep_the_stored_results() {
     // and the new stamps are recorded: the next run matches by stamp
     let (_, ran) = timed(&["--format", "json", "model.py"]);
     assert!(!ran);
+    // new bytes, same facts (a comment): the stored results still hold
+    p.write("config.py", "NUM_CLASSES = 10\n# ten classes\n");
+    age(&p.dir.join("config.py"), 1200);
+    let (v, ran) = timed(&["--format", "json", "model.py"]);
+    assert!(!ran, "a comment changes no fact");
+    assert_eq!(rules_of(&v), rules_of(&first));
     // new bytes: the rules run again and see the change
     p.write("config.py", "NUM_CLASSES = 9\n");
     age(&p.dir.join("config.py"), 900);

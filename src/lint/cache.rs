@@ -44,8 +44,12 @@ impl Cache {
 
     /// The facts stored under `key` (from `Cache::key`), when the entry is there.
     pub fn get_key(&self, key: &str) -> Option<FileFacts> {
-        let bytes = std::fs::read(self.dir.join(key)).ok()?;
-        bincode::deserialize(&bytes).ok()
+        bincode::deserialize(&self.get_bytes(key)?).ok()
+    }
+
+    /// The encoded facts stored under `key`.
+    pub fn get_bytes(&self, key: &str) -> Option<Vec<u8>> {
+        std::fs::read(self.dir.join(key)).ok()
     }
 
     /// Where the cache lives (the project summaries sit beside the facts).

@@ -110,7 +110,7 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
     // while no file changes (in stamp, or in bytes).
     let summary = cache.as_ref().map(|c| summary::Summary::open(c, &root, &files));
     let t = crate::timings::phase("summary", t);
-    let stored = summary.as_ref().and_then(|s| s.results(&root).map(|r| (r, None)).or_else(|| s.results_same_content(&root, &files).map(|(r, k)| (r, Some(k)))));
+    let stored = summary.as_ref().and_then(|s| s.results(&root).map(|r| (r, None)).or_else(|| s.results_same_facts(&root, &files, cache.as_ref()?).map(|(r, k)| (r, Some(k)))));
     let t = crate::timings::phase("stored results", t);
     let (mut findings, scan_warnings) = match stored {
         Some((stored, keys)) => {

@@ -9,8 +9,9 @@
 //! - When every stamp matches (no file added, removed or changed, the same executable), the
 //!   stored results are the project's results: a run on a few files filters them, without
 //!   loading any facts. The configuration and the suppression comments are applied as usual.
-//! - When only stamps changed and every such file still hashes to the key the summary holds
-//!   (a checkout, `touch`), the stored results are used too, and the new stamps recorded.
+//! - When every file whose stamp changed still hashes to the key the summary holds (a
+//!   checkout, `touch`) or scans to the same facts (an edited comment), the stored results are
+//!   used too, and the new stamps and keys recorded.
 //! - A file modified within two seconds of a summary write is not recorded (a second change
 //!   within the file system's timestamp granularity would keep the stamp): it is read, and no
 //!   results are stored, until a later run records it.
@@ -136,11 +137,14 @@ impl Summary {
         self.replay(self.usable_results(root)?)
     }
 
-    /// The stored results when the files whose stamps changed still have the bytes they had
-    /// (a checkout, a rebase, `touch`, a formatter that changed nothing): the same bytes give
-    /// the same facts and so the same findings. Also the content keys of every file, for
-    /// `keep_results`.
-    pub fn results_same_content(&self, root: &Path, files: &ProjectFiles) -> Option<(Replayed, Vec<Option<String>>)> {
+    /// The stored results when every file whose stamp changed still has the facts it had: the
+    /// same bytes (a checkout, a rebase, `touch`, a formatter that changed nothing), or new
+    /// bytes that scan to the same facts (an edited comment, a blank line at the end). The
+    /// rules read nothing but the facts (and the data files, checked by stamp), so the same
+    /// facts give the same findings. Also the content keys of every file, for `keep_results`.
+    /// Changed files are parsed here (through the content cache, so a scan that follows finds
+    /// them there).
+    pub fn results_same_facts(&self, root: &Path, files: &ProjectFiles, cache: &Cache) -> Option<(Replayed, Vec<Option<String>>)> {
         let r = self.usable_results(root)?;
         let keys = files
             .paths()
@@ -153,7 +157,14 @@ impl Summary {
                 }
                 let stored = entry.key.as_deref()?;
                 let bytes = std::fs::read(root.join(rel)).ok()?;
-                (Cache::key(rel, &bytes) == stored).then(|| entry.key.clone())
+                let key = Cache::key(rel, &bytes);
+                if key == stored {
+                    return Some(entry.key.clone());
+                }
+                let old = cache.get_bytes(stored)?;
+                let (new, new_key) = crate::scan::scan_file(root, rel, Some(cache));
+                let new = bincode::serialize(&new.ok()?).ok()?;
+                (new == old).then_some(new_key)
             })
             .collect::<Option<Vec<Option<String>>>>()?;
         Some((self.replay(r)?, keys))
