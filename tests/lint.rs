@@ -111,7 +111,7 @@ fn summary_follows_a_constant_in_another_file() {
     }
     // the first run records every file's stamp and the project's results
     let (all, _) = p.json(&[]);
-    let summary = std::fs::read_dir(p.cache.join(format!("facts-bin-v{}", env!("CARGO_PKG_VERSION"))))
+    let summary = std::fs::read_dir(p.cache.join(format!("facts-v2-{}", env!("CARGO_PKG_VERSION"))))
         .unwrap()
         .flatten()
         .find(|e| e.file_name().to_string_lossy().starts_with("summary-"))
@@ -251,7 +251,7 @@ fn corrupt_fact_cache_entries_are_parsed_again() {
     p.write("data/dataset.py", DATASET);
     let (first, _) = p.json(&["model.py"]);
     assert_eq!(rules_of(&first).len(), 1, "{first}");
-    let dir = p.cache.join(format!("facts-bin-v{}", env!("CARGO_PKG_VERSION")));
+    let dir = p.cache.join(format!("facts-v2-{}", env!("CARGO_PKG_VERSION")));
     let (summaries, entries): (Vec<_>, Vec<_>) = std::fs::read_dir(&dir).unwrap().flatten().partition(|e| e.file_name().to_string_lossy().starts_with("summary-"));
     assert!(entries.len() >= 3, "one entry per file");
     // truncated, garbage, and a length prefix that claims 2^62 elements
@@ -311,5 +311,26 @@ fn touched_files_with_the_same_bytes_or_facts_keep_the_stored_results() {
     age(&p.dir.join("config.py"), 900);
     let (v, ran) = timed(&["--format", "json", "model.py"]);
     assert!(ran);
+    assert!(rules_of(&v).is_empty(), "{v}");
+}
+
+#[test]
+fn an_edited_file_is_read_right_where_its_statements_moved_or_changed() {
+    let p = Project::new("chunks");
+    p.write("model.py", MODEL);
+    p.write("config.py", "NUM_CLASSES = 10\n");
+    p.write("data/dataset.py", DATASET);
+    age(&p.dir.join("data/dataset.py"), 3600);
+    let (v, _) = p.json(&["data/dataset.py"]);
+    assert_eq!(rules_of(&v), [("CS101".to_string(), "data/dataset.py".to_string(), 14)], "{v}");
+    // a statement added above: the class is unchanged but two lines lower
+    p.write("data/dataset.py", &DATASET.replace("import torch\n", "import torch\nimport os\n\n"));
+    age(&p.dir.join("data/dataset.py"), 1800);
+    let (v, _) = p.json(&["data/dataset.py"]);
+    assert_eq!(rules_of(&v), [("CS101".to_string(), "data/dataset.py".to_string(), 16)], "{v}");
+    // the class itself changed: the shift is gone
+    p.write("data/dataset.py", &DATASET.replace("import torch\n", "import torch\nimport os\n\n").replace("label = label + 1", "x = x.flip(-1)"));
+    age(&p.dir.join("data/dataset.py"), 900);
+    let (v, _) = p.json(&["data/dataset.py"]);
     assert!(rules_of(&v).is_empty(), "{v}");
 }

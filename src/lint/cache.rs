@@ -1,12 +1,16 @@
 //! A content-hash cache of per-file facts, so a pre-commit run re-parses only what changed.
 //! Location: `$CUDASLEUTH_CACHE_DIR`, else `$XDG_CACHE_HOME/cudasleuth`, else
 //! `~/.cache/cudasleuth`. Entries are keyed by the tool version, the file's path and its bytes;
-//! a stale or corrupt entry is simply re-parsed. The project summary (`summary.rs`) sits in the
+//! a stale or corrupt entry is simply re-parsed. An entry also holds the file's chunks (its
+//! top-level statements, `scan::chunks`): a changed file is parsed again only where it changed. The project summary (`summary.rs`) sits in the
 //! same directory.
 
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
 
+use serde::{Deserialize, Serialize};
+
+use crate::scan::chunks::Chunk;
 use crate::scan::facts::FileFacts;
 
 pub struct Cache {
@@ -24,7 +28,7 @@ pub fn base_dir() -> Option<PathBuf> {
 
 impl Cache {
     pub fn open() -> Option<Cache> {
-        let dir = base_dir()?.join(format!("facts-bin-v{}", env!("CARGO_PKG_VERSION")));
+        let dir = base_dir()?.join(format!("facts-v2-{}", env!("CARGO_PKG_VERSION")));
         std::fs::create_dir_all(&dir).ok()?;
         Some(Cache { dir })
     }
@@ -44,12 +48,12 @@ impl Cache {
 
     /// The facts stored under `key` (from `Cache::key`), when the entry is there.
     pub fn get_key(&self, key: &str) -> Option<FileFacts> {
-        bincode::deserialize(&self.get_bytes(key)?).ok()
+        self.get_entry(key).map(|e| e.facts)
     }
 
-    /// The encoded facts stored under `key`.
-    pub fn get_bytes(&self, key: &str) -> Option<Vec<u8>> {
-        std::fs::read(self.dir.join(key)).ok()
+    /// The facts and chunks stored under `key`.
+    pub fn get_entry(&self, key: &str) -> Option<Entry> {
+        bincode::deserialize(&std::fs::read(self.dir.join(key)).ok()?).ok()
     }
 
     /// Where the cache lives (the project summaries sit beside the facts).
@@ -57,8 +61,8 @@ impl Cache {
         &self.dir
     }
 
-    pub fn put(&self, path: &str, bytes: &[u8], facts: &FileFacts) {
-        if let Ok(encoded) = bincode::serialize(facts) {
+    pub fn put(&self, path: &str, bytes: &[u8], entry: &Entry) {
+        if let Ok(encoded) = bincode::serialize(entry) {
             let key = Self::key(path, bytes);
             let tmp = self.dir.join(format!("{key}.tmp{}", std::process::id()));
             if std::fs::write(&tmp, encoded).is_ok() {
@@ -66,4 +70,12 @@ impl Cache {
             }
         }
     }
+}
+
+/// One cache entry: a file's facts and, for a Python file that parsed cleanly, its chunks
+/// (`scan::chunks`), so that the next version of the file is parsed only where it changed.
+#[derive(Serialize, Deserialize, Default)]
+pub struct Entry {
+    pub facts: FileFacts,
+    pub chunks: Option<Vec<Chunk>>,
 }

@@ -161,8 +161,8 @@ impl Summary {
                 if key == stored {
                     return Some(entry.key.clone());
                 }
-                let old = cache.get_bytes(stored)?;
-                let (new, new_key) = crate::scan::scan_file(root, rel, Some(cache));
+                let old = bincode::serialize(&cache.get_key(stored)?).ok()?;
+                let (new, new_key) = crate::scan::scan_file(root, rel, Some(cache), Some(stored));
                 let new = bincode::serialize(&new.ok()?).ok()?;
                 (new == old).then_some(new_key)
             })
@@ -233,7 +233,8 @@ impl Summary {
                 if let Some(f) = key.and_then(|k| cache.get_key(k)) {
                     return (Ok(f), key.map(str::to_string));
                 }
-                crate::scan::scan_file(root, &paths[i], Some(cache))
+                let prior = self.entry_of[i].and_then(|e| self.stored.entries[e].key.as_deref());
+                crate::scan::scan_file(root, &paths[i], Some(cache), prior)
             })
             .collect();
         let (mut facts, keys) = crate::scan::gather(scanned);

@@ -157,6 +157,8 @@ pub struct FileFacts {
     pub fors: Vec<ForFact>,
     pub conds: Vec<CondFact>,
     pub imports: Vec<String>,
+    /// The line of each import statement, aligned with `imports`.
+    pub import_lines: Vec<u32>,
     /// Data files (CSV/TSV): their integer columns.
     pub columns: Vec<ColumnFact>,
     /// The file did not parse cleanly (facts were still read from the parts that did).

@@ -1,6 +1,7 @@
 //! Scanning a Python project with tree-sitter: files in parallel, one query pass per file,
 //! facts collected across files. Knows nothing about logs.
 
+pub mod chunks;
 pub mod data;
 pub mod facts;
 pub mod files;
@@ -32,13 +33,16 @@ pub fn scan_project_cached(root: &Path, files: &files::ProjectFiles, cache: Opti
 pub type Scanned = (Result<FileFacts, (String, String)>, Option<String>);
 
 /// One file's facts, through the content cache when there is one.
-pub fn scan_file(root: &Path, rel: &String, cache: Option<&crate::lint::cache::Cache>) -> Scanned {
+/// `prior`: the cache key of the file's previous version, whose facts are reused for the
+/// top-level statements that did not change.
+pub fn scan_file(root: &Path, rel: &String, cache: Option<&crate::lint::cache::Cache>, prior: Option<&str>) -> Scanned {
     let mut key = None;
-    let r = scan_one(root, rel, cache, &mut key);
+    let r = scan_one(root, rel, cache, prior, &mut key);
     (r, key)
 }
 
-fn scan_one(root: &Path, rel: &String, cache: Option<&crate::lint::cache::Cache>, key: &mut Option<String>) -> Result<FileFacts, (String, String)> {
+fn scan_one(root: &Path, rel: &String, cache: Option<&crate::lint::cache::Cache>, prior: Option<&str>, key: &mut Option<String>) -> Result<FileFacts, (String, String)> {
+    use crate::lint::cache::{Cache, Entry};
     if rel.ends_with(".json") {
         // configs are read below, when the code names them
         return Ok(FileFacts::default());
@@ -50,7 +54,7 @@ fn scan_one(root: &Path, rel: &String, cache: Option<&crate::lint::cache::Cache>
     }
     let bytes = std::fs::read(&full).map_err(|e| (rel.clone(), format!("unreadable: {e}")))?;
     if let Some(c) = cache {
-        let k = crate::lint::cache::Cache::key(rel, &bytes);
+        let k = Cache::key(rel, &bytes);
         let hit = c.get_key(&k);
         *key = Some(k);
         if let Some(hit) = hit {
@@ -58,23 +62,26 @@ fn scan_one(root: &Path, rel: &String, cache: Option<&crate::lint::cache::Cache>
         }
     }
     let text = std::str::from_utf8(&bytes).map_err(|_| (rel.clone(), "skipped: not valid UTF-8".to_string()))?.to_string();
-    if rel.ends_with(".yaml") || rel.ends_with(".yml") {
-        let facts = yaml::scan_yaml(rel, &text);
+    let put = |entry: Entry| {
         if let Some(c) = cache {
-            c.put(rel, &bytes, &facts);
+            c.put(rel, &bytes, &entry);
         }
-        return Ok(facts);
-    }
-    let text = if rel.ends_with(".ipynb") {
-        python::notebook_source(&text).ok_or_else(|| (rel.clone(), "skipped: not a notebook (invalid JSON)".to_string()))?
-    } else {
-        text
+        Ok(entry.facts)
     };
-    let facts = python::scan_source(rel, &text);
-    if let Some(c) = cache {
-        c.put(rel, &bytes, &facts);
+    if rel.ends_with(".yaml") || rel.ends_with(".yml") {
+        return put(Entry { facts: yaml::scan_yaml(rel, &text), chunks: None });
     }
-    Ok(facts)
+    if rel.ends_with(".ipynb") {
+        let code = python::notebook_source(&text).ok_or_else(|| (rel.clone(), "skipped: not a notebook (invalid JSON)".to_string()))?;
+        return put(Entry { facts: python::scan_source(rel, &code), chunks: None });
+    }
+    // the previous version's unchanged statements keep their facts
+    let old = prior.zip(cache).and_then(|(k, c)| c.get_entry(k)).and_then(|e| Some((e.facts, e.chunks?)));
+    if let Some((facts, chunks)) = old.and_then(|(f, ch)| chunks::rescan(rel, &text, &f, &ch)) {
+        return put(Entry { facts, chunks: Some(chunks) });
+    }
+    let (facts, chunks) = python::scan_source_chunked(rel, &text);
+    put(Entry { facts, chunks })
 }
 
 /// The files' scans gathered into facts (skipped files become warnings; JSON files, read
@@ -95,7 +102,7 @@ pub fn gather(scanned: Vec<Scanned>) -> (Facts, Vec<Option<String>>) {
 
 /// The facts of the given files, without the data files they name.
 pub fn scan_files(root: &Path, paths: &[String], cache: Option<&crate::lint::cache::Cache>) -> Facts {
-    gather(paths.par_iter().map(|rel| scan_file(root, rel, cache)).collect()).0
+    gather(paths.par_iter().map(|rel| scan_file(root, rel, cache, None)).collect()).0
 }
 
 /// JSON configs and CSV/TSV files the Python code names by a literal path.

@@ -235,6 +235,32 @@ thread_local! {
 /// Parses one file's text. Never fails: a file that does not parse cleanly still yields the
 /// facts of the parts that did, with `parse_errors` set.
 pub fn scan_source(path: &str, text: &str) -> FileFacts {
+    scan_tree(path, text).0
+}
+
+/// As `scan_source`, with the file's chunks (`chunks::split`) when the parse had no error and
+/// its top-level statements are where the chunks say.
+pub fn scan_source_chunked(path: &str, text: &str) -> (FileFacts, Option<Vec<crate::scan::chunks::Chunk>>) {
+    let (facts, tree) = scan_tree(path, text);
+    let chunks = tree.filter(|_| !facts.parse_errors).and_then(|tree| {
+        let chunks = crate::scan::chunks::split(text)?;
+        let root = tree.root_node();
+        let mut c = root.walk();
+        let statements: Vec<(u32, u32)> = root
+            .named_children(&mut c)
+            .filter(|n| n.kind() != "comment")
+            .map(|n| {
+                let e = n.end_position();
+                let last = if e.column == 0 && e.row > n.start_position().row { e.row - 1 } else { e.row };
+                (n.start_position().row as u32, last as u32)
+            })
+            .collect();
+        crate::scan::chunks::agree(&chunks, &statements).then_some(chunks)
+    });
+    (facts, chunks)
+}
+
+fn scan_tree(path: &str, text: &str) -> (FileFacts, Option<tree_sitter::Tree>) {
     let tree = PARSER.with(|cell| {
         let mut slot = cell.borrow_mut();
         let parser = slot.get_or_insert_with(|| {
@@ -249,7 +275,7 @@ pub fn scan_source(path: &str, text: &str) -> FileFacts {
         mentions_torch: text.contains("torch"),
         ..Default::default()
     };
-    let Some(tree) = tree else { return facts };
+    let Some(tree) = tree else { return (facts, None) };
     facts.parse_errors = tree.root_node().has_error();
     let src = Source::new(text);
     let q = query();
@@ -367,10 +393,11 @@ pub fn scan_source(path: &str, text: &str) -> FileFacts {
             facts.conds.push(CondFact { text: src.clipped(cond), span: src.span(cond), scope: Scope::default() });
         } else if let Some(imp) = get("import") {
             facts.imports.push(src.clipped(imp));
+            facts.import_lines.push(imp.start_position().row as u32 + 1);
         }
     }
     assign_scopes(&mut facts, ranges, marks);
-    facts
+    (facts, Some(tree))
 }
 
 #[derive(Clone, Copy)]

@@ -1,0 +1,294 @@
+//! A file's top-level statements ("chunks"), found by a line lexer without parsing, so that an
+//! edited file is parsed again only where it changed.
+//!
+//! A chunk runs from the line where a top-level statement starts (column 0, outside any string,
+//! bracket or backslash continuation) to its last line of code: the `elif`/`else`/`except`/
+//! `finally` clauses of a compound statement and the definition under a decorator stay in
+//! their statement's chunk, and comment and blank lines after a statement belong to no chunk.
+//! Each chunk is keyed by a hash of its lines. The cached facts of a file keep its chunk table;
+//! when the file changes, the facts of chunks whose text is unchanged are taken from the cached
+//! facts (moved to their new lines) and only the other chunks are parsed, each on its own.
+//!
+//! The lexer gives up (no chunks: the file is parsed whole) on anything it is not sure of: an
+//! unterminated string or bracket, a closing bracket too many, a lone carriage return, an
+//! indented first statement. Chunks are only recorded for a file whose whole-file parse had no
+//! error and whose top-level statements start and end where the lexer says; a re-parsed chunk
+//! with a parse error sends the file back to a whole-file parse.
+
+use std::hash::{Hash, Hasher};
+
+use serde::{Deserialize, Serialize};
+
+use crate::scan::facts::{FileFacts, Span};
+
+/// One top-level statement: lines `start..end` (0-based, `end` exclusive) and a hash of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Chunk {
+    pub start: u32,
+    pub end: u32,
+    pub hash: u64,
+}
+
+/// The byte offset where each line starts (and the text's length, as the end of the last one).
+fn line_starts(text: &str) -> Vec<usize> {
+    let mut v = vec![0];
+    v.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|p| p + 1));
+    if *v.last().unwrap_or(&0) != text.len() {
+        v.push(text.len());
+    }
+    v
+}
+
+fn is_clause(line: &[u8]) -> bool {
+    ["else", "elif", "except", "finally"].iter().any(|k| line.starts_with(k.as_bytes()) && line.get(k.len()).is_none_or(|&b| !(b.is_ascii_alphanumeric() || b == b'_')))
+}
+
+/// The chunks of `text`, or None when the lexer is not sure of them.
+pub fn split(text: &str) -> Option<Vec<Chunk>> {
+    let starts = line_starts(text);
+    let bytes = text.as_bytes();
+    let mut ranges: Vec<(u32, u32)> = Vec::new();
+    // the open chunk: its first line and the last line of code seen in it
+    let mut open: Option<(u32, u32)> = None;
+    let mut depth = 0i32;
+    // inside a string: its quote and whether it is triple-quoted
+    let mut string: Option<(u8, bool)> = None;
+    let mut continued = false;
+    let mut decorator = false;
+    for row in 0..starts.len() - 1 {
+        let mut line = &bytes[starts[row]..starts[row + 1]];
+        if let Some(l) = line.strip_suffix(b"\n") {
+            line = l;
+        }
+        if let Some(l) = line.strip_suffix(b"\r") {
+            line = l;
+        }
+        if line.contains(&b'\r') {
+            return None;
+        }
+        let row = row as u32;
+        let at_top = depth == 0 && string.is_none() && !continued;
+        let first = line.iter().position(|&b| !matches!(b, b' ' | b'\t' | b'\x0c'));
+        let code = first.is_some_and(|i| line[i] != b'#');
+        if at_top && code {
+            if first == Some(0) {
+                let joins = open.is_some() && (decorator || is_clause(line));
+                if !joins {
+                    if let Some((s, last)) = open.take() {
+                        ranges.push((s, last + 1));
+                    }
+                    open = Some((row, row));
+                }
+                decorator = line[0] == b'@';
+            } else if open.is_none() {
+                return None;
+            }
+        }
+        if (code || !at_top) && open.is_some() {
+            if let Some((_, last)) = open.as_mut() {
+                *last = row;
+            }
+        }
+        continued = false;
+        let mut i = 0;
+        let mut escaped_eol = false;
+        while i < line.len() {
+            let b = line[i];
+            if let Some((q, triple)) = string {
+                if b == b'\\' {
+                    escaped_eol = i + 1 == line.len();
+                    i += 2;
+                    continue;
+                }
+                if b == q {
+                    if !triple {
+                        string = None;
+                    } else if line[i..].starts_with(&[q, q, q]) {
+                        string = None;
+                        i += 3;
+                        continue;
+                    }
+                }
+                i += 1;
+                continue;
+            }
+            match b {
+                b'#' => break,
+                b'\'' | b'"' => {
+                    if line[i..].starts_with(&[b, b, b]) {
+                        string = Some((b, true));
+                        i += 3;
+                        continue;
+                    }
+                    string = Some((b, false));
+                }
+                b'(' | b'[' | b'{' => depth += 1,
+                b')' | b']' | b'}' => {
+                    depth -= 1;
+                    if depth < 0 {
+                        return None;
+                    }
+                }
+                b'\\' if i + 1 == line.len() => continued = true,
+                _ => {}
+            }
+            i += 1;
+        }
+        if matches!(string, Some((_, false))) && !escaped_eol {
+            return None;
+        }
+    }
+    if string.is_some() || depth != 0 || continued {
+        return None;
+    }
+    if let Some((s, last)) = open {
+        ranges.push((s, last + 1));
+    }
+    Some(ranges.into_iter().map(|(s, e)| Chunk { start: s, end: e, hash: hash(text, &starts, s, e) }).collect())
+}
+
+fn hash(text: &str, starts: &[usize], s: u32, e: u32) -> u64 {
+    let a = starts[s as usize];
+    let b = starts.get(e as usize).copied().unwrap_or(text.len());
+    let mut h = std::hash::DefaultHasher::new();
+    text.as_bytes()[a..b].hash(&mut h);
+    (e - s).hash(&mut h);
+    h.finish()
+}
+
+/// Whether the chunks match the top-level statements of a whole-file parse: every statement
+/// (`starts_ends`: 0-based first and last rows, comments left out) lies inside one chunk, and
+/// every chunk starts with one.
+pub fn agree(chunks: &[Chunk], starts_ends: &[(u32, u32)]) -> bool {
+    let mut c = 0;
+    let mut started = vec![false; chunks.len()];
+    for &(s, e) in starts_ends {
+        while c < chunks.len() && chunks[c].end <= s {
+            c += 1;
+        }
+        let Some(ch) = chunks.get(c) else { return false };
+        if s < ch.start || e >= ch.end {
+            return false;
+        }
+        if s == ch.start {
+            started[c] = true;
+        }
+    }
+    started.iter().all(|&x| x)
+}
+
+fn shifted(mut s: Span, by: i64) -> Span {
+    s.line = (s.line as i64 + by) as u32;
+    s.end_line = (s.end_line as i64 + by) as u32;
+    s
+}
+
+/// Appends the facts of `from` whose line is in `lines` (1-based, inclusive range) to `to`,
+/// moved by `by` lines.
+fn take(to: &mut FileFacts, from: &FileFacts, lines: std::ops::RangeInclusive<u32>, by: i64) {
+    let inside = |s: &Span| lines.contains(&s.line);
+    to.calls.extend(from.calls.iter().filter(|x| inside(&x.span)).cloned().map(|mut x| {
+        x.span = shifted(x.span, by);
+        x
+    }));
+    to.classes.extend(from.classes.iter().filter(|x| inside(&x.span)).cloned().map(|mut x| {
+        x.span = shifted(x.span, by);
+        x
+    }));
+    to.functions.extend(from.functions.iter().filter(|x| inside(&x.span)).cloned().map(|mut x| {
+        x.span = shifted(x.span, by);
+        x
+    }));
+    to.assigns.extend(from.assigns.iter().filter(|x| inside(&x.span)).cloned().map(|mut x| {
+        x.span = shifted(x.span, by);
+        x
+    }));
+    to.returns.extend(from.returns.iter().filter(|x| inside(&x.span)).cloned().map(|mut x| {
+        x.span = shifted(x.span, by);
+        x
+    }));
+    to.fors.extend(from.fors.iter().filter(|x| inside(&x.span)).cloned().map(|mut x| {
+        x.span = shifted(x.span, by);
+        x
+    }));
+    to.conds.extend(from.conds.iter().filter(|x| inside(&x.span)).cloned().map(|mut x| {
+        x.span = shifted(x.span, by);
+        x
+    }));
+    for (imp, &line) in from.imports.iter().zip(&from.import_lines) {
+        if lines.contains(&line) {
+            to.imports.push(imp.clone());
+            to.import_lines.push((line as i64 + by) as u32);
+        }
+    }
+}
+
+/// The facts of `text` (the new bytes of `path`), reusing `old` — the cached facts of the file
+/// before the change and their chunks — for every chunk whose lines did not change. None when
+/// the new text cannot be split or a changed chunk does not parse cleanly on its own.
+pub fn rescan(path: &str, text: &str, old: &FileFacts, old_chunks: &[Chunk]) -> Option<(FileFacts, Vec<Chunk>)> {
+    let chunks = split(text)?;
+    let by_hash: std::collections::HashMap<u64, &Chunk> = old_chunks.iter().rev().map(|c| (c.hash, c)).collect();
+    let starts = line_starts(text);
+    let mut out = FileFacts { path: path.to_string(), mentions_torch: text.contains("torch"), ..Default::default() };
+    for c in &chunks {
+        match by_hash.get(&c.hash).filter(|o| o.end - o.start == c.end - c.start) {
+            Some(o) => take(&mut out, old, o.start + 1..=o.end, c.start as i64 - o.start as i64),
+            None => {
+                let a = starts[c.start as usize];
+                let b = starts.get(c.end as usize).copied().unwrap_or(text.len());
+                let part = crate::scan::python::scan_source(path, &text[a..b]);
+                if part.parse_errors {
+                    return None;
+                }
+                take(&mut out, &part, 1..=c.end - c.start, c.start as i64);
+            }
+        }
+    }
+    Some((out, chunks))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(text: &str) -> Vec<(u32, u32)> {
+        split(text).unwrap().iter().map(|c| (c.start, c.end)).collect()
+    }
+
+    #[test]
+    fn statements_clauses_decorators_and_strings() {
+        let src = "# header\nimport os\n\n@dec\n@dec2(\n  1)\ndef f(x):\n    s = '''\ndef g():\n'''\n    return x\n# trailing\n\nif a:\n    pass\nelse:\n    pass\nx = (1,\n2)\ny = 'a\\\nb'\nz = 1 + \\\n  2\n";
+        assert_eq!(lines(src), [(1, 2), (3, 11), (13, 17), (17, 19), (19, 21), (21, 23)]);
+    }
+
+    #[test]
+    fn gives_up_when_unsure() {
+        assert!(split("x = (1,\n").is_none());
+        assert!(split("x = 'abc\ny = 1\n").is_none());
+        assert!(split("  x = 1\n").is_none());
+        assert!(split("x = 1)\n").is_none());
+        assert!(split("s = \"\"\"\nunterminated\n").is_none());
+        assert!(split("x = 1\ry = 2\n").is_none());
+    }
+
+    #[test]
+    fn rescan_matches_a_whole_parse() {
+        let old = "import torch.nn as nn\nN = 3\n\nclass Net(nn.Module):\n    def __init__(self):\n        self.fc = nn.Linear(8, N)\n\n\ndef loss(x, y):\n    return nn.functional.cross_entropy(x, y)\n";
+        let (facts, chunks) = crate::scan::python::scan_source_chunked("m.py", old);
+        let chunks = chunks.unwrap();
+        for new in [
+            old.replace("N = 3\n", "N = 3\nM = 4\n\n"),
+            old.replace("return nn", "y = y + 1\n    return nn"),
+            format!("{old}# done\n"),
+            old.replace("import torch.nn as nn\n", "import torch.nn as nn\nimport os\n"),
+            format!("def first():\n    return 1\n{old}"),
+        ] {
+            let (got, _) = rescan("m.py", &new, &facts, &chunks).expect("splits");
+            let whole = crate::scan::python::scan_source("m.py", &new);
+            assert_eq!(bincode::serialize(&got).unwrap(), bincode::serialize(&whole).unwrap(), "{new}");
+        }
+        // a changed chunk that does not parse on its own: the file is parsed whole
+        assert!(rescan("m.py", &old.replace("N = 3", "N = = 3"), &facts, &chunks).is_none());
+    }
+}
