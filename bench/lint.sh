@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Lint speed on a large real tree (transformers, unpacked by bench/precision.sh): a cold run
 # (no cache), the first run filling the cache, a warm re-run, pre-commit-style runs on 20 files
-# (nothing changed; the 20 files touched with their bytes unchanged; the 20 files edited), with
+# (nothing changed; the 20 files touched with their bytes unchanged; a comment, then a line of
+# code, appended to the 20 files), with
 # two peers on the same tree and the same files:
 # ruff (`ruff check --select E,F`) and ast-grep (`ast-grep scan` with bench/lint-ast-grep.yml,
 # the syntactic anchors of cudasleuth's rules).
@@ -35,11 +36,26 @@ pre=$(t "$bin" lint --format json $files)
 touch $files
 sleep 2.1
 pre_touched=$(t "$bin" lint --format json $files)
-# the 20 files edited (a comment appended): read and parsed again, every other file's facts
-# come from the cache by the key the summary holds, and the rules run over the project
+# the 20 files edited. A comment appended: the chunks are split again, none changed, the facts
+# are the same and the stored results hold. A line of code appended: one new chunk parsed per
+# file, the facts changed, every other file's facts come from the cache by the key the summary
+# holds, and the rules run over the project.
 mkdir -p "$cache/orig"
-for f in $files; do cp --parents "$f" "$cache/orig/"; echo "# edited" >> "$f"; done
+for f in $files; do cp --parents "$f" "$cache/orig/"; done
+edit() {
+    for f in $files; do
+        cp "$cache/orig/$f" "$f"
+        [ -z "$(tail -c1 "$f")" ] || echo >> "$f"
+        echo "$1" >> "$f"
+    done
+    sleep 2.1
+}
+edit "# edited"
+pre_comment=$(t "$bin" lint --format json $files)
+for f in $files; do cp "$cache/orig/$f" "$f"; done
 sleep 2.1
+"$bin" lint --format json > /dev/null 2>&1 || true
+edit "_bench_edit = 1"
 pre_changed=$(t "$bin" lint --format json $files)
 for f in $files; do cp "$cache/orig/$f" "$f"; done
 ruff_cold=$(t "$ruff_venv/bin/ruff" check --no-cache --exit-zero -q --select E,F .)
@@ -61,7 +77,8 @@ echo "| cudasleuth lint, first run filling the cache | ${first% *} | ${first#* }
 echo "| cudasleuth lint, warm re-run | ${warm% *} | ${warm#* } |"
 echo "| cudasleuth lint, 20 files given, warm | ${pre% *} | ${pre#* } |"
 echo "| cudasleuth lint, 20 files given, touched (same bytes) | ${pre_touched% *} | ${pre_touched#* } |"
-echo "| cudasleuth lint, 20 files given, those 20 edited | ${pre_changed% *} | ${pre_changed#* } |"
+echo "| cudasleuth lint, 20 files given, a comment appended to each | ${pre_comment% *} | ${pre_comment#* } |"
+echo "| cudasleuth lint, 20 files given, a line of code appended to each | ${pre_changed% *} | ${pre_changed#* } |"
 echo "| ruff check --select E,F, whole tree, no cache | ${ruff_cold% *} | ${ruff_cold#* } |"
 echo "| ruff check --select E,F, the same 20 files | ${ruff_files% *} | ${ruff_files#* } |"
 echo "| ast-grep scan (bench/lint-ast-grep.yml), whole tree | ${sg_cold% *} | ${sg_cold#* } |"

@@ -70,8 +70,8 @@ pub fn reference_candidates(from: &str, path: &str) -> Vec<String> {
 
 fn assign(target: String, value: String, int: Option<i64>, len: Option<i64>, line: u32) -> AssignFact {
     AssignFact {
-        target,
-        value,
+        target: target.into(),
+        value: value.into(),
         op: None,
         shift: None,
         int,
@@ -249,7 +249,7 @@ pub fn scan_csv(path: &str, full: &Path) -> Option<FileFacts> {
         .into_iter()
         .zip(cols)
         .filter(|(n, c)| !n.is_empty() && c.ints && c.rows > 0)
-        .map(|(name, c)| ColumnFact { name, min: c.min, max: c.max, distinct: c.seen.len(), rows: c.rows })
+        .map(|(name, c)| ColumnFact { name: name.into(), min: c.min, max: c.max, distinct: c.seen.len(), rows: c.rows })
         .collect();
     Some(FileFacts { path: path.to_string(), columns, ..Default::default() })
 }

@@ -4,6 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Text in the facts: names, callee and argument texts. Most are short and are kept inline
+/// (no allocation of their own), which makes the facts of a large project faster to decode.
+pub type Text = compact_str::CompactString;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Span {
     pub line: u32,
@@ -15,16 +19,16 @@ pub struct Span {
 /// The class and function a line sits in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Scope {
-    pub class: Option<String>,
-    pub function: Option<String>,
+    pub class: Option<Text>,
+    pub function: Option<Text>,
 }
 
 impl Scope {
     pub fn qualified(&self) -> String {
         match (&self.class, &self.function) {
             (Some(c), Some(f)) => format!("{c}.{f}"),
-            (None, Some(f)) => f.clone(),
-            (Some(c), None) => c.clone(),
+            (None, Some(f)) => f.to_string(),
+            (Some(c), None) => c.to_string(),
             (None, None) => "<module>".to_string(),
         }
     }
@@ -33,8 +37,8 @@ impl Scope {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Arg {
     /// Keyword name, or None for a positional argument.
-    pub name: Option<String>,
-    pub text: String,
+    pub name: Option<Text>,
+    pub text: Text,
     /// The value when it is an integer literal (`3`, `-100`).
     pub int: Option<i64>,
 }
@@ -42,14 +46,14 @@ pub struct Arg {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Call {
     /// The callee as written: `nn.CrossEntropyLoss`, `F.cross_entropy`, `self.fc`, `tokenizer.add_tokens`.
-    pub func: String,
+    pub func: Text,
     /// Its last segment: `CrossEntropyLoss`, `cross_entropy`, `fc`, `add_tokens`.
-    pub name: String,
+    pub name: Text,
     pub args: Vec<Arg>,
     pub span: Span,
     pub scope: Scope,
     /// `criterion` in `criterion = nn.CrossEntropyLoss()`, `self.fc` in `self.fc = nn.Linear(..)`.
-    pub assigned_to: Option<String>,
+    pub assigned_to: Option<Text>,
 }
 
 impl Call {
@@ -63,9 +67,9 @@ impl Call {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ClassFact {
-    pub name: String,
-    pub bases: Vec<String>,
-    pub methods: Vec<String>,
+    pub name: Text,
+    pub bases: Vec<Text>,
+    pub methods: Vec<Text>,
     pub span: Span,
 }
 
@@ -79,11 +83,11 @@ impl ClassFact {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FunctionFact {
-    pub name: String,
-    pub class: Option<String>,
-    pub params: Vec<String>,
+    pub name: Text,
+    pub class: Option<Text>,
+    pub params: Vec<Text>,
     /// The default value of each parameter as written (`None`: no default), aligned with `params`.
-    pub defaults: Vec<Option<String>>,
+    pub defaults: Vec<Option<Text>>,
     /// Whether the function takes `*args` / `**kwargs`.
     pub varargs: bool,
     pub span: Span,
@@ -92,10 +96,10 @@ pub struct FunctionFact {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AssignFact {
     /// The target as written: `y`, `self.num_classes`, `mask[mask == 255]`, `cfg.nc`.
-    pub target: String,
-    pub value: String,
+    pub target: Text,
+    pub value: Text,
     /// `+=`, `-=`, ... for augmented assignments.
-    pub op: Option<String>,
+    pub op: Option<Text>,
     /// `y = y + 1` / `y += 1` → Some(1); `y = y - 1` → Some(-1).
     pub shift: Option<i64>,
     /// The value when it is an integer literal.
@@ -109,17 +113,17 @@ pub struct AssignFact {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ReturnFact {
     /// Tuple elements (or the single value) as written.
-    pub elements: Vec<String>,
+    pub elements: Vec<Text>,
     /// `return {"input_ids": ids, "labels": y}` → [("labels", "y"), ...].
-    pub dict: Vec<(String, String)>,
+    pub dict: Vec<(Text, Text)>,
     pub span: Span,
     pub scope: Scope,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ForFact {
-    pub targets: Vec<String>,
-    pub iter: String,
+    pub targets: Vec<Text>,
+    pub iter: Text,
     pub span: Span,
     pub scope: Scope,
 }
@@ -128,7 +132,7 @@ pub struct ForFact {
 /// as written: the guards a value passes before it is used.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CondFact {
-    pub text: String,
+    pub text: Text,
     pub span: Span,
     pub scope: Scope,
 }
@@ -136,7 +140,7 @@ pub struct CondFact {
 /// An integer column of a CSV/TSV data file the code reads by a literal path (first 10,000 rows).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ColumnFact {
-    pub name: String,
+    pub name: Text,
     pub min: i64,
     pub max: i64,
     /// Distinct values (counted up to 10,000).
@@ -156,7 +160,7 @@ pub struct FileFacts {
     pub returns: Vec<ReturnFact>,
     pub fors: Vec<ForFact>,
     pub conds: Vec<CondFact>,
-    pub imports: Vec<String>,
+    pub imports: Vec<Text>,
     /// The line of each import statement, aligned with `imports`.
     pub import_lines: Vec<u32>,
     /// Data files (CSV/TSV): their integer columns.

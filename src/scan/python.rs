@@ -45,16 +45,16 @@ impl<'a> Source<'a> {
         self.text.get(n.byte_range()).unwrap_or("")
     }
 
-    fn clipped(&self, n: Node) -> String {
+    fn clipped(&self, n: Node) -> Text {
         let t = self.node_text(n);
         if t.len() <= MAX_TEXT {
-            t.to_string()
+            t.into()
         } else {
             let mut end = MAX_TEXT;
             while !t.is_char_boundary(end) {
                 end -= 1;
             }
-            format!("{}…", &t[..end])
+            compact_str::format_compact!("{}…", &t[..end])
         }
     }
 
@@ -102,14 +102,14 @@ fn parse_int(t: &str) -> Option<i64> {
 }
 
 /// The variable a call's result lands in, through method chains like `.to(dev)` / `.cuda()`.
-fn assigned_to(src: &Source, call: Node) -> Option<String> {
+fn assigned_to(src: &Source, call: Node) -> Option<Text> {
     let mut cur = call;
     while let Some(p) = cur.parent() {
         match p.kind() {
             "attribute" if p.child_by_field_name("object") == Some(cur) => cur = p,
             "call" if p.child_by_field_name("function") == Some(cur) => cur = p,
             "assignment" if p.child_by_field_name("right") == Some(cur) => {
-                return p.child_by_field_name("left").map(|l| src.node_text(l).to_string());
+                return p.child_by_field_name("left").map(|l| Text::from(src.node_text(l)));
             }
             _ => return None,
         }
@@ -123,7 +123,7 @@ fn args(src: &Source, list: Node) -> Vec<Arg> {
     for a in list.named_children(&mut c) {
         match a.kind() {
             "keyword_argument" => {
-                let name = a.child_by_field_name("name").map(|n| src.node_text(n).to_string());
+                let name = a.child_by_field_name("name").map(|n| Text::from(src.node_text(n)));
                 let value = a.child_by_field_name("value");
                 out.push(Arg {
                     name,
@@ -154,7 +154,7 @@ fn shift_of(src: &Source, target: &str, value: Node) -> Option<i64> {
     }
 }
 
-fn element_texts(src: &Source, n: Node) -> Vec<String> {
+fn element_texts(src: &Source, n: Node) -> Vec<Text> {
     match n.kind() {
         "tuple" | "expression_list" | "pattern_list" | "tuple_pattern" | "list_pattern" | "list" => {
             let mut c = n.walk();
@@ -165,7 +165,7 @@ fn element_texts(src: &Source, n: Node) -> Vec<String> {
     }
 }
 
-fn dict_pairs(src: &Source, n: Node) -> Vec<(String, String)> {
+fn dict_pairs(src: &Source, n: Node) -> Vec<(Text, Text)> {
     let mut out = Vec::new();
     if n.kind() != "dictionary" {
         return out;
@@ -173,7 +173,7 @@ fn dict_pairs(src: &Source, n: Node) -> Vec<(String, String)> {
     let mut c = n.walk();
     for pair in n.named_children(&mut c).filter(|x| x.kind() == "pair") {
         if let (Some(k), Some(v)) = (pair.child_by_field_name("key"), pair.child_by_field_name("value")) {
-            let key = src.node_text(k).trim_matches(|c| c == '"' || c == '\'').to_string();
+            let key = src.node_text(k).trim_matches(|c| c == '"' || c == '\'').into();
             out.push((key, src.clipped(v)));
         }
     }
@@ -181,7 +181,7 @@ fn dict_pairs(src: &Source, n: Node) -> Vec<(String, String)> {
 }
 
 /// Parameter names, their defaults as written, and whether `*args`/`**kwargs` are taken.
-fn params(src: &Source, n: Node) -> (Vec<String>, Vec<Option<String>>, bool) {
+fn params(src: &Source, n: Node) -> (Vec<Text>, Vec<Option<Text>>, bool) {
     let (mut names, mut defaults, mut varargs) = (Vec::new(), Vec::new(), false);
     let mut c = n.walk();
     for p in n.named_children(&mut c) {
@@ -196,7 +196,7 @@ fn params(src: &Source, n: Node) -> (Vec<String>, Vec<Option<String>>, bool) {
             _ => (None, None),
         };
         if let Some(name) = name {
-            names.push(src.node_text(name).to_string());
+            names.push(Text::from(src.node_text(name)));
             defaults.push(default.map(|d| src.clipped(d)));
         }
     }
@@ -284,14 +284,14 @@ fn scan_tree(path: &str, text: &str) -> (FileFacts, Option<tree_sitter::Tree>) {
     let mut matches = cursor.matches(q, tree.root_node(), text.as_bytes());
     // Scopes are resolved after the pass from the class/def byte ranges: walking up with
     // `Node::parent` for every fact was a fifth of the scan's time.
-    let mut ranges: Vec<(usize, usize, bool, String)> = Vec::new();
+    let mut ranges: Vec<(usize, usize, bool, Text)> = Vec::new();
     let mut marks: Vec<(Kind, usize, usize)> = Vec::new();
     while let Some(m) = matches.next() {
         let get = |name: &str| m.captures.iter().find(|c| names[c.index as usize] == name).map(|c| c.node);
         if let Some(call) = get("call") {
             let (Some(func), Some(list)) = (get("call.func"), get("call.args")) else { continue };
             let func_text = src.node_text(func).split_whitespace().collect::<String>();
-            let name = func_text.rsplit('.').next().unwrap_or(&func_text).to_string();
+            let name = Text::from(func_text.rsplit('.').next().unwrap_or(&func_text));
             marks.push((Kind::Call, facts.calls.len(), call.start_byte()));
             facts.calls.push(Call {
                 func: func_text.chars().take(MAX_TEXT).collect(),
@@ -302,7 +302,7 @@ fn scan_tree(path: &str, text: &str) -> (FileFacts, Option<tree_sitter::Tree>) {
                 assigned_to: assigned_to(&src, call),
             });
         } else if let Some(class) = get("class") {
-            let name = get("class.name").map(|n| src.node_text(n).to_string()).unwrap_or_default();
+            let name = get("class.name").map(|n| Text::from(src.node_text(n))).unwrap_or_default();
             ranges.push((class.start_byte(), class.end_byte(), true, name.clone()));
             let bases = get("class.bases").map(|b| element_texts(&src, b)).unwrap_or_default();
             let bases = bases.into_iter().filter(|b| !b.contains('=')).collect();
@@ -313,14 +313,14 @@ fn scan_tree(path: &str, text: &str) -> (FileFacts, Option<tree_sitter::Tree>) {
                     let def = if item.kind() == "decorated_definition" { item.child_by_field_name("definition") } else { Some(item) };
                     if let Some(d) = def.filter(|d| d.kind() == "function_definition") {
                         if let Some(n) = d.child_by_field_name("name") {
-                            methods.push(src.node_text(n).to_string());
+                            methods.push(Text::from(src.node_text(n)));
                         }
                     }
                 }
             }
             facts.classes.push(ClassFact { name, bases, methods, span: src.span(class) });
         } else if let Some(def) = get("def") {
-            let name = get("def.name").map(|n| src.node_text(n).to_string()).unwrap_or_default();
+            let name = get("def.name").map(|n| Text::from(src.node_text(n))).unwrap_or_default();
             ranges.push((def.start_byte(), def.end_byte(), false, name.clone()));
             marks.push((Kind::Function, facts.functions.len(), def.start_byte()));
             let (params, defaults, varargs) = get("def.params").map(|p| params(&src, p)).unwrap_or_default();
@@ -329,7 +329,7 @@ fn scan_tree(path: &str, text: &str) -> (FileFacts, Option<tree_sitter::Tree>) {
             let (Some(n), Some(v)) = (get("field.name"), get("field.value")) else { continue };
             marks.push((Kind::Assign, facts.assigns.len(), field.start_byte()));
             facts.assigns.push(AssignFact {
-                target: src.node_text(n).to_string(),
+                target: Text::from(src.node_text(n)),
                 value: src.clipped(v),
                 op: None,
                 shift: None,
@@ -343,7 +343,7 @@ fn scan_tree(path: &str, text: &str) -> (FileFacts, Option<tree_sitter::Tree>) {
                 continue; // read by the `field` pattern
             }
             let (Some(l), Some(r)) = (get("assign.left"), get("assign.right")) else { continue };
-            let target = src.node_text(l).to_string();
+            let target = Text::from(src.node_text(l));
             marks.push((Kind::Assign, facts.assigns.len(), assign.start_byte()));
             facts.assigns.push(AssignFact {
                 shift: shift_of(&src, &target, r),
@@ -357,7 +357,7 @@ fn scan_tree(path: &str, text: &str) -> (FileFacts, Option<tree_sitter::Tree>) {
             });
         } else if let Some(aug) = get("aug") {
             let (Some(l), Some(r)) = (get("aug.left"), get("aug.right")) else { continue };
-            let op = aug.child_by_field_name("operator").map(|o| src.node_text(o).to_string());
+            let op = aug.child_by_field_name("operator").map(|o| Text::from(src.node_text(o)));
             let k = int_literal(&src, r);
             let shift = match (op.as_deref(), k) {
                 (Some("+="), Some(k)) => Some(k),
@@ -366,7 +366,7 @@ fn scan_tree(path: &str, text: &str) -> (FileFacts, Option<tree_sitter::Tree>) {
             };
             marks.push((Kind::Assign, facts.assigns.len(), aug.start_byte()));
             facts.assigns.push(AssignFact {
-                target: src.node_text(l).to_string(),
+                target: src.node_text(l).into(),
                 value: src.clipped(r),
                 op,
                 shift,
@@ -413,10 +413,10 @@ enum Kind {
 /// Sweeps facts and class/def ranges in byte order with a stack of the open ranges: the
 /// innermost function and class around a fact are its scope (a function's own scope is the
 /// one around its `def`).
-fn assign_scopes(facts: &mut FileFacts, mut ranges: Vec<(usize, usize, bool, String)>, mut marks: Vec<(Kind, usize, usize)>) {
+fn assign_scopes(facts: &mut FileFacts, mut ranges: Vec<(usize, usize, bool, Text)>, mut marks: Vec<(Kind, usize, usize)>) {
     ranges.sort_by_key(|r| (r.0, std::cmp::Reverse(r.1)));
     marks.sort_by_key(|m| m.2);
-    let mut stack: Vec<&(usize, usize, bool, String)> = Vec::new();
+    let mut stack: Vec<&(usize, usize, bool, Text)> = Vec::new();
     let mut ri = 0;
     for (kind, idx, pos) in marks {
         // a def's own range starts at the def: open only ranges that start before the fact,

@@ -43,8 +43,8 @@ fn inline_list_len(v: &str) -> Option<i64> {
 
 fn assign(target: String, value: String, int: Option<i64>, line: u32, len: usize) -> AssignFact {
     AssignFact {
-        target,
-        value,
+        target: target.into(),
+        value: value.into(),
         op: None,
         shift: None,
         int,

@@ -29,7 +29,7 @@ model.resize_token_embeddings(len(tokenizer))
 
 /// Functions of the project that resize embeddings themselves (helpers such as
 /// `smart_tokenizer_and_embedding_resize`).
-fn resizing_functions(facts: &Facts) -> Vec<String> {
+pub fn resizing_functions(facts: &Facts) -> Vec<crate::scan::facts::Text> {
     facts
         .calls()
         .filter(|(_, c)| c.name == "resize_token_embeddings")
@@ -38,9 +38,9 @@ fn resizing_functions(facts: &Facts) -> Vec<String> {
 }
 
 /// Whether a resize follows the adding call: later in the same function (or, at module level,
-/// later in the file), by `resize_token_embeddings` or a project function that calls it.
-pub fn resized_after(facts: &Facts, file: &crate::scan::facts::FileFacts, add: &crate::scan::facts::Call) -> bool {
-    let helpers = resizing_functions(facts);
+/// later in the file), by `resize_token_embeddings` or a project function that calls it
+/// (`helpers`: `resizing_functions`).
+pub fn resized_after(helpers: &[crate::scan::facts::Text], file: &crate::scan::facts::FileFacts, add: &crate::scan::facts::Call) -> bool {
     if add.scope.function.as_ref().is_some_and(|fun| helpers.contains(fun)) {
         return true;
     }

@@ -1,6 +1,6 @@
 use crate::rank::rules::shared::{is_index_name, is_label_name, loss_target_positions};
 use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
-use crate::scan::facts::{Facts, FileFacts, ReturnFact};
+use crate::scan::facts::{Facts, FileFacts, ReturnFact, Text};
 
 rule!(
     LabelShiftInGetitem,
@@ -37,15 +37,15 @@ def __getitem__(self, idx):
 
 /// The functions of Dataset classes that produce a sample: `__getitem__` and the helpers it
 /// calls by name (one level).
-fn sample_functions(f: &FileFacts) -> Vec<(String, String)> {
+fn sample_functions(f: &FileFacts) -> Vec<(Text, Text)> {
     let mut out = Vec::new();
     for class in f.classes.iter().filter(|c| c.is_dataset()) {
-        out.push((class.name.clone(), "__getitem__".to_string()));
+        out.push((class.name.clone(), Text::from("__getitem__")));
         for call in &f.calls {
             if call.scope.class.as_deref() == Some(class.name.as_str()) && call.scope.function.as_deref() == Some("__getitem__") {
                 let callee = call.func.trim_start_matches("self.");
                 if class.methods.iter().any(|m| m == callee) {
-                    out.push((class.name.clone(), callee.to_string()));
+                    out.push((class.name.clone(), Text::from(callee)));
                 }
             }
         }
@@ -59,20 +59,20 @@ fn getitem_returns<'a>(f: &'a FileFacts, class: &'a str) -> impl Iterator<Item =
 }
 
 /// Dict values `__getitem__` returns under label-like keys (`{"labels": y}` → `y`).
-fn returned_under_label_keys(f: &FileFacts, class: &str) -> Vec<String> {
+fn returned_under_label_keys(f: &FileFacts, class: &str) -> Vec<Text> {
     getitem_returns(f, class).flat_map(|r| r.dict.iter().filter(|(k, _)| is_label_name(k)).map(|(_, v)| v.clone())).collect()
 }
 
 /// Names returned by `__getitem__` after the first element (the input), and dict values under
 /// label-like keys.
-fn returned_labels(f: &FileFacts, class: &str) -> Vec<String> {
-    let mut out: Vec<String> = getitem_returns(f, class).flat_map(|r| r.elements.iter().skip(1).cloned()).collect();
+fn returned_labels(f: &FileFacts, class: &str) -> Vec<Text> {
+    let mut out: Vec<Text> = getitem_returns(f, class).flat_map(|r| r.elements.iter().skip(1).cloned()).collect();
     out.extend(returned_under_label_keys(f, class));
     out
 }
 
 /// Names `__getitem__` returns at tuple position `k`.
-fn returned_at(f: &FileFacts, class: &str, k: usize) -> Vec<String> {
+fn returned_at(f: &FileFacts, class: &str, k: usize) -> Vec<Text> {
     getitem_returns(f, class).filter_map(|r| r.elements.get(k).cloned()).collect()
 }
 
@@ -207,10 +207,10 @@ fn check_pipeline(cx: &Ctx, out: &mut Vec<Finding>) {
     // encoder output shifted: y = LabelEncoder().fit_transform(names) + 1 (already 0..n-1)
     for f in &facts.files {
         for a in &f.assigns {
-            let Some(k) = encoder_shift(&a.value).filter(|k| *k != 0) else { continue };
             if !is_label_name(label_key(&a.target)) {
                 continue;
             }
+            let Some(k) = encoder_shift(&a.value).filter(|k| *k != 0) else { continue };
             let sign = signed(k);
             let what = if k > 0 { "the last class reaches the number of classes" } else { "class 0 becomes -1" };
             let mut finding = label_shift(cx, f, a, format!("encoded labels `{}` shifted by {sign}: the encoder already gives 0..n-1, so {what}", a.target), format!("`{}`", a.value.trim()));

@@ -52,17 +52,17 @@ fn base_name(text: &str) -> &str {
 }
 
 /// The weights a multinomial call samples from: `torch.multinomial(w, n)`, `w.multinomial(n)`.
-fn weights(c: &Call) -> Option<String> {
+fn weights(c: &Call) -> Option<crate::scan::facts::Text> {
     if c.func == "multinomial" || c.func.ends_with("torch.multinomial") || c.func == "th.multinomial" {
         return c.kwarg("input").or_else(|| c.positional(0)).map(|a| a.text.clone());
     }
-    c.func.strip_suffix(".multinomial").map(str::to_string)
+    c.func.strip_suffix(".multinomial").map(crate::scan::facts::Text::from)
 }
 
 /// Follows `text` back through assignments of its base name in the same function (nearest
 /// first, up to 4 steps): Some(the logits expression) when logits reach the call unsquashed.
-fn unsquashed_logits(f: &FileFacts, c: &Call, text: &str) -> Option<String> {
-    let mut cur = text.to_string();
+fn unsquashed_logits(f: &FileFacts, c: &Call, text: &str) -> Option<crate::scan::facts::Text> {
+    let mut cur = crate::scan::facts::Text::from(text);
     let mut line = c.span.line;
     for _ in 0..4 {
         if squashed(&cur) {

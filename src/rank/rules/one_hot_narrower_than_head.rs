@@ -51,7 +51,7 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
         for c in &f.calls {
             // the width argument: one_hot(y, K) / one_hot(y, num_classes=K); zeros(n, K).scatter_(1, y, 1)
             let width = match c.name.as_str() {
-                "one_hot" => c.kwarg("num_classes").or_else(|| c.positional(1)).map(|a| a.text.clone()),
+                "one_hot" => c.kwarg("num_classes").or_else(|| c.positional(1)).map(|a| a.text.to_string()),
                 "scatter_" | "scatter" if c.func.contains("zeros(") => {
                     let inner = c.func.split("zeros(").nth(1).and_then(|r| r.rsplit_once(')')).map(|(a, _)| a.to_string());
                     inner.and_then(|a| a.rsplit(',').next().map(|s| s.trim().to_string()))

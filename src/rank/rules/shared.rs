@@ -195,7 +195,7 @@ fn leading_name(t: &str) -> &str {
 
 pub fn loss_target_positions(facts: &Facts) -> Vec<TargetPosition<'_>> {
     // losses called through a variable: `criterion = nn.CrossEntropyLoss()` … `criterion(out, y)`
-    let loss_vars: Vec<&str> = facts.calls().filter(|(_, c)| is_loss_with_classes(c)).filter_map(|(_, c)| c.assigned_to.as_deref()).collect();
+    let loss_vars: rustc_hash::FxHashSet<&str> = facts.calls().filter(|(_, c)| is_loss_with_classes(c)).filter_map(|(_, c)| c.assigned_to.as_deref()).collect();
     let mut out = Vec::new();
     for f in &facts.files {
         let losses: Vec<&Call> = f.calls.iter().filter(|c| is_loss_with_classes(c) || loss_vars.contains(&c.func.as_str())).collect();

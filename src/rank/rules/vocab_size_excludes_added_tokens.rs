@@ -1,4 +1,4 @@
-use crate::rank::rules::added_tokens_without_resize::resized_after;
+use crate::rank::rules::added_tokens_without_resize::{resized_after, resizing_functions};
 use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
 use crate::rank::rules::shared::imports;
 use crate::scan::facts::{FileFacts, Span};
@@ -37,11 +37,14 @@ fn uses_vocab_size(text: &str) -> bool {
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
     let facts = cx.facts;
     // tokens added (not by a tokenizer to itself) and not followed by a resize of the embeddings
-    let adding: Vec<&FileFacts> = facts
+    let helpers = resizing_functions(facts);
+    let mut adding: Vec<&FileFacts> = facts
         .calls()
-        .filter(|(f, c)| (c.name == "add_tokens" || c.name == "add_special_tokens") && !c.func.starts_with("self.") && !resized_after(facts, f, c))
+        .filter(|(f, c)| (c.name == "add_tokens" || c.name == "add_special_tokens") && !c.func.starts_with("self.") && !resized_after(&helpers, f, c))
         .map(|(f, _)| f)
         .collect();
+    // one entry per file (the calls of a file come together)
+    adding.dedup_by(|a, b| std::ptr::eq(*a, *b));
     if adding.is_empty() {
         return;
     }
@@ -55,11 +58,11 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
             let sized = matches!(c.name.as_str(), "Embedding" | "EmbeddingBag") && c.positional(0).or(c.kwarg("num_embeddings")).is_some_and(|a| uses_vocab_size(&a.text));
             let config = c.kwarg("vocab_size").is_some_and(|a| uses_vocab_size(&a.text));
             if sized || config {
-                sites.push((c.span, c.scope.qualified(), c.func.clone()));
+                sites.push((c.span, c.scope.qualified(), c.func.to_string()));
             }
         }
         for a in f.assigns.iter().filter(|a| uses_vocab_size(&a.value) && a.target.to_ascii_lowercase().contains("vocab")) {
-            sites.push((a.span, a.scope.qualified(), a.target.clone()));
+            sites.push((a.span, a.scope.qualified(), a.target.to_string()));
         }
         for (span, scope, what) in sites {
             out.push(Finding {
