@@ -187,6 +187,7 @@ fn check_pipeline(cx: &Ctx, out: &mut Vec<Finding>) {
         }
     }
     let functions = pipeline_functions(facts);
+    let role_of: rustc_hash::FxHashMap<&str, &str> = functions.iter().map(|(n, r)| (n.as_str(), *r)).collect();
     // a label column shifted in place: df["label"] = df["label"] + 1, df["label"] += 1
     for f in &facts.files {
         for a in &f.assigns {
@@ -194,7 +195,7 @@ fn check_pipeline(cx: &Ctx, out: &mut Vec<Finding>) {
                 continue;
             }
             let column = a.target.contains('[') && a.target.ends_with(']') && (a.target.contains('"') || a.target.contains('\''));
-            let in_pipeline = a.scope.function.as_deref().is_some_and(|func| functions.iter().any(|(n, _)| n == func));
+            let in_pipeline = a.scope.function.as_deref().is_some_and(|func| role_of.contains_key(func));
             if !column || in_pipeline || a.scope.function.as_deref() == Some("__getitem__") || !is_label_name(label_key(&a.target)) {
                 continue;
             }
@@ -226,7 +227,7 @@ fn check_pipeline(cx: &Ctx, out: &mut Vec<Finding>) {
     for f in &facts.files {
         for a in &f.assigns {
             let Some(func) = a.scope.function.as_deref() else { continue };
-            let Some((_, role)) = functions.iter().find(|(n, _)| n == func) else { continue };
+            let Some(role) = role_of.get(func) else { continue };
             let Some(k) = a.shift.filter(|k| *k != 0) else { continue };
             // (a label column shifted in place was reported above)
             let counter = f.assigns.iter().any(|b| b.scope == a.scope && b.target == a.target && b.int.is_some());

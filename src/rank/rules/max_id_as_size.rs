@@ -47,7 +47,10 @@ fn is_labels_name(arg: &str) -> bool {
 }
 
 fn is_size_name(name: &str) -> bool {
-    let n = name.rsplit('.').next().unwrap_or(name).to_ascii_lowercase();
+    crate::rank::rules::shared::with_lower(name.rsplit('.').next().unwrap_or(name), size_name)
+}
+
+fn size_name(n: &str) -> bool {
     n.starts_with("num_") || n.starts_with("n_") || n.ends_with("_size") || n.ends_with("_dims") || n.ends_with("_dim") && n.contains("field")
         || n.contains("vocab") || n.ends_with("_count") || n == "field_dims" || n.starts_with("num") && n.len() > 3 && !n.contains("classes")
 }

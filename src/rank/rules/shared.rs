@@ -2,17 +2,34 @@
 
 use crate::scan::facts::{Arg, Call, Facts, FileFacts};
 
+/// `f` of `s` in ASCII lower case, without allocating for a name of up to 64 bytes (the name
+/// tests below run on every assignment and call of a project).
+pub fn with_lower<R>(s: &str, f: impl FnOnce(&str) -> R) -> R {
+    let mut buf = [0u8; 64];
+    match buf.get_mut(..s.len()) {
+        Some(b) => {
+            b.copy_from_slice(s.as_bytes());
+            b.make_ascii_lowercase();
+            // lower-casing ASCII bytes keeps UTF-8 valid
+            f(std::str::from_utf8(b).unwrap_or_default())
+        }
+        None => f(&s.to_ascii_lowercase()),
+    }
+}
+
 /// Names that usually hold class labels (or segmentation masks).
 pub fn is_label_name(name: &str) -> bool {
-    let n = name.rsplit('.').next().unwrap_or(name).trim_start_matches('_').to_ascii_lowercase();
+    with_lower(name.rsplit('.').next().unwrap_or(name).trim_start_matches('_'), label_name)
+}
+
+fn label_name(n: &str) -> bool {
     const EXACT: &[&str] = &["y", "label", "labels", "lbl", "lbls", "target", "targets", "tgt", "cls", "class_id", "class_idx", "category", "category_id", "mask", "masks", "seg", "gt", "gt_label", "y_true", "cls_id"];
-    EXACT.contains(&n.as_str()) || n.ends_with("_label") || n.ends_with("_labels") || n.ends_with("_target") || n.starts_with("label_") && !n.contains("smooth")
+    EXACT.contains(&n) || n.ends_with("_label") || n.ends_with("_labels") || n.ends_with("_target") || n.starts_with("label_") && !n.contains("smooth")
 }
 
 /// Names that usually hold token ids or indices into an embedding.
 pub fn is_index_name(name: &str) -> bool {
-    let n = name.rsplit('.').next().unwrap_or(name).to_ascii_lowercase();
-    ["input_ids", "ids", "token_ids", "tokens", "idx", "index", "indices", "word_ids", "token_id"].contains(&n.as_str())
+    with_lower(name.rsplit('.').next().unwrap_or(name), |n| ["input_ids", "ids", "token_ids", "tokens", "idx", "index", "indices", "word_ids", "token_id"].contains(&n))
 }
 
 pub fn is_loss_with_classes(c: &Call) -> bool {
@@ -95,15 +112,14 @@ const COUNT_NAMES: &[&str] = &["num_classes", "n_classes", "nclasses", "nclass",
 
 /// Names that usually hold a class count: `num_classes`, `n_classes`, `num_labels`, `nc`, ...
 pub fn is_count_name(name: &str) -> bool {
-    let n = name.rsplit(['.', '[']).next().unwrap_or(name).trim_matches(|c: char| c == '\'' || c == '"' || c == ']' || c == '-').to_ascii_lowercase();
-    COUNT_NAMES.contains(&n.as_str())
+    let n = name.rsplit(['.', '[']).next().unwrap_or(name).trim_matches(|c: char| c == '\'' || c == '"' || c == ']' || c == '-');
+    with_lower(n, |n| COUNT_NAMES.contains(&n))
 }
 
 /// Names of values that mark pixels or samples to leave out of the loss: `ignore_index`,
 /// `IGNORE_LABEL`, `void_label`, `unlabeled`.
 pub fn is_sentinel_name(name: &str) -> bool {
-    let n = name.rsplit('.').next().unwrap_or(name).to_ascii_lowercase();
-    ["ignore", "void", "unlabeled", "unlabelled", "invalid_label", "dont_care", "dontcare"].iter().any(|w| n.contains(w))
+    with_lower(name.rsplit('.').next().unwrap_or(name), |n| ["ignore", "void", "unlabeled", "unlabelled", "invalid_label", "dont_care", "dontcare"].iter().any(|w| n.contains(w)))
 }
 
 /// The largest label a Dataset writes, when its label values are bounded by literals
