@@ -1,26 +1,20 @@
 //! Checks the chunked re-scan against whole-file parses over a real tree: for every `.py`
 //! file, (1) whether its chunks are recorded (`scan_source_chunked`), and (2) whether parsing
 //! every chunk on its own (`chunks::rescan` with nothing to reuse) gives the same facts, byte
-//! for byte, as the whole-file parse. Prints the counts, the files that differ, and the time of
-//! both ways. Usage: cargo bench --bench chunk_check -- TREE
+//! for byte, as the whole-file parse, and (3) whether an edited version of the file (a statement
+//! added at the top, so every line moves, and the last chunk changed) re-scanned from the
+//! cached facts and chunks (`chunks::rescan`) equals the whole-file parse of the edited text.
+//! Prints the counts, the files that differ, and the time of the whole-file and chunk-by-chunk
+//! scans. Usage: cargo bench --bench chunk_check -- TREE
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::time::Instant;
 
+use common::python_files;
 use cudasleuth::scan::{chunks, python};
 use rayon::prelude::*;
-
-fn python_files(root: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(dir) = std::fs::read_dir(root) else { return };
-    for e in dir.flatten() {
-        let p = e.path();
-        match e.file_type() {
-            Ok(t) if t.is_dir() => python_files(&p, out),
-            Ok(t) if t.is_file() && p.extension().is_some_and(|x| x == "py") => out.push(p),
-            _ => {}
-        }
-    }
-}
 
 fn main() {
     let Some(root) = std::env::args().skip(1).find(|a| !a.starts_with('-')) else {
@@ -49,7 +43,26 @@ fn main() {
             }
         }
     }
+    // an edit: a statement added at the top and one at the end (the last chunk changes when the
+    // file ends without a newline, else a new chunk)
+    let edited: Vec<(usize, bool)> = texts
+        .par_iter()
+        .zip(&whole)
+        .enumerate()
+        .filter_map(|(i, ((p, s), (facts, ch)))| {
+            let ch = ch.as_ref()?;
+            let new = format!("import os\n{s}{}x_edited = 1\n", if s.ends_with('\n') || s.is_empty() { "" } else { "\n" });
+            let (got, _) = chunks::rescan(p, &new, facts, ch)?;
+            let want = python::scan_source(p, &new);
+            Some((i, bincode::serialize(&got).unwrap() == bincode::serialize(&want).unwrap()))
+        })
+        .collect();
+    let edited_same = edited.iter().filter(|e| e.1).count();
     println!("{} files; {clean} parse cleanly; chunks recorded for {recorded}", texts.len());
+    println!("edited and re-scanned from the cached chunks == whole parse of the edited file: {edited_same} of {}", edited.len());
+    for (i, _) in edited.iter().filter(|e| !e.1).take(20) {
+        println!("  differs after the edit: {}", texts[*i].0);
+    }
     println!("chunk by chunk == whole file: {same} of {recorded} recorded; differ: {}", differ.len());
     for p in differ.iter().take(20) {
         println!("  differs: {p}");

@@ -4,23 +4,15 @@
 //! (`scan::python::scan_source`). bench/lint.sh runs it beside ruff on the same tree.
 //! Usage: cargo bench --bench scan_floor -- TREE
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::time::Instant;
+
+use common::python_files;
 
 use rayon::prelude::*;
 use tree_sitter::{Parser, Query, QueryCursor, StreamingIterator};
-
-fn python_files(root: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(dir) = std::fs::read_dir(root) else { return };
-    for e in dir.flatten() {
-        let p = e.path();
-        match e.file_type() {
-            Ok(t) if t.is_dir() => python_files(&p, out),
-            Ok(t) if t.is_file() && p.extension().is_some_and(|x| x == "py") => out.push(p),
-            _ => {}
-        }
-    }
-}
 
 fn parser() -> Parser {
     let mut p = Parser::new();

@@ -183,44 +183,126 @@ fn shifted(mut s: Span, by: i64) -> Span {
     s
 }
 
-/// Appends the facts of `from` whose line is in `lines` (1-based, inclusive range) to `to`,
-/// moved by `by` lines.
-fn take(to: &mut FileFacts, from: &FileFacts, lines: std::ops::RangeInclusive<u32>, by: i64) {
-    let inside = |s: &Span| lines.contains(&s.line);
-    to.calls.extend(from.calls.iter().filter(|x| inside(&x.span)).cloned().map(|mut x| {
-        x.span = shifted(x.span, by);
-        x
-    }));
-    to.classes.extend(from.classes.iter().filter(|x| inside(&x.span)).cloned().map(|mut x| {
-        x.span = shifted(x.span, by);
-        x
-    }));
-    to.functions.extend(from.functions.iter().filter(|x| inside(&x.span)).cloned().map(|mut x| {
-        x.span = shifted(x.span, by);
-        x
-    }));
-    to.assigns.extend(from.assigns.iter().filter(|x| inside(&x.span)).cloned().map(|mut x| {
-        x.span = shifted(x.span, by);
-        x
-    }));
-    to.returns.extend(from.returns.iter().filter(|x| inside(&x.span)).cloned().map(|mut x| {
-        x.span = shifted(x.span, by);
-        x
-    }));
-    to.fors.extend(from.fors.iter().filter(|x| inside(&x.span)).cloned().map(|mut x| {
-        x.span = shifted(x.span, by);
-        x
-    }));
-    to.conds.extend(from.conds.iter().filter(|x| inside(&x.span)).cloned().map(|mut x| {
-        x.span = shifted(x.span, by);
-        x
-    }));
-    for (imp, &line) in from.imports.iter().zip(&from.import_lines) {
-        if lines.contains(&line) {
-            to.imports.push(imp.clone());
-            to.import_lines.push((line as i64 + by) as u32);
+/// A fact with a place in the file.
+trait Placed: Clone {
+    fn span_mut(&mut self) -> &mut Span;
+    fn line(&self) -> u32;
+}
+
+macro_rules! placed {
+    ($($t:ty),*) => {
+        $(impl Placed for $t {
+            fn span_mut(&mut self) -> &mut Span {
+                &mut self.span
+            }
+            fn line(&self) -> u32 {
+                self.span.line
+            }
+        })*
+    };
+}
+placed!(crate::scan::facts::Call, crate::scan::facts::ClassFact, crate::scan::facts::FunctionFact, crate::scan::facts::AssignFact, crate::scan::facts::ReturnFact, crate::scan::facts::ForFact, crate::scan::facts::CondFact);
+
+/// The chunk a 1-based line belongs to.
+fn chunk_of(chunks: &[Chunk], line: u32) -> Option<usize> {
+    let i = chunks.partition_point(|c| c.end < line);
+    chunks.get(i).filter(|c| c.start < line).map(|_| i)
+}
+
+/// For each chunk, the positions of the facts on its lines, in their order.
+fn by_chunk(lines: impl Iterator<Item = u32>, chunks: &[Chunk]) -> Vec<Vec<usize>> {
+    let mut out = vec![Vec::new(); chunks.len()];
+    for (i, line) in lines.enumerate() {
+        if let Some(c) = chunk_of(chunks, line) {
+            out[c].push(i);
         }
     }
+    out
+}
+
+/// One kind of fact of the previous version, grouped by its chunks.
+struct Kind<'a, T> {
+    facts: &'a [T],
+    groups: Vec<Vec<usize>>,
+}
+
+impl<'a, T: Placed> Kind<'a, T> {
+    fn new(facts: &'a [T], chunks: &[Chunk]) -> Self {
+        Kind { facts, groups: by_chunk(facts.iter().map(T::line), chunks) }
+    }
+
+    /// Appends the facts of chunk `c` to `to`, moved by `by` lines.
+    fn take(&self, c: usize, to: &mut Vec<T>, by: i64) {
+        to.extend(self.groups[c].iter().map(|&i| {
+            let mut x = self.facts[i].clone();
+            *x.span_mut() = shifted(*x.span_mut(), by);
+            x
+        }));
+    }
+}
+
+fn moved_all<T: Placed>(to: &mut Vec<T>, from: &[T], by: i64) {
+    to.extend(from.iter().cloned().map(|mut x| {
+        *x.span_mut() = shifted(*x.span_mut(), by);
+        x
+    }));
+}
+
+/// The previous version's facts, grouped by its chunks.
+struct Previous<'a> {
+    calls: Kind<'a, crate::scan::facts::Call>,
+    classes: Kind<'a, crate::scan::facts::ClassFact>,
+    functions: Kind<'a, crate::scan::facts::FunctionFact>,
+    assigns: Kind<'a, crate::scan::facts::AssignFact>,
+    returns: Kind<'a, crate::scan::facts::ReturnFact>,
+    fors: Kind<'a, crate::scan::facts::ForFact>,
+    conds: Kind<'a, crate::scan::facts::CondFact>,
+    imports: Vec<Vec<usize>>,
+    old: &'a FileFacts,
+}
+
+impl<'a> Previous<'a> {
+    fn new(old: &'a FileFacts, chunks: &[Chunk]) -> Self {
+        Previous {
+            calls: Kind::new(&old.calls, chunks),
+            classes: Kind::new(&old.classes, chunks),
+            functions: Kind::new(&old.functions, chunks),
+            assigns: Kind::new(&old.assigns, chunks),
+            returns: Kind::new(&old.returns, chunks),
+            fors: Kind::new(&old.fors, chunks),
+            conds: Kind::new(&old.conds, chunks),
+            imports: by_chunk(old.import_lines.iter().copied(), chunks),
+            old,
+        }
+    }
+
+    /// Appends the facts of old chunk `c` to `to`, moved by `by` lines.
+    fn take(&self, c: usize, to: &mut FileFacts, by: i64) {
+        self.calls.take(c, &mut to.calls, by);
+        self.classes.take(c, &mut to.classes, by);
+        self.functions.take(c, &mut to.functions, by);
+        self.assigns.take(c, &mut to.assigns, by);
+        self.returns.take(c, &mut to.returns, by);
+        self.fors.take(c, &mut to.fors, by);
+        self.conds.take(c, &mut to.conds, by);
+        for &i in &self.imports[c] {
+            to.imports.push(self.old.imports[i].clone());
+            to.import_lines.push((self.old.import_lines[i] as i64 + by) as u32);
+        }
+    }
+}
+
+/// Appends all the facts of a chunk parsed on its own to `to`, moved by `by` lines.
+fn take_all(to: &mut FileFacts, part: FileFacts, by: i64) {
+    moved_all(&mut to.calls, &part.calls, by);
+    moved_all(&mut to.classes, &part.classes, by);
+    moved_all(&mut to.functions, &part.functions, by);
+    moved_all(&mut to.assigns, &part.assigns, by);
+    moved_all(&mut to.returns, &part.returns, by);
+    moved_all(&mut to.fors, &part.fors, by);
+    moved_all(&mut to.conds, &part.conds, by);
+    to.imports.extend(part.imports);
+    to.import_lines.extend(part.import_lines.iter().map(|&l| (l as i64 + by) as u32));
 }
 
 /// The facts of `text` (the new bytes of `path`), reusing `old` — the cached facts of the file
@@ -228,12 +310,13 @@ fn take(to: &mut FileFacts, from: &FileFacts, lines: std::ops::RangeInclusive<u3
 /// the new text cannot be split or a changed chunk does not parse cleanly on its own.
 pub fn rescan(path: &str, text: &str, old: &FileFacts, old_chunks: &[Chunk]) -> Option<(FileFacts, Vec<Chunk>)> {
     let chunks = split(text)?;
-    let by_hash: std::collections::HashMap<u64, &Chunk> = old_chunks.iter().rev().map(|c| (c.hash, c)).collect();
+    let by_hash: std::collections::HashMap<u64, usize> = old_chunks.iter().enumerate().rev().map(|(i, c)| (c.hash, i)).collect();
+    let previous = Previous::new(old, old_chunks);
     let starts = line_starts(text);
     let mut out = FileFacts { path: path.to_string(), mentions_torch: text.contains("torch"), ..Default::default() };
     for c in &chunks {
-        match by_hash.get(&c.hash).filter(|o| o.end - o.start == c.end - c.start) {
-            Some(o) => take(&mut out, old, o.start + 1..=o.end, c.start as i64 - o.start as i64),
+        match by_hash.get(&c.hash).filter(|&&o| old_chunks[o].end - old_chunks[o].start == c.end - c.start) {
+            Some(&o) => previous.take(o, &mut out, c.start as i64 - old_chunks[o].start as i64),
             None => {
                 let a = starts[c.start as usize];
                 let b = starts.get(c.end as usize).copied().unwrap_or(text.len());
@@ -241,7 +324,7 @@ pub fn rescan(path: &str, text: &str, old: &FileFacts, old_chunks: &[Chunk]) -> 
                 if part.parse_errors {
                     return None;
                 }
-                take(&mut out, &part, 1..=c.end - c.start, c.start as i64);
+                take_all(&mut out, part, c.start as i64);
             }
         }
     }
