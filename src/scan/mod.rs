@@ -80,7 +80,8 @@ fn scan_one(root: &Path, rel: &String, cache: Option<&crate::lint::cache::Cache>
     if let Some((facts, chunks)) = old.and_then(|(f, ch)| chunks::rescan(rel, &text, &f, &ch)) {
         return put(Entry { facts, chunks: Some(chunks) });
     }
-    let (facts, chunks) = python::scan_source_chunked(rel, &text);
+    // chunks are only worth finding for a cache entry
+    let (facts, chunks) = if cache.is_some() { python::scan_source_chunked(rel, &text) } else { (python::scan_source(rel, &text), None) };
     put(Entry { facts, chunks })
 }
 
