@@ -40,7 +40,7 @@ fn line_starts(text: &str) -> Vec<usize> {
 }
 
 fn is_clause(line: &[u8]) -> bool {
-    ["else", "elif", "except", "finally"].iter().any(|k| line.starts_with(k.as_bytes()) && line.get(k.len()).is_none_or(|&b| !(b.is_ascii_alphanumeric() || b == b'_')))
+    ["else", "elif", "except", "finally"].iter().any(|k| line.starts_with(k.as_bytes()) && line.get(k.len()).map_or(true, |&b| !(b.is_ascii_alphanumeric() || b == b'_')))
 }
 
 /// The chunks of `text`, or None when the lexer is not sure of them.
