@@ -2,8 +2,8 @@
 //! Location: `$CUDASLEUTH_CACHE_DIR`, else `$XDG_CACHE_HOME/cudasleuth`, else
 //! `~/.cache/cudasleuth`. Entries are keyed by the tool version, the file's path and its bytes;
 //! a stale or corrupt entry is simply re-parsed. An entry also holds the file's chunks (its
-//! top-level statements, `scan::chunks`): a changed file is parsed again only where it changed. The project summary (`summary.rs`) sits in the
-//! same directory.
+//! top-level statements, `scan::chunks`): a changed file is parsed again only where it changed.
+//! The project summary (`summary.rs`) sits in the same directory.
 
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;

@@ -161,16 +161,18 @@ impl Summary {
                 if key == stored {
                     return Some(entry.key.clone());
                 }
-                let old = bincode::serialize(&cache.get_key(stored)?).ok()?;
-                let (new, new_key) = crate::scan::scan_file(root, rel, Some(cache), Some(stored));
-                let new = bincode::serialize(&new.ok()?).ok()?;
-                (new == old).then_some(new_key)
+                // the old entry is read once: to compare with, and for its chunks
+                let old = cache.get_entry(stored)?;
+                let (new, new_key) = crate::scan::scan_file(root, rel, Some(cache), crate::scan::Prior::Entry(&old));
+                let same = bincode::serialize(&new.ok()?).ok()? == bincode::serialize(&old.facts).ok()?;
+                same.then_some(new_key)
             })
             .collect::<Option<Vec<Option<String>>>>()?;
         Some((self.replay(r)?, keys))
     }
 
-    /// Records the new stamps of files whose bytes did not change, keeping the stored results.
+    /// Records the new stamps and keys of files whose facts did not change, keeping the stored
+    /// results.
     pub fn keep_results(mut self, files: &ProjectFiles, keys: &[Option<String>]) {
         let results = self.stored.results.take();
         let (entries, all_recorded) = self.entries(files, keys);
@@ -234,7 +236,7 @@ impl Summary {
                     return (Ok(f), key.map(str::to_string));
                 }
                 let prior = self.entry_of[i].and_then(|e| self.stored.entries[e].key.as_deref());
-                crate::scan::scan_file(root, &paths[i], Some(cache), prior)
+                crate::scan::scan_file(root, &paths[i], Some(cache), prior.map_or(crate::scan::Prior::None, crate::scan::Prior::Key))
             })
             .collect();
         let (mut facts, keys) = crate::scan::gather(scanned);

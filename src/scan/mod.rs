@@ -32,16 +32,24 @@ pub fn scan_project_cached(root: &Path, files: &files::ProjectFiles, cache: Opti
 /// and the cache key of its bytes when a cache is used.
 pub type Scanned = (Result<FileFacts, (String, String)>, Option<String>);
 
+/// The file's previous version, whose facts are reused for the top-level statements that did
+/// not change: its cache key (its entry is read only if the file must be parsed), or its entry
+/// already read.
+#[derive(Clone, Copy)]
+pub enum Prior<'a> {
+    None,
+    Key(&'a str),
+    Entry(&'a crate::lint::cache::Entry),
+}
+
 /// One file's facts, through the content cache when there is one.
-/// `prior`: the cache key of the file's previous version, whose facts are reused for the
-/// top-level statements that did not change.
-pub fn scan_file(root: &Path, rel: &String, cache: Option<&crate::lint::cache::Cache>, prior: Option<&str>) -> Scanned {
+pub fn scan_file(root: &Path, rel: &String, cache: Option<&crate::lint::cache::Cache>, prior: Prior<'_>) -> Scanned {
     let mut key = None;
     let r = scan_one(root, rel, cache, prior, &mut key);
     (r, key)
 }
 
-fn scan_one(root: &Path, rel: &String, cache: Option<&crate::lint::cache::Cache>, prior: Option<&str>, key: &mut Option<String>) -> Result<FileFacts, (String, String)> {
+fn scan_one(root: &Path, rel: &String, cache: Option<&crate::lint::cache::Cache>, prior: Prior<'_>, key: &mut Option<String>) -> Result<FileFacts, (String, String)> {
     use crate::lint::cache::{Cache, Entry};
     if rel.ends_with(".json") {
         // configs are read below, when the code names them
@@ -76,8 +84,16 @@ fn scan_one(root: &Path, rel: &String, cache: Option<&crate::lint::cache::Cache>
         return put(Entry { facts: python::scan_source(rel, &code), chunks: None });
     }
     // the previous version's unchanged statements keep their facts
-    let old = prior.zip(cache).and_then(|(k, c)| c.get_entry(k)).and_then(|e| Some((e.facts, e.chunks?)));
-    if let Some((facts, chunks)) = old.and_then(|(f, ch)| chunks::rescan(rel, &text, &f, &ch)) {
+    let read;
+    let old = match prior {
+        Prior::None => None,
+        Prior::Key(k) => {
+            read = cache.and_then(|c| c.get_entry(k));
+            read.as_ref()
+        }
+        Prior::Entry(e) => Some(e),
+    };
+    if let Some((facts, chunks)) = old.and_then(|e| chunks::rescan(rel, &text, &e.facts, e.chunks.as_deref()?)) {
         return put(Entry { facts, chunks: Some(chunks) });
     }
     // chunks are only worth finding for a cache entry
@@ -103,7 +119,7 @@ pub fn gather(scanned: Vec<Scanned>) -> (Facts, Vec<Option<String>>) {
 
 /// The facts of the given files, without the data files they name.
 pub fn scan_files(root: &Path, paths: &[String], cache: Option<&crate::lint::cache::Cache>) -> Facts {
-    gather(paths.par_iter().map(|rel| scan_file(root, rel, cache, None)).collect()).0
+    gather(paths.par_iter().map(|rel| scan_file(root, rel, cache, Prior::None)).collect()).0
 }
 
 /// JSON configs and CSV/TSV files the Python code names by a literal path.
