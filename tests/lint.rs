@@ -145,6 +145,38 @@ fn summary_follows_a_constant_in_another_file() {
 }
 
 #[test]
+fn a_file_added_to_a_recorded_tree_is_seen() {
+    let p = Project::new("walk");
+    p.write("model.py", MODEL);
+    p.write("config.py", "NUM_CLASSES = 9\n");
+    // files and directories an hour old: the walk is recorded, and reused while no directory changes
+    let settle = || {
+        for f in ["model.py", "config.py", "pyproject.toml"] {
+            age(&p.dir.join(f), 3600);
+        }
+        for d in ["data", ""] {
+            let t = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+            std::fs::File::open(p.dir.join(d)).unwrap().set_modified(t).unwrap();
+        }
+    };
+    settle();
+    let (v, _) = p.json(&[]);
+    assert!(rules_of(&v).is_empty(), "{v}");
+    let (v, _) = p.json(&[]);
+    assert!(rules_of(&v).is_empty(), "{v}");
+    p.write("data/dataset.py", DATASET);
+    let (v, _) = p.json(&["data/dataset.py"]);
+    assert_eq!(rules_of(&v), [("CS101".to_string(), "data/dataset.py".to_string(), 14)], "{v}");
+    settle();
+    age(&p.dir.join("data/dataset.py"), 3600);
+    let (v, _) = p.json(&[]);
+    assert_eq!(rules_of(&v).len(), 1, "{v}");
+    std::fs::remove_file(p.dir.join("data/dataset.py")).unwrap();
+    let (v, _) = p.json(&[]);
+    assert!(rules_of(&v).is_empty(), "a removed file's findings go with it: {v}");
+}
+
+#[test]
 fn summary_sees_a_data_file_appear() {
     let p = Project::new("summary-data");
     p.write("train.py", "import csv\nlabels = []\nfor row in csv.DictReader(open('grades.csv')):\n    labels.append(int(row['grade']))\nnum_classes = len(set(labels))\n");

@@ -86,10 +86,18 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
     let root = project_root(opts.paths.first().map(PathBuf::as_path).unwrap_or(&cwd));
     let mut cfg = config::load(&root.join("pyproject.toml"))?;
     cfg.preview |= opts.preview;
-    let t = std::time::Instant::now();
-    let files = ProjectFiles::walk(&root);
-    let t = crate::timings::phase("walk", t);
     let cache = if opts.no_cache { None } else { cache::Cache::open() };
+    // The project's files: with a cache, the summary's record of the last walk while no
+    // directory changed since
+    let t = std::time::Instant::now();
+    let (summary, files) = match &cache {
+        Some(c) => {
+            let (s, f) = summary::Summary::open(c, &root);
+            (Some(s), f)
+        }
+        None => (None, ProjectFiles::walk(&root)),
+    };
+    let t = crate::timings::phase("summary", t);
 
     // Which project files to report on: the paths given (files or directories), else all.
     let wanted: Option<BTreeSet<String>> = if opts.paths.is_empty() {
@@ -110,8 +118,6 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
     };
     // The rules run over the whole project (cross-file facts); the summary keeps their results
     // while no file's facts change (same stamps, same bytes, or new bytes with the same facts).
-    let summary = cache.as_ref().map(|c| summary::Summary::open(c, &root, &files));
-    let t = crate::timings::phase("summary", t);
     let stored = summary.as_ref().and_then(|s| s.results(&root).map(|r| (r, None)).or_else(|| s.results_same_facts(&root, &files, cache.as_ref()?).map(|(r, k)| (r, Some(k)))));
     let t = crate::timings::phase("stored results", t);
     let (mut findings, scan_warnings) = match stored {

@@ -1,10 +1,12 @@
-//! The project summary: one small file per project, beside the facts cache.
+//! The project summary: one small file per project (bincode), beside the facts cache.
 //!
 //! It holds, for every project file, its size and modification time (its stamp) and the key of
 //! its facts in the content-hash cache, and the results of the last run: the findings of every
 //! rule over the whole project, the scan's warnings, the stamps of the data files the code
 //! names (present or not) and of the cudasleuth executable.
 //!
+//! - The file list of the last walk is reused while every directory it entered keeps its
+//!   modification time and every ignore file its stamp (`files::WalkRecord`).
 //! - A file whose stamp matches is not read or hashed: its facts come from the cache by key.
 //! - When every stamp matches (no file added, removed or changed, the same executable), the
 //!   stored results are the project's results: a run on a few files filters them, without
@@ -26,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use crate::lint::cache::Cache;
 use crate::rank::rules::{self, Finding};
 use crate::scan::facts::{Facts, Span};
-use crate::scan::files::ProjectFiles;
+use crate::scan::files::{ProjectFiles, WalkRecord};
 
 /// Files modified this close to a summary write are not recorded.
 const RACY: Duration = Duration::from_secs(2);
@@ -77,6 +79,8 @@ struct Results {
 #[derive(Serialize, Deserialize, Default)]
 struct Stored {
     version: String,
+    /// The last walk of the project: its files, reused while no directory changed.
+    walk: Option<WalkRecord>,
     entries: Vec<Entry>,
     results: Option<Results>,
 }
@@ -93,6 +97,8 @@ pub struct Summary {
     matched: Vec<Option<usize>>,
     /// For each project file: its stored entry, whatever its stamp.
     entry_of: Vec<Option<usize>>,
+    /// What this run's walk saw (a new walk's, or the stored one still valid).
+    walk: Option<WalkRecord>,
 }
 
 fn tool_stamp() -> Option<Stamp> {
@@ -100,19 +106,33 @@ fn tool_stamp() -> Option<Stamp> {
 }
 
 impl Summary {
-    pub fn open(cache: &Cache, root: &Path, files: &ProjectFiles) -> Summary {
-        let path = cache.dir().join(format!("summary-{}", Cache::key(&root.to_string_lossy(), b"project-summary")));
-        let stored = std::fs::read(&path)
+    /// The project's summary and its files: those of the stored walk when no directory (nor
+    /// ignore file) changed since, else a new walk's.
+    pub fn open(cache: &Cache, root: &Path) -> (Summary, ProjectFiles) {
+        let path = cache.dir().join(format!("summary-bin-{}", Cache::key(&root.to_string_lossy(), b"project-summary")));
+        let mut stored = std::fs::read(&path)
             .ok()
-            .and_then(|b| serde_json::from_slice::<Stored>(&b).ok())
+            .and_then(|b| bincode::deserialize::<Stored>(&b).ok())
             .filter(|s| s.version == env!("CARGO_PKG_VERSION"))
             .unwrap_or_default();
+        let t = std::time::Instant::now();
+        let reused = stored.walk.take().and_then(|w| Some((w.files_if_unchanged(root)?, w)));
+        let (files, walk) = match reused {
+            Some((files, w)) => (files, Some(w)),
+            None => ProjectFiles::walk_recorded(root),
+        };
+        crate::timings::phase("walk", t);
+        let summary = Self::with_files(path, stored, walk, root, &files);
+        (summary, files)
+    }
+
+    fn with_files(path: PathBuf, stored: Stored, walk: Option<WalkRecord>, root: &Path, files: &ProjectFiles) -> Summary {
         let paths = files.paths();
         let stamps: Vec<Option<(Stamp, SystemTime)>> = paths.par_iter().map(|p| Stamp::of(&root.join(p))).collect();
         let by_path: HashMap<&str, usize> = stored.entries.iter().enumerate().map(|(i, e)| (e.path.as_str(), i)).collect();
         let entry_of: Vec<Option<usize>> = paths.iter().map(|p| by_path.get(p.as_str()).copied()).collect();
         let matched = entry_of.iter().zip(&stamps).map(|(e, s)| e.filter(|&i| s.map(|s| s.0) == Some(stored.entries[i].stamp))).collect();
-        Summary { path, stored, stamps, matched, entry_of }
+        Summary { path, stored, stamps, matched, entry_of, walk }
     }
 
     /// The stored results, when the same files are there, the executable and the data files the
@@ -176,7 +196,7 @@ impl Summary {
     pub fn keep_results(mut self, files: &ProjectFiles, keys: &[Option<String>]) {
         let results = self.stored.results.take();
         let (entries, all_recorded) = self.entries(files, keys);
-        let stored = Stored { version: env!("CARGO_PKG_VERSION").to_string(), entries, results: results.filter(|_| all_recorded) };
+        let stored = Stored { version: env!("CARGO_PKG_VERSION").to_string(), walk: self.walk.take(), entries, results: results.filter(|_| all_recorded) };
         self.write(&stored);
     }
 
@@ -198,9 +218,9 @@ impl Summary {
     }
 
     fn write(&self, stored: &Stored) {
-        if let Ok(json) = serde_json::to_vec(stored) {
+        if let Ok(bytes) = bincode::serialize(stored) {
             let tmp = self.path.with_extension(format!("tmp{}", std::process::id()));
-            if std::fs::write(&tmp, json).is_ok() {
+            if std::fs::write(&tmp, bytes).is_ok() {
                 let _ = std::fs::rename(&tmp, &self.path);
             }
         }
@@ -245,7 +265,7 @@ impl Summary {
     }
 
     /// Records the stamps and keys of this run and the project's results.
-    pub fn save(self, root: &Path, files: &ProjectFiles, keys: &[Option<String>], facts: &Facts, findings: &[Finding]) {
+    pub fn save(mut self, root: &Path, files: &ProjectFiles, keys: &[Option<String>], facts: &Facts, findings: &[Finding]) {
         let (entries, all_recorded) = self.entries(files, keys);
         let mut data: Vec<(String, Option<Stamp>)> = Vec::new();
         for f in facts.files.iter().filter(|f| !f.is_config() && f.columns.is_empty()) {
@@ -266,7 +286,7 @@ impl Summary {
         // results are kept only when every file is recorded: an unrecorded file could change
         // (or go) unseen
         let results = all_recorded.then(|| Results { tool: tool_stamp(), data, findings, warnings: facts.warnings.clone() });
-        let stored = Stored { version: env!("CARGO_PKG_VERSION").to_string(), entries, results };
+        let stored = Stored { version: env!("CARGO_PKG_VERSION").to_string(), walk: self.walk.take(), entries, results };
         self.write(&stored);
     }
 }
