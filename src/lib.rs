@@ -6,6 +6,7 @@
 pub mod kb;
 pub mod lint;
 pub mod log;
+pub mod memory;
 pub mod rank;
 pub mod report;
 pub mod repro;

@@ -16,3 +16,10 @@ pub fn phase(name: &str, since: Instant) -> Instant {
     }
     now
 }
+
+/// Prints a count when timings are on.
+pub fn count(name: &str, n: usize) {
+    if enabled() {
+        eprintln!("count {name}: {n}");
+    }
+}

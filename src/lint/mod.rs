@@ -128,25 +128,39 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
             }
             stored
         }
-        None => {
-            let (facts, keys) = match (&cache, &summary) {
-                (Some(c), Some(s)) => s.scan(&root, &files, c),
-                _ => (scan::scan_project_cached(&root, &files, cache.as_ref()), Vec::new()),
-            };
-            let t = crate::timings::phase("scan", t);
-            let findings = rules::run_all(&facts);
-            let t = crate::timings::phase("rules", t);
-            if let Some(s) = summary {
-                s.save(&root, &files, &keys, &facts, &findings);
+        None => match (&cache, summary) {
+            (Some(c), Some(s)) => {
+                // a run on some files reads the others only where a rule needs them; a run on
+                // the whole project reads them all (in parallel) and stores its results
+                let some = wanted.as_ref().filter(|_| s.mostly_recorded());
+                let now: Vec<bool> = files.paths().iter().map(|p| some.map_or(true, |w| w.contains(p))).collect();
+                let scan = s.project(&root, &files, c, some.is_none(), &now);
+                let t = crate::timings::phase("scan", t);
+                let focus = some.map(|w| scan.project.paths.iter().map(|p| w.contains(p)).collect());
+                let rule_files = rules::project::Files::of_project(&scan.project, focus);
+                let findings = rules::run(&rule_files);
+                let t = crate::timings::phase("rules", t);
+                crate::timings::count("files read by the rules", scan.project.loaded());
+                s.save(&root, &files, &scan, some.is_none().then_some(findings.as_slice()));
                 crate::timings::phase("save", t);
+                let warnings = scan.warnings.clone();
+                // the facts of a large project are millions of small allocations, and a lint run
+                // is the last thing the `lint` command does before it exits: they are left to the
+                // process rather than freed one by one (a tenth of a large project's run)
+                std::mem::forget(rule_files);
+                std::mem::forget(scan);
+                (findings, warnings)
             }
-            // the facts of a large project are millions of small allocations, and a lint run
-            // is the last thing the `lint` command does before it exits: they are left to the
-            // process rather than freed one by one (a tenth of a large project's run)
-            let crate::scan::facts::Facts { files: all, warnings } = facts;
-            std::mem::forget(all);
-            (findings, warnings)
-        }
+            _ => {
+                let facts = scan::scan_project_cached(&root, &files, cache.as_ref());
+                let t = crate::timings::phase("scan", t);
+                let findings = rules::run_all(&facts);
+                crate::timings::phase("rules", t);
+                let crate::scan::facts::Facts { files: all, warnings } = facts;
+                std::mem::forget(all);
+                (findings, warnings)
+            }
+        },
     };
     let reported = |path: &str| wanted.as_ref().map_or(true, |w| w.contains(path)) && !cfg.excluded(path);
 

@@ -27,8 +27,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::lint::cache::Cache;
 use crate::rank::rules::{self, Finding};
-use crate::scan::facts::{Facts, Span};
+use crate::rank::rules::project::{Digest, Project};
+use crate::scan::facts::{FileFacts, Span};
 use crate::scan::files::{ProjectFiles, WalkRecord};
+
+/// The layout of the summary file (bincode is not self-describing: a new layout gets a new
+/// file name).
+const SUMMARY_FORMAT: u32 = 3;
 
 /// Files modified this close to a summary write are not recorded.
 const RACY: Duration = Duration::from_secs(2);
@@ -54,6 +59,8 @@ struct Entry {
     stamp: Stamp,
     /// The content-cache key of the file's facts (none for a JSON file or a skipped one).
     key: Option<String>,
+    /// The digest of its facts (none for a JSON file or a skipped one).
+    digest: Option<Digest>,
 }
 
 #[derive(Serialize, Deserialize, Clone)]
@@ -85,6 +92,15 @@ struct Stored {
     results: Option<Results>,
 }
 
+/// A project read for the rules (`Summary::project`): its files, each project path's cache key
+/// and digest, and the scan's warnings.
+pub struct Scan<'c> {
+    pub project: Project<'c>,
+    pub keys: Vec<Option<String>>,
+    pub digests: Vec<Option<Digest>>,
+    pub warnings: Vec<(String, String)>,
+}
+
 /// Stored results: every rule's lint findings over the project, and the scan's warnings.
 pub type Replayed = (Vec<Finding>, Vec<(String, String)>);
 
@@ -99,6 +115,8 @@ pub struct Summary {
     entry_of: Vec<Option<usize>>,
     /// What this run's walk saw (a new walk's, or the stored one still valid).
     walk: Option<WalkRecord>,
+    /// Changed files read by `results_same_facts` whose facts changed: their new facts and keys.
+    fresh: std::sync::Mutex<HashMap<usize, (FileFacts, Option<String>)>>,
 }
 
 fn tool_stamp() -> Option<Stamp> {
@@ -109,7 +127,7 @@ impl Summary {
     /// The project's summary and its files: those of the stored walk when no directory (nor
     /// ignore file) changed since, else a new walk's.
     pub fn open(cache: &Cache, root: &Path) -> (Summary, ProjectFiles) {
-        let path = cache.dir().join(format!("summary-bin-{}", Cache::key(&root.to_string_lossy(), b"project-summary")));
+        let path = cache.dir().join(format!("summary-v{SUMMARY_FORMAT}-{}", Cache::key(&root.to_string_lossy(), b"project-summary")));
         let mut stored = std::fs::read(&path)
             .ok()
             .and_then(|b| bincode::deserialize::<Stored>(&b).ok())
@@ -132,7 +150,7 @@ impl Summary {
         let by_path: HashMap<&str, usize> = stored.entries.iter().enumerate().map(|(i, e)| (e.path.as_str(), i)).collect();
         let entry_of: Vec<Option<usize>> = paths.iter().map(|p| by_path.get(p.as_str()).copied()).collect();
         let matched = entry_of.iter().zip(&stamps).map(|(e, s)| e.filter(|&i| s.map(|s| s.0) == Some(stored.entries[i].stamp))).collect();
-        Summary { path, stored, stamps, matched, entry_of, walk }
+        Summary { path, stored, stamps, matched, entry_of, walk, fresh: Default::default() }
     }
 
     /// The stored results, when the same files are there, the executable and the data files the
@@ -146,6 +164,14 @@ impl Summary {
             return None;
         }
         Some(r)
+    }
+
+    /// Whether most files are recorded as they are now (with the digest of their facts): then a
+    /// run on a few files can leave the others unread. On a first run (or after a large
+    /// change) every file must be read anyway, and a whole-project run stores its results.
+    pub fn mostly_recorded(&self) -> bool {
+        let recorded = self.matched.iter().filter(|m| m.is_some_and(|e| self.stored.entries[e].digest.is_some() || self.stored.entries[e].path.ends_with(".json"))).count();
+        recorded * 2 >= self.matched.len()
     }
 
     /// The stored results (findings, scan warnings), when no file changed since they were
@@ -184,8 +210,14 @@ impl Summary {
                 // the old entry is read once: to compare with, and for its chunks
                 let old = cache.get_entry(stored)?;
                 let (new, new_key) = crate::scan::scan_file(root, rel, Some(cache), crate::scan::Prior::Entry(&old));
-                let same = bincode::serialize(&new.ok()?).ok()? == bincode::serialize(&old.facts).ok()?;
-                same.then_some(new_key)
+                let new = new.ok()?;
+                let same = bincode::serialize(&new).ok()? == bincode::serialize(&old.facts).ok()?;
+                if !same {
+                    // kept for the run that follows, which needs the new facts
+                    self.fresh.lock().unwrap_or_else(|e| e.into_inner()).insert(i, (new, new_key));
+                    return None;
+                }
+                Some(new_key)
             })
             .collect::<Option<Vec<Option<String>>>>()?;
         Some((self.replay(r)?, keys))
@@ -195,24 +227,26 @@ impl Summary {
     /// results.
     pub fn keep_results(mut self, files: &ProjectFiles, keys: &[Option<String>]) {
         let results = self.stored.results.take();
-        let (entries, all_recorded) = self.entries(files, keys);
+        // the facts are the same: so are their digests
+        let digests: Vec<Option<Digest>> = self.entry_of.iter().map(|e| e.and_then(|i| self.stored.entries[i].digest.clone())).collect();
+        let (entries, all_recorded) = self.entries(files, keys, &digests);
         let stored = Stored { version: env!("CARGO_PKG_VERSION").to_string(), walk: self.walk.take(), entries, results: results.filter(|_| all_recorded) };
         self.write(&stored);
     }
 
     /// The entries of this run: every file whose stamp is not too recent to trust, and whether
     /// that is every file.
-    fn entries(&self, files: &ProjectFiles, keys: &[Option<String>]) -> (Vec<Entry>, bool) {
+    fn entries(&self, files: &ProjectFiles, keys: &[Option<String>], digests: &[Option<Digest>]) -> (Vec<Entry>, bool) {
         let now = SystemTime::now();
         let mut entries = Vec::with_capacity(keys.len());
         let mut all_recorded = true;
-        for ((p, s), key) in files.paths().iter().zip(&self.stamps).zip(keys) {
+        for (((p, s), key), digest) in files.paths().iter().zip(&self.stamps).zip(keys).zip(digests) {
             let recorded = s.filter(|(_, t)| now.duration_since(*t).is_ok_and(|d| d >= RACY));
             let Some((stamp, _)) = recorded else {
                 all_recorded = false;
                 continue;
             };
-            entries.push(Entry { path: p.clone(), stamp, key: key.clone() });
+            entries.push(Entry { path: p.clone(), stamp, key: key.clone(), digest: digest.clone() });
         }
         (entries, all_recorded)
     }
@@ -244,33 +278,95 @@ impl Summary {
         Some((findings, r.warnings.clone()))
     }
 
-    /// The project's facts: files whose stamp matches come from the cache by key, the others
-    /// are read (through the content cache).
-    pub fn scan(&self, root: &Path, files: &ProjectFiles, cache: &Cache) -> (Facts, Vec<Option<String>>) {
+    /// The project's files for the rules: files whose stamp matches come from the cache by key
+    /// (read now when `eager`, else when a rule first reads them, their digest taken from the
+    /// summary), the others are read now (through the content cache), and the data files the
+    /// code names are appended. Also each project path's cache key and digest, and the scan's
+    /// warnings.
+    pub fn project<'c>(&self, root: &'c Path, files: &ProjectFiles, cache: &'c Cache, eager: bool, now: &[bool]) -> Scan<'c> {
         let paths = files.paths();
-        let scanned: Vec<crate::scan::Scanned> = (0..paths.len())
+        if eager {
+            crate::memory::expect_large_run();
+        }
+        let scanned: Vec<(Result<Option<FileFacts>, (String, String)>, Option<String>, Option<Digest>)> = (0..paths.len())
             .into_par_iter()
             .map(|i| {
-                let key = self.matched[i].and_then(|e| self.stored.entries[e].key.as_deref());
-                if let Some(f) = key.and_then(|k| cache.get_key(k)) {
-                    return (Ok(f), key.map(str::to_string));
+                if paths[i].ends_with(".json") {
+                    // configs are read below, when the code names them
+                    return (Ok(None), None, None);
+                }
+                if let Some((f, key)) = self.fresh.lock().unwrap_or_else(|e| e.into_inner()).remove(&i) {
+                    let d = Digest::of(&f);
+                    return (Ok(Some(f)), key, Some(d));
+                }
+                let entry = self.matched[i].map(|e| &self.stored.entries[e]);
+                if let Some((key, digest)) = entry.and_then(|e| Some((e.key.as_deref()?, e.digest.as_ref()?))) {
+                    if !eager && !now[i] {
+                        return (Ok(None), Some(key.to_string()), Some(digest.clone()));
+                    }
+                    if let Some(f) = cache.get_key(key) {
+                        return (Ok(Some(f)), Some(key.to_string()), Some(digest.clone()));
+                    }
                 }
                 let prior = self.entry_of[i].and_then(|e| self.stored.entries[e].key.as_deref());
-                crate::scan::scan_file(root, &paths[i], Some(cache), prior.map_or(crate::scan::Prior::None, crate::scan::Prior::Key))
+                let (r, key) = crate::scan::scan_file(root, &paths[i], Some(cache), prior.map_or(crate::scan::Prior::None, crate::scan::Prior::Key));
+                match r {
+                    Ok(f) => {
+                        let d = Digest::of(&f);
+                        (Ok(Some(f)), key, Some(d))
+                    }
+                    Err(w) => (Err(w), key, None),
+                }
             })
             .collect();
-        let (mut facts, keys) = crate::scan::gather(scanned);
-        crate::scan::read_referenced_data(root, &mut facts);
-        (facts, keys)
+        let mut keys = Vec::with_capacity(paths.len());
+        let mut digests = Vec::with_capacity(paths.len());
+        let mut warnings = Vec::new();
+        let (mut p_paths, mut p_digests, mut p_facts, mut p_keys) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (i, (r, key, digest)) in scanned.into_iter().enumerate() {
+            match (r, &digest) {
+                (Err(w), _) => warnings.push(w),
+                (Ok(facts), Some(d)) => {
+                    p_paths.push(paths[i].clone());
+                    p_digests.push(d.clone());
+                    p_facts.push(facts);
+                    p_keys.push(key.clone());
+                }
+                (Ok(_), None) => {}
+            }
+            keys.push(key);
+            digests.push(digest);
+        }
+        // the data files the code names: read every run (their stamps are not recorded)
+        let refs: Vec<(&str, &str)> = p_paths.iter().zip(&p_digests).flat_map(|(p, d)| d.data_refs.iter().map(move |r| (p.as_str(), r.as_str()))).collect();
+        for f in crate::scan::read_data(root, refs.into_iter()) {
+            p_paths.push(f.path.clone());
+            p_digests.push(Digest::of(&f));
+            p_facts.push(Some(f));
+            p_keys.push(None);
+        }
+        let load_paths = p_paths.clone();
+        let load = move |i: usize| -> FileFacts {
+            if let Some(f) = p_keys[i].as_deref().and_then(|k| cache.get_key(k)) {
+                return f;
+            }
+            // gone from the cache since: read again
+            crate::scan::scan_file(root, &load_paths[i], Some(cache), crate::scan::Prior::None).0.unwrap_or_else(|_| FileFacts { path: load_paths[i].clone(), ..Default::default() })
+        };
+        let project = Project::new(p_paths, p_digests, p_facts, Box::new(load));
+        Scan { project, keys, digests, warnings }
     }
 
     /// Records the stamps and keys of this run and the project's results.
-    pub fn save(mut self, root: &Path, files: &ProjectFiles, keys: &[Option<String>], facts: &Facts, findings: &[Finding]) {
-        let (entries, all_recorded) = self.entries(files, keys);
+    /// `findings`: every rule's over the whole project, or None after a run on some files only
+    /// (the stamps, keys and digests are recorded, no results).
+    pub fn save(mut self, root: &Path, files: &ProjectFiles, scan: &Scan<'_>, findings: Option<&[Finding]>) {
+        let (entries, all_recorded) = self.entries(files, &scan.keys, &scan.digests);
         let mut data: Vec<(String, Option<Stamp>)> = Vec::new();
-        for f in facts.files.iter().filter(|f| !f.is_config() && f.columns.is_empty()) {
-            for p in crate::scan::data::referenced_paths(f) {
-                for c in crate::scan::data::reference_candidates(&f.path, &p) {
+        let project = &scan.project;
+        for (path, d) in project.paths.iter().zip(&project.digests) {
+            for p in &d.data_refs {
+                for c in crate::scan::data::reference_candidates(path, p) {
                     if !data.iter().any(|(d, _)| *d == c) {
                         let s = Stamp::of(&root.join(&c)).map(|x| x.0);
                         data.push((c, s));
@@ -278,6 +374,11 @@ impl Summary {
                 }
             }
         }
+        let Some(findings) = findings else {
+            let stored = Stored { version: env!("CARGO_PKG_VERSION").to_string(), walk: self.walk.take(), entries, results: None };
+            self.write(&stored);
+            return;
+        };
         let findings = findings
             .iter()
             .filter(|f| f.lint)
@@ -285,7 +386,7 @@ impl Summary {
             .collect();
         // results are kept only when every file is recorded: an unrecorded file could change
         // (or go) unseen
-        let results = all_recorded.then(|| Results { tool: tool_stamp(), data, findings, warnings: facts.warnings.clone() });
+        let results = all_recorded.then(|| Results { tool: tool_stamp(), data, findings, warnings: scan.warnings.clone() });
         let stored = Stored { version: env!("CARGO_PKG_VERSION").to_string(), walk: self.walk.take(), entries, results };
         self.write(&stored);
     }

@@ -119,19 +119,27 @@ pub fn gather(scanned: Vec<Scanned>) -> (Facts, Vec<Option<String>>) {
 
 /// The facts of the given files, without the data files they name.
 pub fn scan_files(root: &Path, paths: &[String], cache: Option<&crate::lint::cache::Cache>) -> Facts {
+    crate::memory::expect_large_run();
     gather(paths.par_iter().map(|rel| scan_file(root, rel, cache, Prior::None)).collect()).0
 }
 
 /// JSON configs and CSV/TSV files the Python code names by a literal path.
 pub fn read_referenced_data(root: &Path, facts: &mut Facts) {
+    let refs: Vec<(&str, String)> = facts.files.iter().filter(|f| !f.path.ends_with(".yaml") && !f.path.ends_with(".yml")).flat_map(|f| data::referenced_paths(f).into_iter().map(move |p| (f.path.as_str(), p))).collect();
+    let data = read_data(root, refs.iter().map(|(f, p)| (*f, p.as_str())));
+    facts.files.extend(data);
+}
+
+/// The data files named by `refs` (naming file, literal path), in path order: JSON configs
+/// and CSV/TSV files.
+pub fn read_data<'a>(root: &Path, refs: impl Iterator<Item = (&'a str, &'a str)>) -> Vec<FileFacts> {
     let mut wanted = std::collections::BTreeSet::new();
-    for f in facts.files.iter().filter(|f| !f.path.ends_with(".yaml") && !f.path.ends_with(".yml")) {
-        for p in data::referenced_paths(f) {
-            if let Some(rel) = data::resolve_reference(root, &f.path, &p) {
-                wanted.insert(rel);
-            }
+    for (from, p) in refs {
+        if let Some(rel) = data::resolve_reference(root, from, p) {
+            wanted.insert(rel);
         }
     }
+    let mut out = Vec::new();
     for rel in wanted {
         let full = root.join(&rel);
         if rel.ends_with(".json") {
@@ -139,10 +147,11 @@ pub fn read_referenced_data(root: &Path, facts: &mut Facts) {
                 continue;
             }
             if let Some(text) = std::fs::read(&full).ok().and_then(|b| String::from_utf8(b).ok()) {
-                facts.files.push(data::scan_json(&rel, &text));
+                out.push(data::scan_json(&rel, &text));
             }
         } else if let Some(f) = data::scan_csv(&rel, &full) {
-            facts.files.push(f);
+            out.push(f);
         }
     }
+    out
 }

@@ -1,5 +1,5 @@
 use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
-use crate::scan::facts::Facts;
+use crate::rank::rules::project::{Files, ADD_TOKENS, DEFINES_RESIZE, RESIZE};
 
 rule!(
     AddedTokensWithoutResize,
@@ -29,9 +29,10 @@ model.resize_token_embeddings(len(tokenizer))
 
 /// Functions of the project that resize embeddings themselves (helpers such as
 /// `smart_tokenizer_and_embedding_resize`).
-pub fn resizing_functions(facts: &Facts) -> Vec<crate::scan::facts::Text> {
-    facts
-        .calls()
+pub fn resizing_functions(files: &Files<'_>) -> Vec<crate::scan::facts::Text> {
+    files
+        .with(RESIZE)
+        .flat_map(|(_, f)| f.calls.iter().map(move |c| (f, c)))
         .filter(|(_, c)| c.name == "resize_token_embeddings")
         .filter_map(|(_, c)| c.scope.function.clone())
         .collect()
@@ -48,15 +49,21 @@ pub fn resized_after(helpers: &[crate::scan::facts::Text], file: &crate::scan::f
 }
 
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
-    let facts = cx.facts;
+    let files = cx.files;
     // A project that defines resize_token_embeddings is the modeling library itself.
-    if facts.files.iter().any(|f| f.functions.iter().any(|d| d.name == "resize_token_embeddings")) {
+    if files.any(DEFINES_RESIZE) {
         return;
     }
-    let helpers = resizing_functions(facts);
+    let sites: Vec<_> = files.sites_with(ADD_TOKENS).flat_map(|(_, f)| f.calls.iter().map(move |c| (f, c))).filter(|(_, c)| c.name == "add_tokens" || c.name == "add_special_tokens").collect();
+    if sites.is_empty() {
+        return;
+    }
+    let helpers = resizing_functions(files);
     let resizes = |c: &crate::scan::facts::Call| c.name == "resize_token_embeddings" || helpers.iter().any(|h| h == &c.name);
-    let any_resize = facts.calls().any(|(_, c)| resizes(c));
-    for (f, c) in facts.calls().filter(|(_, c)| c.name == "add_tokens" || c.name == "add_special_tokens") {
+    // a resize anywhere: a call of resize_token_embeddings or of a helper that calls it
+    let any_resize = std::cell::OnceCell::new();
+    let any_resize = || *any_resize.get_or_init(|| files.any(RESIZE) || helpers.iter().any(|h| files.calling(h).any(|i| files.file(i).calls.iter().any(|c| c.name == *h))));
+    for (f, c) in sites {
         // inside a resizing helper the resize follows by construction
         if c.scope.function.as_ref().is_some_and(|fun| helpers.contains(fun)) {
             continue;
@@ -76,7 +83,7 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
         if later {
             continue;
         }
-        let why = if any_resize {
+        let why = if any_resize() {
             "no resize follows it in the same function (an earlier resize does not cover tokens added after it)"
         } else {
             "the project never calls resize_token_embeddings"

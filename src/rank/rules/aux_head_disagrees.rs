@@ -45,7 +45,7 @@ fn out_size(c: &Call) -> Option<i64> {
 }
 
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
-    for f in &cx.facts.files {
+    for (_, f) in cx.files.sites() {
         let linears: Vec<(&Call, bool, String, i64)> = f
             .calls
             .iter()

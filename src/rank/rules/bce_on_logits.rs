@@ -26,9 +26,8 @@ fn names_bce(text: &str) -> bool {
 }
 
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
-    let facts = cx.facts;
-    let sigmoid = facts.calls().any(|(_, c)| matches!(c.name.as_str(), "sigmoid" | "Sigmoid" | "sigmoid_" | "softmax" | "Softmax" | "expit"));
-    if sigmoid {
+    let files = cx.files;
+    if files.any(crate::rank::rules::project::SIGMOID) {
         return;
     }
     let mut push = |f: &crate::scan::facts::FileFacts, span, scope: String, what: &str| {
@@ -43,7 +42,7 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
             lint: true,
         });
     };
-    for f in &facts.files {
+    for (_, f) in files.sites() {
         for c in f.calls.iter().filter(|c| c.name == "BCELoss" || c.name == "binary_cross_entropy") {
             push(f, c.span, c.scope.qualified(), &c.func);
         }

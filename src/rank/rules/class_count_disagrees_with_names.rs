@@ -25,8 +25,7 @@ names: ['helmet', 'head', 'person', 'vest']
 );
 
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
-    let facts = cx.facts;
-    for f in facts.files.iter().filter(|f| f.path.ends_with(".yaml") || f.path.ends_with(".yml")) {
+    for (_, f) in cx.files.sites().filter(|(_, f)| f.path.ends_with(".yaml") || f.path.ends_with(".yml")) {
         let Some(names) = f.assigns.iter().find(|a| a.target == "len(names)").and_then(|a| a.int) else { continue };
         for a in f.assigns.iter().filter(|a| a.target == "nc" || a.target.ends_with("num_classes") || a.target.ends_with("NUM_CLASSES")) {
             let Some(nc) = a.int else { continue };

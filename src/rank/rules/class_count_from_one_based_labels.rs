@@ -1,6 +1,7 @@
 use crate::rank::rules::shared::{is_count_name, is_label_name};
 use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
-use crate::scan::facts::{ColumnFact, Facts, FileFacts, Span};
+use crate::rank::rules::project::{Files, COLUMNS};
+use crate::scan::facts::{ColumnFact, FileFacts, Span};
 
 rule!(
     ClassCountFromOneBasedLabels,
@@ -61,13 +62,13 @@ fn column_key(text: &str) -> Option<String> {
 }
 
 /// The CSV/TSV files this Python file names by a literal path.
-fn csv_columns<'a>(facts: &'a Facts, f: &FileFacts) -> Vec<(&'a FileFacts, &'a ColumnFact)> {
+fn csv_columns<'a>(files: &Files<'a>, f: &FileFacts) -> Vec<(&'a FileFacts, &'a ColumnFact)> {
     let dir = f.path.rsplit_once('/').map(|(d, _)| d);
     let mut out = Vec::new();
     for p in crate::scan::data::referenced_paths(f) {
         let p = p.strip_prefix("./").unwrap_or(&p).to_string();
         let in_dir = dir.map(|d| format!("{d}/{p}"));
-        for d in facts.files.iter().filter(|d| !d.columns.is_empty() && (d.path == p || Some(&d.path) == in_dir.as_ref())) {
+        for (_, d) in files.with(COLUMNS).filter(|(_, d)| !d.columns.is_empty() && (d.path == p || Some(&d.path) == in_dir.as_ref())) {
             out.extend(d.columns.iter().map(|c| (d, c)));
         }
     }
@@ -88,12 +89,12 @@ fn remapped(f: &FileFacts, var: &str) -> bool {
 }
 
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
-    let facts = cx.facts;
-    if !facts.files.iter().any(|f| !f.columns.is_empty()) {
+    let files = cx.files;
+    if !files.any(COLUMNS) {
         return;
     }
-    for f in facts.files.iter().filter(|f| f.path.ends_with(".py") || f.path.ends_with(".ipynb")) {
-        let columns = csv_columns(facts, f);
+    for (_, f) in files.sites().filter(|(_, f)| f.path.ends_with(".py") || f.path.ends_with(".ipynb")) {
+        let columns = csv_columns(files, f);
         if columns.is_empty() {
             continue;
         }

@@ -1,6 +1,7 @@
+use crate::rank::rules::project::{Files, CLASS_INDEX, COUNT, DATASET, HEAD, LOSS};
 use crate::rank::rules::shared::{dataset_label_bounds, is_count_name};
 use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
-use crate::scan::facts::{Facts, Span};
+use crate::scan::facts::{FileFacts, Span};
 
 rule!(
     HeadSmallerThanClasses,
@@ -55,9 +56,23 @@ step) is compared as it writes them."#
 /// (value, file, span, how it was stated): assignments, dataclass fields and argparse
 /// defaults. Keyword arguments of library calls are left out: `num_classes=1000` there is
 /// usually a pretrained model's default, not this project's class count.
-fn stated_counts(facts: &Facts) -> Vec<(i64, String, Span, String)> {
+fn stated_counts(files: &Files<'_>) -> Vec<(i64, String, Span, String)> {
     let mut out = Vec::new();
-    for f in &facts.files {
+    for (_, f) in files.with(COUNT) {
+        stated_counts_in(f, &mut out);
+    }
+    out
+}
+
+/// Whether a file states a class count (`stated_counts_in`).
+pub fn has_stated_count(f: &FileFacts) -> bool {
+    let mut out = Vec::new();
+    stated_counts_in(f, &mut out);
+    !out.is_empty()
+}
+
+fn stated_counts_in(f: &FileFacts, out: &mut Vec<(i64, String, Span, String)>) {
+    {
         for a in &f.assigns {
             if let Some(v) = a.int.filter(|v| *v > 1) {
                 if is_count_name(&a.target) {
@@ -72,7 +87,6 @@ fn stated_counts(facts: &Facts) -> Vec<(i64, String, Span, String)> {
             }
         }
     }
-    out
 }
 
 /// `config` for `config.py` and `pkg/config.py`.
@@ -96,25 +110,30 @@ fn imported_modules(f: &crate::scan::facts::FileFacts) -> Vec<String> {
 }
 
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
-    let facts = cx.facts;
-    if !facts.calls().any(|(_, c)| crate::rank::rules::shared::consumes_class_index(c)) {
+    let files = cx.files;
+    if !files.any(CLASS_INDEX) {
         return;
     }
     check_against_data(cx, out);
-    let counts = stated_counts(facts);
+    // the class counts the project states, found when a head needs them
+    let counts = std::cell::OnceCell::new();
+    let counts = || counts.get_or_init(|| stated_counts(files));
     // what indexes the outputs by label: the loss, or a gather at the labels when there is none
-    let consumer = facts
-        .calls()
-        .find(|(_, c)| crate::rank::rules::shared::is_loss_with_classes(c))
-        .or_else(|| facts.calls().find(|(_, c)| crate::rank::rules::shared::is_label_gather(c)))
-        .map(|(f, c)| {
+    let consumer = || {
+        let first = |kind: u64, test: fn(&crate::scan::facts::Call) -> bool| files.with(kind).find_map(|(_, f)| f.calls.iter().find(|c| test(c)).map(|c| (f, c)));
+        first(LOSS, crate::rank::rules::shared::is_loss_with_classes).or_else(|| first(CLASS_INDEX, crate::rank::rules::shared::is_label_gather)).map(|(f, c)| {
             let what = if c.name == "gather" { "the gather at the labels" } else { "the loss" };
             (what, format!("{} at {}:{}", c.func, f.path, c.span.line))
-        });
-    for h in cx.heads().into_iter().filter(|h| h.out >= 2) {
+        })
+    };
+    let heads = files.sites_with(HEAD).flat_map(|(_, f)| {
+        let calls: Vec<_> = crate::rank::rules::shared::head_calls_in(f).into_iter().map(|(c, a)| (f, c, a)).collect();
+        crate::rank::rules::shared::heads_of(&calls)
+    });
+    for h in heads.filter(|h| h.out >= 2) {
         // counts stated in the head's own module or in modules it imports (by name)
         let imported = imported_modules(h.file);
-        let pool: Vec<&(i64, String, Span, String)> = counts
+        let pool: Vec<&(i64, String, Span, String)> = counts()
             .iter()
             .filter(|c| c.1 == h.file.path || imported.iter().any(|m| module_of(&c.1) == *m))
             .collect();
@@ -127,7 +146,7 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
             message: format!("head {}(…, {}) has fewer outputs than the {m} classes stated at {file}:{}", h.call.func, h.out, span.line),
             evidence: vec![
                 format!("class count: `{how}` at {file}:{}", span.line),
-                match &consumer {
+                match &consumer() {
                     Some((what, at)) => format!("labels {}..{} would fail {what} ({at})", h.out, m - 1),
                     None => format!("labels {}..{} would fail the loss", h.out, m - 1),
                 },
@@ -142,8 +161,9 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
 /// Heads whose size is followed back to a literal, against the labels of a Dataset built in the
 /// same pipeline (constructed in a file the size passed through, or in the head's own file).
 fn check_against_data(cx: &Ctx, out: &mut Vec<Finding>) {
-    let facts = cx.facts;
-    if !facts.files.iter().any(|f| f.classes.iter().any(|c| c.is_dataset())) {
+    // every head of the project: a finding lands where the head's size is set, which may be
+    // any file
+    if !cx.files.any(DATASET) {
         return;
     }
     let values = cx.values();
@@ -154,7 +174,8 @@ fn check_against_data(cx: &Ctx, out: &mut Vec<Finding>) {
     for &(f, call, arg) in cx.head_calls() {
         let Some(fi) = cx.file_index(&f.path) else { continue };
         let Some(size) = values.int(fi, &call.scope, &arg.text, call.span) else { continue };
-        if size.value < 1 {
+        // the finding lands where the size is set: none is wanted there
+        if size.value < 1 || !cx.files.index(&size.file).is_some_and(|i| cx.files.is_site(i)) {
             continue;
         }
         let mut pipeline = size.files.clone();

@@ -1,6 +1,7 @@
 use crate::rank::rules::shared::{is_index_name, is_label_name, loss_target_positions};
 use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
-use crate::scan::facts::{Facts, FileFacts, ReturnFact, Text};
+use crate::rank::rules::project::{Files, DATASET, PIPELINE_ARG};
+use crate::scan::facts::{Arg, Call, FileFacts, ReturnFact, Text};
 
 rule!(
     LabelShiftInGetitem,
@@ -90,8 +91,7 @@ fn comprehension_shift(value: &str) -> Option<(String, i64)> {
 }
 
 fn check_comprehensions(cx: &Ctx, out: &mut Vec<Finding>) {
-    let facts = cx.facts;
-    for f in &facts.files {
+    for (_, f) in cx.files.sites() {
         for a in &f.assigns {
             let base = a.target.rsplit('.').next().unwrap_or(&a.target);
             if !is_label_name(base) {
@@ -127,20 +127,28 @@ fn label_key(target: &str) -> &str {
     }
 }
 
+/// The arguments of a call that pass a sample pipeline function, with its role:
+/// `collate_fn=f`, `target_transform=f`, `ds.map(f)`, `ds.map(function=f)`.
+pub fn pipeline_args(c: &Call) -> impl Iterator<Item = (&Arg, &'static str)> + '_ {
+    c.args.iter().filter_map(move |a| {
+        let role = match a.name.as_deref() {
+            Some("collate_fn") => "collate_fn",
+            Some("target_transform") => "target_transform",
+            Some("function") if c.name == "map" => "map",
+            None if c.name == "map" && c.func.contains('.') && std::ptr::eq(a, &c.args[0]) => "map",
+            _ => return None,
+        };
+        Some((a, role))
+    })
+}
+
 /// Functions the samples pass through outside `__getitem__`: (name, role).
-fn pipeline_functions(facts: &Facts) -> Vec<(String, &'static str)> {
+fn pipeline_functions(files: &Files<'_>) -> Vec<(String, &'static str)> {
     let mut out: Vec<(String, &'static str)> = Vec::new();
     let ident = |t: &str| !t.is_empty() && t.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.');
-    for f in &facts.files {
+    for (_, f) in files.with(PIPELINE_ARG) {
         for c in &f.calls {
-            for a in &c.args {
-                let role = match a.name.as_deref() {
-                    Some("collate_fn") => "collate_fn",
-                    Some("target_transform") => "target_transform",
-                    Some("function") if c.name == "map" => "map",
-                    None if c.name == "map" && c.func.contains('.') && std::ptr::eq(a, &c.args[0]) => "map",
-                    _ => continue,
-                };
+            for (a, role) in pipeline_args(c) {
                 let name = a.text.rsplit('.').next().unwrap_or(&a.text).to_string();
                 if ident(&a.text) && !out.iter().any(|(n, _)| *n == name) {
                     out.push((name, role));
@@ -163,9 +171,9 @@ fn lambda_shift(text: &str) -> Option<i64> {
 }
 
 fn check_pipeline(cx: &Ctx, out: &mut Vec<Finding>) {
-    let facts = cx.facts;
+    let files = cx.files;
     // target_transform=lambda y: y + 1
-    for f in &facts.files {
+    for (_, f) in files.sites() {
         for c in &f.calls {
             let Some(a) = c.kwarg("target_transform") else { continue };
             let Some(k) = lambda_shift(&a.text).filter(|k| *k != 0) else { continue };
@@ -186,17 +194,20 @@ fn check_pipeline(cx: &Ctx, out: &mut Vec<Finding>) {
             });
         }
     }
-    let functions = pipeline_functions(facts);
-    let role_of: rustc_hash::FxHashMap<&str, &str> = functions.iter().map(|(n, r)| (n.as_str(), *r)).collect();
+    // the pipeline functions of the project, found when a shifted label needs them
+    let role_of = std::cell::OnceCell::new();
+    let role_of = || -> &rustc_hash::FxHashMap<String, &'static str> { role_of.get_or_init(|| pipeline_functions(files).into_iter().collect()) };
     // a label column shifted in place: df["label"] = df["label"] + 1, df["label"] += 1
-    for f in &facts.files {
+    for (_, f) in files.sites() {
         for a in &f.assigns {
             if a.shift.is_none() {
                 continue;
             }
             let column = a.target.contains('[') && a.target.ends_with(']') && (a.target.contains('"') || a.target.contains('\''));
-            let in_pipeline = a.scope.function.as_deref().is_some_and(|func| role_of.contains_key(func));
-            if !column || in_pipeline || a.scope.function.as_deref() == Some("__getitem__") || !is_label_name(label_key(&a.target)) {
+            if !column || a.scope.function.as_deref() == Some("__getitem__") || !is_label_name(label_key(&a.target)) {
+                continue;
+            }
+            if a.scope.function.as_deref().is_some_and(|func| role_of().contains_key(func)) {
                 continue;
             }
             let Some(k) = a.shift.filter(|k| *k != 0) else { continue };
@@ -206,7 +217,7 @@ fn check_pipeline(cx: &Ctx, out: &mut Vec<Finding>) {
         }
     }
     // encoder output shifted: y = LabelEncoder().fit_transform(names) + 1 (already 0..n-1)
-    for f in &facts.files {
+    for (_, f) in files.sites() {
         for a in &f.assigns {
             if !is_label_name(label_key(&a.target)) {
                 continue;
@@ -221,19 +232,21 @@ fn check_pipeline(cx: &Ctx, out: &mut Vec<Finding>) {
         }
     }
     // shifts inside collate_fn / target_transform / .map functions
-    if functions.is_empty() {
-        return;
-    }
-    for f in &facts.files {
+    for (_, f) in files.sites() {
         for a in &f.assigns {
             let Some(func) = a.scope.function.as_deref() else { continue };
-            let Some(role) = role_of.get(func) else { continue };
             let Some(k) = a.shift.filter(|k| *k != 0) else { continue };
+            let label = is_label_name(label_key(&a.target));
+            let first_param = f.functions.iter().any(|d| d.name == func && d.params.first().is_some_and(|p| p == &a.target));
+            if !label && !first_param {
+                continue;
+            }
+            let Some(role) = role_of().get(func) else { continue };
             // (a label column shifted in place was reported above)
             let counter = f.assigns.iter().any(|b| b.scope == a.scope && b.target == a.target && b.int.is_some());
             // in a target_transform the parameter is the label whatever its name
-            let param_is_label = *role == "target_transform" && f.functions.iter().any(|d| d.name == func && d.params.first().is_some_and(|p| p == &a.target));
-            if counter || !(is_label_name(label_key(&a.target)) || param_is_label) {
+            let param_is_label = *role == "target_transform" && first_param;
+            if counter || !(label || param_is_label) {
                 continue;
             }
             let sign = signed(k);
@@ -285,17 +298,20 @@ fn label_shift(cx: &Ctx, f: &FileFacts, a: &crate::scan::facts::AssignFact, mess
 }
 
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
-    let facts = cx.facts;
+    let files = cx.files;
     check_pipeline(cx, out);
     check_comprehensions(cx, out);
-    // the batch position the training loop hands to the loss, when every loop agrees
-    let positions = loss_target_positions(facts);
-    let target = positions.first().filter(|p| positions.iter().all(|q| q.position == p.position));
-    for f in &facts.files {
+    // the batch position the training loop hands to the loss, when every loop agrees (found
+    // when a shifted value in a Dataset needs it)
+    let positions = std::cell::OnceCell::new();
+    let target = || {
+        let positions = positions.get_or_init(|| loss_target_positions(files));
+        positions.first().filter(|p| positions.iter().all(|q| q.position == p.position))
+    };
+    for (_, f) in files.sites_with(DATASET) {
         for (class, function) in sample_functions(f) {
             // without a loop that says which position is the target: anything after the input
             let returned = returned_labels(f, &class);
-            let at_target = target.map(|t| returned_at(f, &class, t.position)).unwrap_or_default();
             let dict_labels = returned_under_label_keys(f, &class);
             for a in &f.assigns {
                 if a.scope.class.as_deref() != Some(class.as_str()) || a.scope.function.as_deref() != Some(function.as_str()) {
@@ -307,6 +323,8 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
                 if counter {
                     continue;
                 }
+                let target = target();
+                let at_target = target.map(|t| returned_at(f, &class, t.position)).unwrap_or_default();
                 let returned_as_label = match target {
                     Some(_) => at_target.contains(&a.target) || dict_labels.contains(&a.target),
                     None => returned.contains(&a.target),

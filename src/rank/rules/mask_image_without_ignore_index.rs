@@ -1,5 +1,5 @@
-use crate::rank::rules::shared::{imports, is_label_name, is_loss_with_classes};
-use crate::scan::facts::FileFacts;
+use crate::rank::rules::project::{DATASET, LOSS, LOSS_IGNORE};
+use crate::rank::rules::shared::{is_label_name, is_loss_with_classes};
 use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
 
 rule!(
@@ -31,19 +31,20 @@ criterion = nn.CrossEntropyLoss(weight, ignore_index=255)
 const IMAGE_READERS: &[&str] = &["imread", "open", "read_image", "load_img"];
 
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
-    let facts = cx.facts;
-    let losses: Vec<_> = facts.calls().filter(|(_, c)| is_loss_with_classes(c)).collect();
-    if losses.is_empty() || losses.iter().any(|(_, c)| c.kwarg("ignore_index").is_some()) {
+    let files = cx.files;
+    if !files.any(LOSS) || files.any(LOSS_IGNORE) {
         return;
     }
-    let mut loss_files: Vec<&FileFacts> = losses.iter().map(|(f, _)| *f).collect();
-    loss_files.dedup_by(|a, b| a.path == b.path);
+    let loss_files: Vec<usize> = files.indices_with(LOSS).collect();
+    let loss_paths: rustc_hash::FxHashSet<&str> = loss_files.iter().map(|&i| files.path(i)).collect();
     // a library's dataset classes that no training code of the project uses stay quiet
-    let reaches_loss = |f: &FileFacts, class: &str| {
-        loss_files.iter().any(|lf| lf.path == f.path || imports(lf, f)) || cx.values().calls_named(class).any(|(cf, _)| loss_files.iter().any(|lf| lf.path == cf.path))
+    let reaches_loss = |fi: usize, class: &str| {
+        loss_files.iter().any(|&li| li == fi || files.imports(li, fi)) || cx.values().calls_named(class).any(|(cf, _)| loss_paths.contains(cf.path.as_str()))
     };
-    for f in &facts.files {
-        let datasets: Vec<&str> = f.classes.iter().filter(|c| c.is_dataset() && reaches_loss(f, &c.name)).map(|c| c.name.as_str()).collect();
+    // the project's first loss call (none has ignore_index)
+    let first_loss = || files.with(LOSS).find_map(|(_, f)| f.calls.iter().find(|c| is_loss_with_classes(c)).map(|c| (f, c)));
+    for (fi, f) in files.sites_with(DATASET) {
+        let datasets: Vec<&str> = f.classes.iter().filter(|c| c.is_dataset() && reaches_loss(fi, &c.name)).map(|c| c.name.as_str()).collect();
         if datasets.is_empty() {
             continue;
         }
@@ -55,7 +56,7 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
             if !in_dataset || !reader || !is_label_name(base) {
                 continue;
             }
-            let (lf, lc) = losses[0];
+            let Some((lf, lc)) = first_loss() else { continue };
             let scope = c.scope.qualified();
             out.push(Finding {
                 rule: "CS107",
@@ -83,7 +84,8 @@ mod tests {
         let lines = |files: &[(&str, &str)]| -> Vec<(String, u32)> {
             let facts = facts_of(files);
             let mut out = Vec::new();
-            super::check(&crate::rank::rules::Ctx::new(&facts), &mut out);
+            let files = crate::rank::rules::project::Files::of_facts(&facts);
+            super::check(&crate::rank::rules::Ctx::new(&files), &mut out);
             out.into_iter().map(|f| (f.file, f.span.line)).collect()
         };
         assert_eq!(lines(&[("data.py", data), ("train.py", train)]), [("data.py".to_string(), 5)]);

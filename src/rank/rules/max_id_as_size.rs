@@ -56,14 +56,13 @@ fn size_name(n: &str) -> bool {
 }
 
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
-    let facts = cx.facts;
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     // the whole value is a max over ids, with nothing added
     // one argument (the ids), optionally an axis, nothing chained but `.item()`
     let re = RE.get_or_init(|| {
         regex::Regex::new(r"^(?:(?:np|numpy|torch)\.max\(\s*([\w.\[\]:, ]+?)\s*(?:,\s*(?:axis|dim)\s*=\s*-?\d+)?\s*\)|max\(\s*([\w.\[\]:]+)\s*\)|([\w.\[\]:, ]+?)\.max\(\s*(?:(?:axis|dim)\s*=\s*-?\d+|-?\d+)?\s*\))(?:\.item\(\))?$").unwrap()
     });
-    for f in &facts.files {
+    for (_, f) in cx.files.sites() {
         for a in &f.assigns {
             let count = is_count_name(&a.target);
             if a.op.is_some() || !is_size_name(&a.target) && !count {

@@ -23,6 +23,7 @@ mod sentinel_without_ignore_index;
 mod sequence_outgrows_position_table;
 mod vocab_size_excludes_added_tokens;
 mod zero_temperature_sampling;
+pub mod project;
 pub mod shared;
 pub mod values;
 
@@ -226,47 +227,57 @@ pub fn find_rule(code: &str) -> Option<&'static RuleInfo> {
     RULES.iter().find(|r| r.code.eq_ignore_ascii_case(code) || r.name == code)
 }
 
-/// What the rules share while they run: the facts, and what several rules derive from all of
-/// them, each built once by the first rule that asks (the value index, the heads, the files by
-/// path, the evidence lines naming the head and the loss).
+/// What the rules share while they run: the files (`project::Files`), and what several rules
+/// derive from them, each built once by the first rule that asks (the value index, the heads,
+/// the evidence lines naming the head and the loss).
 pub struct Ctx<'a> {
-    pub facts: &'a Facts,
+    pub files: &'a project::Files<'a>,
     values: std::sync::OnceLock<values::Values<'a>>,
-    by_path: std::sync::OnceLock<rustc_hash::FxHashMap<&'a str, usize>>,
     head_calls: std::sync::OnceLock<Vec<(&'a FileFacts, &'a crate::scan::facts::Call, &'a crate::scan::facts::Arg)>>,
     evidence: std::sync::OnceLock<(Option<String>, Option<String>)>,
 }
 
 impl<'a> Ctx<'a> {
-    pub fn new(facts: &'a Facts) -> Self {
-        Ctx { facts, values: Default::default(), by_path: Default::default(), head_calls: Default::default(), evidence: Default::default() }
+    pub fn new(files: &'a project::Files<'a>) -> Self {
+        Ctx { files, values: Default::default(), head_calls: Default::default(), evidence: Default::default() }
     }
 
     pub fn values(&self) -> &values::Values<'a> {
-        self.values.get_or_init(|| values::Values::new(self.facts))
+        self.values.get_or_init(|| values::Values::new(self.files))
     }
 
     /// The index of the file at `path` (project-relative).
     pub fn file_index(&self, path: &str) -> Option<usize> {
-        self.by_path.get_or_init(|| self.facts.files.iter().enumerate().map(|(i, f)| (f.path.as_str(), i)).collect()).get(path).copied()
+        self.files.index(path)
     }
 
     pub fn file(&self, path: &str) -> Option<&'a FileFacts> {
-        self.file_index(path).map(|i| &self.facts.files[i])
+        self.file_index(path).map(|i| self.files.file(i))
     }
 
-    /// `shared::head_calls` over the project.
+    /// `shared::head_calls_in` over the project.
     pub fn head_calls(&self) -> &[(&'a FileFacts, &'a crate::scan::facts::Call, &'a crate::scan::facts::Arg)] {
-        self.head_calls.get_or_init(|| shared::head_calls(self.facts))
+        self.head_calls.get_or_init(|| self.files.with(project::HEAD_CALL).flat_map(|(_, f)| shared::head_calls_in(f).into_iter().map(move |(c, a)| (f, c, a))).collect())
     }
 
-    /// The heads with a literal output size (`shared::heads`).
+    /// The heads with a literal output size (`shared::heads_of`).
     pub fn heads(&self) -> Vec<shared::Head<'a>> {
         shared::heads_of(self.head_calls())
     }
 
     fn evidence(&self) -> &(Option<String>, Option<String>) {
-        self.evidence.get_or_init(|| (shared::head_evidence_of(&self.heads()), shared::loss_evidence(self.facts)))
+        self.evidence.get_or_init(|| {
+            // the project's first head and first loss: only the first file with each is read
+            let head = self.files.with(project::HEAD).next().and_then(|(_, f)| {
+                let calls: Vec<_> = shared::head_calls_in(f).into_iter().map(|(c, a)| (f, c, a)).collect();
+                shared::head_evidence_of(&shared::heads_of(&calls))
+            });
+            let loss = self.files.with(project::LOSS).next().and_then(|(_, f)| {
+                let c = f.calls.iter().find(|c| shared::is_loss_with_classes(c))?;
+                Some(shared::loss_evidence_at(f, c))
+            });
+            (head, loss)
+        })
     }
 
     /// `head: nn.Linear(64 outputs) at model.py:12`, for the project's first head.
@@ -282,8 +293,14 @@ impl<'a> Ctx<'a> {
 
 /// Every rule over the facts, in parallel; findings in the order of `RULES`.
 pub fn run_all(facts: &Facts) -> Vec<Finding> {
+    run(&project::Files::of_facts(facts))
+}
+
+/// Every rule over `files`, in parallel: the findings a whole-project run has at the sites of
+/// `files` (and possibly others); findings in the order of `RULES`.
+pub fn run(files: &project::Files<'_>) -> Vec<Finding> {
     use rayon::prelude::*;
-    let cx = Ctx::new(facts);
+    let cx = Ctx::new(files);
     let per_rule: Vec<Vec<Finding>> = RULES
         .par_iter()
         .map(|r| {
@@ -301,8 +318,9 @@ pub fn run_all(facts: &Facts) -> Vec<Finding> {
 #[cfg(test)]
 pub(crate) fn findings_in(check: fn(&Ctx, &mut Vec<Finding>), src: &str) -> Vec<Finding> {
     let facts = facts_of(&[("train.py", src)]);
+    let files = project::Files::of_facts(&facts);
     let mut out = Vec::new();
-    check(&Ctx::new(&facts), &mut out);
+    check(&Ctx::new(&files), &mut out);
     out
 }
 

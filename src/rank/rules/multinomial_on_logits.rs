@@ -93,7 +93,7 @@ fn unsquashed_logits(f: &FileFacts, c: &Call, text: &str) -> Option<crate::scan:
 }
 
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
-    for f in &cx.facts.files {
+    for (_, f) in cx.files.sites_with(crate::rank::rules::project::MULTINOMIAL) {
         for c in f.calls.iter().filter(|c| c.name == "multinomial") {
             let Some(w) = weights(c) else { continue };
             let Some(logits) = unsquashed_logits(f, c, &w) else { continue };

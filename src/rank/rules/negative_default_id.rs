@@ -35,12 +35,10 @@ fn is_token_map(owner: &str) -> bool {
 }
 
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
-    let facts = cx.facts;
-    let embedding = facts.calls().any(|(_, c)| matches!(c.name.as_str(), "Embedding" | "EmbeddingBag" | "embedding"));
-    if !embedding {
+    if !cx.files.any(crate::rank::rules::project::EMBEDDING) {
         return;
     }
-    for f in &facts.files {
+    for (_, f) in cx.files.sites() {
         for c in f.calls.iter().filter(|c| c.name == "get") {
             let Some(default) = c.positional(1).or_else(|| c.kwarg("default")).and_then(|a| a.int).filter(|v| *v < 0) else { continue };
             let owner = c.func.strip_suffix(".get").unwrap_or("");

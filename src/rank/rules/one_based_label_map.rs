@@ -44,16 +44,16 @@ fn shifted_map(value: &str) -> Option<(String, i64)> {
 }
 
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
-    let facts = cx.facts;
+    let files = cx.files;
     // `len(classes) + 1` anywhere: the project counts a background class 0 on purpose
     // (other than in the map itself: `range(1, len(classes) + 1)`)
     let counted_with_background = |collection: &str, file: &str, map: &crate::scan::facts::AssignFact| {
         let want = format!("len({})+1", collection.replace(' ', ""));
         let inside_map = |g: &str, s: &crate::scan::facts::Span| g == file && s.line >= map.span.line && s.end_line <= map.span.end_line;
-        facts.assigns().any(|(g, a)| !inside_map(&g.path, &a.span) && a.value.replace(' ', "").contains(&want))
-            || facts.calls().any(|(g, c)| !inside_map(&g.path, &c.span) && c.args.iter().any(|a| a.text.replace(' ', "").contains(&want)))
+        files.all().any(|(_, g)| g.assigns.iter().any(|a| !inside_map(&g.path, &a.span) && a.value.replace(' ', "").contains(&want)))
+            || files.all().any(|(_, g)| g.calls.iter().any(|c| !inside_map(&g.path, &c.span) && c.args.iter().any(|a| a.text.replace(' ', "").contains(&want))))
     };
-    for (f, a) in facts.assigns() {
+    for (f, a) in files.sites().flat_map(|(_, f)| f.assigns.iter().map(move |a| (f, a))) {
         let Some((collection, k)) = shifted_map(&a.value) else { continue };
         let lower = collection.to_ascii_lowercase();
         if !CLASS_WORDS.iter().any(|w| lower.contains(w)) || counted_with_background(&collection, &f.path, a) {
@@ -71,7 +71,7 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
             lint: true,
         });
     }
-    for (f, c) in facts.calls().filter(|(_, c)| c.func == "enumerate") {
+    for (f, c) in files.sites().flat_map(|(_, f)| f.calls.iter().map(move |c| (f, c))).filter(|(_, c)| c.func == "enumerate") {
         let start = c.kwarg("start").or_else(|| c.positional(1)).and_then(|a| a.int);
         if start != Some(1) {
             continue;

@@ -32,42 +32,55 @@ A one-hot of a different label set than the head's (a multi-task model whose sec
 fewer classes) when both live in one module."#
 );
 
+/// The width argument of a one-hot encoding: `one_hot(y, K)` / `one_hot(y, num_classes=K)`;
+/// `zeros(n, K).scatter_(1, y, 1)`.
+pub fn width_text(c: &crate::scan::facts::Call) -> Option<String> {
+    match c.name.as_str() {
+        "one_hot" => c.kwarg("num_classes").or_else(|| c.positional(1)).map(|a| a.text.to_string()),
+        "scatter_" | "scatter" if c.func.contains("zeros(") => {
+            let inner = c.func.split("zeros(").nth(1).and_then(|r| r.rsplit_once(')')).map(|(a, _)| a.to_string());
+            inner.and_then(|a| a.rsplit(',').next().map(|s| s.trim().to_string()))
+        }
+        _ => None,
+    }
+}
+
+type SizedHead<'a> = (&'a crate::scan::facts::FileFacts, &'a crate::scan::facts::Call, i64);
+
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
-    let facts = cx.facts;
-    let values = cx.values();
-    // heads with their size followed back to a number (`nn.Linear(512, NUM_CLASSES)`)
-    let hs: Vec<(&crate::scan::facts::FileFacts, &crate::scan::facts::Call, i64)> = cx.head_calls()
-        .iter()
-        .filter_map(|&(hf, call, arg)| {
-            let hi = cx.file_index(&hf.path)?;
-            let n = arg.int.or_else(|| values.int(hi, &call.scope, &arg.text, call.span).map(|o| o.value))?;
-            Some((hf, call, n))
-        })
-        .collect();
-    if hs.is_empty() {
+    use crate::rank::rules::project::{HEAD_CALL, ONE_HOT};
+    let files = cx.files;
+    // every one-hot of the project: a finding lands where its width is set, which may be any file
+    if !files.any(ONE_HOT) {
         return;
     }
-    for (fi, f) in facts.files.iter().enumerate() {
+    let values = cx.values();
+    // the heads of a file with their size followed back to a number (`nn.Linear(512, NUM_CLASSES)`)
+    let sized = std::cell::RefCell::new(rustc_hash::FxHashMap::<usize, Vec<SizedHead>>::default());
+    let heads_of = |gi: usize| -> Vec<SizedHead> {
+        sized
+            .borrow_mut()
+            .entry(gi)
+            .or_insert_with(|| {
+                let hf = files.file(gi);
+                crate::rank::rules::shared::head_calls_in(hf)
+                    .into_iter()
+                    .filter_map(|(call, arg)| Some((hf, call, arg.int.or_else(|| values.int(gi, &call.scope, &arg.text, call.span).map(|o| o.value))?)))
+                    .collect()
+            })
+            .clone()
+    };
+    for (fi, f) in files.with(ONE_HOT) {
         for c in &f.calls {
-            // the width argument: one_hot(y, K) / one_hot(y, num_classes=K); zeros(n, K).scatter_(1, y, 1)
-            let width = match c.name.as_str() {
-                "one_hot" => c.kwarg("num_classes").or_else(|| c.positional(1)).map(|a| a.text.to_string()),
-                "scatter_" | "scatter" if c.func.contains("zeros(") => {
-                    let inner = c.func.split("zeros(").nth(1).and_then(|r| r.rsplit_once(')')).map(|(a, _)| a.to_string());
-                    inner.and_then(|a| a.rsplit(',').next().map(|s| s.trim().to_string()))
-                }
-                _ => None,
-            };
-            let Some(width) = width.filter(|w| !w.is_empty() && w != "-1") else { continue };
+            let Some(width) = width_text(c).filter(|w| !w.is_empty() && w != "-1") else { continue };
             let Some(k) = values.int(fi, &c.scope, &width, c.span) else { continue };
-            if k.value < 1 {
+            // the finding lands where the width is set: none is wanted there
+            if k.value < 1 || !files.index(&k.file).is_some_and(|i| files.is_site(i)) {
                 continue;
             }
-            let related = |g: &crate::scan::facts::FileFacts| {
-                let gi = cx.file_index(&g.path);
-                g.path == f.path || gi.is_some_and(|gi| values.imports(fi, gi) || values.imports(gi, fi))
-            };
-            let Some(&(hfile, hcall, hout)) = hs.iter().filter(|h| related(h.0) && h.2 > k.value).max_by_key(|h| h.2) else { continue };
+            // heads in this file, or in one it imports or is imported by
+            let hs: Vec<SizedHead> = files.indices_with(HEAD_CALL).filter(|&gi| gi == fi || values.imports(fi, gi) || values.imports(gi, fi)).flat_map(heads_of).collect();
+            let Some(&(hfile, hcall, hout)) = hs.iter().filter(|h| h.2 > k.value).max_by_key(|h| h.2) else { continue };
             let head = format!("{}(…, {}) at {}:{}", hcall.func, hout, hfile.path, hcall.span.line);
             let at_call = k.file == f.path && k.span == c.span;
             let message = if at_call {

@@ -53,7 +53,7 @@ fn sentinel_value(cx: &Ctx, fi: usize, scope: &Scope, text: &str, int: Option<i6
 }
 
 fn sentinel_sites(cx: &Ctx, fi: usize) -> Vec<(i64, Span, String, Scope, Option<Origin>)> {
-    let f = &cx.facts.files[fi];
+    let f = cx.files.file(fi);
     let mut out = Vec::new();
     for a in &f.assigns {
         let base = a.target.split(['[', '.']).next().unwrap_or(&a.target);
@@ -83,13 +83,18 @@ fn sentinel_sites(cx: &Ctx, fi: usize) -> Vec<(i64, Span, String, Scope, Option<
 }
 
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
-    let facts = cx.facts;
-    let losses: Vec<(&FileFacts, &crate::scan::facts::Call)> = facts.calls().filter(|(_, c)| is_loss_with_classes(c)).collect();
-    if losses.is_empty() {
+    let files = cx.files;
+    if !files.any(crate::rank::rules::project::LOSS) {
         return;
     }
-    for (fi, f) in facts.files.iter().enumerate() {
+    // the project's loss calls, found when a sentinel needs them
+    let losses = std::cell::OnceCell::new();
+    let losses = || -> &Vec<(&FileFacts, &crate::scan::facts::Call)> {
+        losses.get_or_init(|| files.with(crate::rank::rules::project::LOSS).flat_map(|(_, f)| f.calls.iter().map(move |c| (f, c))).filter(|(_, c)| is_loss_with_classes(c)).collect())
+    };
+    for (fi, f) in files.sites() {
         for (v, span, how, scope, origin) in sentinel_sites(cx, fi) {
+            let losses = losses();
             // a loss told to ignore it (a non-literal ignore_index is taken to match), or -100,
             // which a loss without ignore_index ignores
             let ignored = losses.iter().any(|(_, c)| match c.kwarg("ignore_index") {

@@ -37,7 +37,7 @@ A loop whose length is bounded elsewhere so that prompt plus new tokens always f
 
 const POSITION_SIZES: &[&str] = &["block_size", "max_position", "n_positions", "n_ctx", "max_len", "max_seq", "context_length", "context_len", "ctx_len", "seq_len", "max_length", "num_positions", "max_positions"];
 
-fn is_position_table(c: &Call) -> bool {
+pub fn is_position_table(c: &Call) -> bool {
     matches!(c.name.as_str(), "Embedding")
         && c.positional(0).or_else(|| c.kwarg("num_embeddings")).is_some_and(|a| {
             let t = a.text.to_ascii_lowercase();
@@ -54,12 +54,15 @@ fn grows(value: &str, var: &str) -> bool {
 }
 
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
-    let facts = cx.facts;
-    let tables: Vec<(&FileFacts, &Call)> = facts.calls().filter(|(_, c)| is_position_table(c)).collect();
-    if tables.is_empty() {
+    let files = cx.files;
+    if !files.any(crate::rank::rules::project::POSITION_TABLE) {
         return;
     }
-    for f in &facts.files {
+    // the project's first position table, for a model that has none of its own
+    let first_table = || -> Option<(&FileFacts, &Call)> {
+        files.with(crate::rank::rules::project::POSITION_TABLE).find_map(|(_, f)| f.calls.iter().find(|c| is_position_table(c)).map(|c| (f, c)))
+    };
+    for (_, f) in files.sites() {
         for lp in &f.fors {
             let inside = |line: u32| line > lp.span.line && line <= lp.span.end_line;
             for a in f.assigns.iter().filter(|a| a.scope == lp.scope && inside(a.span.line) && a.op.is_none()) {
@@ -75,12 +78,15 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
                 }
                 for call in f.calls.iter().filter(|c| c.scope == lp.scope && inside(c.span.line) && c.positional(0).is_some_and(|p| p.text == var)) {
                     // the model itself, with its own position table, or a model object
-                    let own = call.func == "self" && tables.iter().any(|(tf, t)| tf.path == f.path && t.scope.class == lp.scope.class && t.scope.class.is_some());
+                    // the model itself, with a position table in its own class
+                    let own_table = |t: &&Call| is_position_table(t) && t.scope.class == lp.scope.class;
+                    let own = call.func == "self" && f.calls.iter().any(|t| own_table(&t) && t.scope.class.is_some());
                     let model = call.func.rsplit('.').next().is_some_and(|n| n.to_ascii_lowercase().ends_with("model") || ["gpt", "lm", "transformer", "net"].contains(&n.to_ascii_lowercase().as_str()));
                     if !own && !model {
                         continue;
                     }
-                    let (tf, t) = tables.iter().find(|(tf, t)| own && tf.path == f.path && t.scope.class == lp.scope.class).unwrap_or(&tables[0]);
+                    let found = if own { f.calls.iter().find(own_table).map(|t| (f, t)) } else { None };
+                    let Some((tf, t)) = found.or_else(first_table) else { continue };
                     let scope = call.scope.qualified();
                     out.push(Finding {
                         rule: "CS113",

@@ -1,6 +1,6 @@
 //! Facts the rules share: which names hold labels, the model's head, the loss calls.
 
-use crate::scan::facts::{Arg, Call, Facts, FileFacts};
+use crate::scan::facts::{Arg, Call, FileFacts};
 
 /// `f` of `s` in ASCII lower case, without allocating for a name of up to 64 bytes (the name
 /// tests below run on every assignment and call of a project).
@@ -61,10 +61,6 @@ pub struct Head<'a> {
     pub out: i64,
 }
 
-pub fn heads(facts: &Facts) -> Vec<Head<'_>> {
-    heads_of(&head_calls(facts))
-}
-
 /// The heads among `head_calls`: the `Linear` ones with a literal output size.
 pub fn heads_of<'a>(calls: &[(&'a FileFacts, &'a Call, &'a Arg)]) -> Vec<Head<'a>> {
     calls.iter().filter(|(_, c, _)| c.name.contains("Linear")).filter_map(|&(file, call, out)| Some(Head { file, call, out: out.int? })).collect()
@@ -76,10 +72,10 @@ const HEAD_NAMES: &[&str] = &["fc", "classifier", "head", "cls", "out", "output"
 /// The calls that may be a classification head, with their output-size argument: an
 /// `nn.Linear(in, out)` assigned to a head-like name (or the file's last one, in a file that
 /// computes a class-index loss), and a 1x1 convolution (`nn.Conv2d(in, n_classes, 1)`, the
-/// per-pixel classifier of a segmentation model) assigned to a head-like name.
-pub fn head_calls(facts: &Facts) -> Vec<(&FileFacts, &Call, &Arg)> {
+/// per-pixel classifier of a segmentation model) assigned to a head-like name; in one file.
+pub fn head_calls_in(f: &FileFacts) -> Vec<(&Call, &Arg)> {
     let mut out = Vec::new();
-    for f in &facts.files {
+    {
         let linears: Vec<&Call> = f.calls.iter().filter(|c| c.name == "Linear" || c.name == "LazyLinear").collect();
         let loss_here = f.calls.iter().any(consumes_class_index);
         for (i, c) in linears.iter().enumerate() {
@@ -91,7 +87,7 @@ pub fn head_calls(facts: &Facts) -> Vec<(&FileFacts, &Call, &Arg)> {
             // an unnamed `nn.Linear` is a head only when it is the file's last one and the file
             // also computes a class-index loss
             if !excluded && (named || i + 1 == linears.len() && loss_here) {
-                out.push((f, *c, n_out));
+                out.push((*c, n_out));
             }
         }
         for c in f.calls.iter().filter(|c| matches!(c.name.as_str(), "Conv1d" | "Conv2d" | "Conv3d")) {
@@ -101,7 +97,7 @@ pub fn head_calls(facts: &Facts) -> Vec<(&FileFacts, &Call, &Arg)> {
             let base = target.rsplit('.').next().unwrap_or(&target);
             let named = ["out", "classifier", "cls", "head", "logits", "score", "final", "pred", "seg"].iter().any(|w| base.contains(w)) && !HEAD_EXCLUDED.iter().any(|w| base.contains(w));
             if kernel == Some(1) && named {
-                out.push((f, c, n_out));
+                out.push((c, n_out));
             }
         }
     }
@@ -135,9 +131,8 @@ pub struct LabelBound<'a> {
 }
 
 pub fn dataset_label_bounds<'a>(values: &crate::rank::rules::values::Values<'a>) -> Vec<LabelBound<'a>> {
-    let facts = values.facts();
     let mut out: Vec<LabelBound<'a>> = Vec::new();
-    for (fi, f) in facts.files.iter().enumerate() {
+    for (fi, f) in values.files().with(crate::rank::rules::project::DATASET) {
         for class in f.classes.iter().filter(|c| c.is_dataset()) {
             let mut best: Option<LabelBound<'a>> = None;
             for a in f.assigns.iter().filter(|a| a.scope.class.as_deref() == Some(class.name.as_str()) && a.op.is_none()) {
@@ -159,27 +154,32 @@ pub fn dataset_label_bounds<'a>(values: &crate::rank::rules::values::Values<'a>)
     out
 }
 
-pub fn head_evidence(facts: &Facts) -> Option<String> {
-    head_evidence_of(&heads(facts))
-}
-
 pub fn head_evidence_of(heads: &[Head<'_>]) -> Option<String> {
     let h = heads.first()?;
     Some(format!("head: {}({} outputs) at {}:{}", h.call.func, h.out, h.file.path, h.call.span.line))
 }
 
-pub fn loss_evidence(facts: &Facts) -> Option<String> {
-    let (f, c) = facts.calls().find(|(_, c)| is_loss_with_classes(c))?;
-    Some(format!("loss: {} at {}:{}", c.func, f.path, c.span.line))
+/// `loss: nn.CrossEntropyLoss at train.py:30`.
+pub fn loss_evidence_at(f: &FileFacts, c: &Call) -> String {
+    format!("loss: {} at {}:{}", c.func, f.path, c.span.line)
 }
 
 /// Whether file `f` imports the module of file `g` (by module name: `import data`,
 /// `from data import X`, `from . import data`, `from pkg.data import X`).
 pub fn imports(f: &FileFacts, g: &FileFacts) -> bool {
-    let base = g.path.rsplit('/').next().unwrap_or(&g.path);
+    f.imports_module(module_name(&g.path))
+}
+
+/// The name other files import a project file by: `data` for `pkg/data.py`, `pkg` for
+/// `pkg/__init__.py`.
+pub fn module_name(path: &str) -> &str {
+    let base = path.rsplit('/').next().unwrap_or(path);
     let module = base.strip_suffix(".py").unwrap_or(base);
-    let module = if module == "__init__" { g.path.rsplit('/').nth(1).unwrap_or(module) } else { module };
-    f.imports_module(module)
+    if module == "__init__" {
+        path.rsplit('/').nth(1).unwrap_or(module)
+    } else {
+        module
+    }
 }
 
 /// Where a training loop's loss takes its target from: `for x, y in loader:` …
@@ -209,11 +209,21 @@ fn leading_name(t: &str) -> &str {
     &t[..end]
 }
 
-pub fn loss_target_positions(facts: &Facts) -> Vec<TargetPosition<'_>> {
+pub fn loss_target_positions<'a>(files: &crate::rank::rules::project::Files<'a>) -> Vec<TargetPosition<'a>> {
+    use crate::rank::rules::project::LOSS;
     // losses called through a variable: `criterion = nn.CrossEntropyLoss()` … `criterion(out, y)`
-    let loss_vars: rustc_hash::FxHashSet<&str> = facts.calls().filter(|(_, c)| is_loss_with_classes(c)).filter_map(|(_, c)| c.assigned_to.as_deref()).collect();
+    let loss_vars: rustc_hash::FxHashSet<&str> = files.with(LOSS).flat_map(|(_, f)| f.calls.iter()).filter(|c| is_loss_with_classes(c)).filter_map(|c| c.assigned_to.as_deref()).collect();
+    // the files that call a loss: directly, or through one of those variables (by the name the
+    // call has: `criterion` for `self.criterion(...)`)
+    let mut callers: Vec<usize> = files.with(LOSS).map(|(i, _)| i).collect();
+    for v in &loss_vars {
+        let name = v.rsplit('.').next().unwrap_or(v);
+        callers.extend(files.calling(name));
+    }
+    callers.sort_unstable();
+    callers.dedup();
     let mut out = Vec::new();
-    for f in &facts.files {
+    for f in callers.into_iter().map(|i| files.file(i)) {
         let losses: Vec<&Call> = f.calls.iter().filter(|c| is_loss_with_classes(c) || loss_vars.contains(&c.func.as_str())).collect();
         if losses.is_empty() {
             continue;

@@ -5,9 +5,8 @@
 //! the function's call sites (every call site must agree; a parameter with no call site takes
 //! its default). Anything else is unknown, never guessed.
 
-use rustc_hash::FxHashMap as HashMap;
-
-use crate::scan::facts::{AssignFact, Call, Facts, FileFacts, FunctionFact, Scope, Span};
+use crate::rank::rules::project::Files;
+use crate::scan::facts::{AssignFact, Call, FileFacts, FunctionFact, Scope, Span};
 
 /// How many steps a value is followed.
 const MAX_DEPTH: usize = 8;
@@ -30,13 +29,17 @@ pub struct Origin {
 const ARG_OBJECTS: &[&str] = &["args", "opt", "opts", "options", "hparams", "flags", "FLAGS", "hp", "parsed", "arguments", "cfg", "config", "conf"];
 
 pub struct Values<'a> {
-    facts: &'a Facts,
-    calls_by_name: HashMap<&'a str, Vec<(usize, usize)>>,
-    assigns_by_target: HashMap<&'a str, Vec<(usize, usize)>>,
-    /// `add_argument` calls by the attribute they set (`--batch-size` → `batch_size`, or `dest=`).
-    flags: HashMap<String, Vec<(usize, usize)>>,
-    /// Assignments of JSON/YAML config files by the last segment of their dotted key.
-    config_keys: HashMap<&'a str, Vec<(usize, usize)>>,
+    files: &'a Files<'a>,
+}
+
+/// The attribute an `add_argument` call sets: `dest=`, else its long option (`--batch-size` →
+/// `batch_size`), else its positional name.
+pub fn flag_dest(c: &Call) -> Option<String> {
+    c.kwarg("dest").map(|d| strip_quotes(&d.text).to_string()).or_else(|| {
+        let names: Vec<&str> = c.args.iter().filter(|a| a.name.is_none()).map(|a| strip_quotes(&a.text)).collect();
+        let long = names.iter().find(|n| n.starts_with("--")).or_else(|| names.iter().find(|n| !n.starts_with('-')));
+        long.map(|n| n.trim_start_matches('-').replace('-', "_"))
+    })
 }
 
 fn strip_quotes(t: &str) -> &str {
@@ -157,55 +160,62 @@ pub fn subscript_chain(t: &str) -> Option<(String, Vec<String>)> {
 }
 
 impl<'a> Values<'a> {
-    pub fn new(facts: &'a Facts) -> Self {
-        let mut calls_by_name: HashMap<&str, Vec<(usize, usize)>> = HashMap::default();
-        let mut assigns_by_target: HashMap<&str, Vec<(usize, usize)>> = HashMap::default();
-        let mut flags: HashMap<String, Vec<(usize, usize)>> = HashMap::default();
-        let mut config_keys: HashMap<&str, Vec<(usize, usize)>> = HashMap::default();
-        // calls are looked up by the name of a project function or class (its call sites), and
-        // assignments by the name of a module constant: only those are indexed
-        let defined: rustc_hash::FxHashSet<&str> =
-            facts.files.iter().flat_map(|f| f.functions.iter().map(|d| d.name.as_str()).chain(f.classes.iter().map(|c| c.name.as_str()))).collect();
-        for (fi, f) in facts.files.iter().enumerate() {
-            for (ci, c) in f.calls.iter().enumerate() {
-                if defined.contains(c.name.as_str()) {
-                    calls_by_name.entry(c.name.as_str()).or_default().push((fi, ci));
-                }
-                if c.name == "add_argument" {
-                    let dest = c.kwarg("dest").map(|d| strip_quotes(&d.text).to_string()).or_else(|| {
-                        let names: Vec<&str> = c.args.iter().filter(|a| a.name.is_none()).map(|a| strip_quotes(&a.text)).collect();
-                        let long = names.iter().find(|n| n.starts_with("--")).or_else(|| names.iter().find(|n| !n.starts_with('-')));
-                        long.map(|n| n.trim_start_matches('-').replace('-', "_"))
-                    });
-                    if let Some(d) = dest {
-                        flags.entry(d).or_default().push((fi, ci));
-                    }
-                }
-            }
-            for (ai, a) in f.assigns.iter().enumerate().filter(|(_, a)| a.scope.function.is_none() && a.scope.class.is_none()) {
-                assigns_by_target.entry(a.target.as_str()).or_default().push((fi, ai));
-            }
-            if f.is_config() {
-                for (ai, a) in f.assigns.iter().enumerate() {
-                    config_keys.entry(a.target.rsplit('.').next().unwrap_or(&a.target)).or_default().push((fi, ai));
+    pub fn new(files: &'a Files<'a>) -> Self {
+        Values { files }
+    }
+
+    pub fn files(&self) -> &'a Files<'a> {
+        self.files
+    }
+
+    fn file(&self, fi: usize) -> &'a FileFacts {
+        self.files.file(fi)
+    }
+
+    /// The `add_argument` calls that define flag `dest`, in order.
+    fn flag_defs(&self, dest: &str) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        for fi in self.files.flagging(dest) {
+            for (ci, c) in self.file(fi).calls.iter().enumerate().filter(|(_, c)| c.name == "add_argument") {
+                if flag_dest(c).as_deref() == Some(dest) {
+                    out.push((fi, ci));
                 }
             }
         }
-        Values { facts, calls_by_name, assigns_by_target, flags, config_keys }
+        out
     }
 
-    pub fn facts(&self) -> &'a Facts {
-        self.facts
+    /// The assignments of config files whose key ends in `last`, in order.
+    fn config_assigns(&self, last: &str) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        for fi in self.files.configuring(last) {
+            let f = self.file(fi);
+            if !f.is_config() {
+                continue;
+            }
+            out.extend(f.assigns.iter().enumerate().filter(|(_, a)| a.target.rsplit('.').next().unwrap_or(&a.target) == last).map(|(ai, _)| (fi, ai)));
+        }
+        out
     }
 
-    /// The call sites of a project function or class (`name` must be one the project defines).
+    /// The call sites of a project function or class, with their files' indices (none when the
+    /// project defines no function or class `name`).
+    fn call_sites(&self, name: &str) -> Vec<(usize, &'a Call)> {
+        if !self.files.defines(name) {
+            return Vec::new();
+        }
+        self.files.calling(name).flat_map(|fi| self.file(fi).calls.iter().filter(|c| c.name == name).map(move |c| (fi, c))).collect()
+    }
+
+    /// The call sites of a project function or class (none for a name the project does not define).
     pub fn calls_named(&self, name: &str) -> impl Iterator<Item = (&'a FileFacts, &'a Call)> + '_ {
-        self.calls_by_name.get(name).into_iter().flatten().map(|&(fi, ci)| (&self.facts.files[fi], &self.facts.files[fi].calls[ci]))
+        self.call_sites(name).into_iter().map(|(fi, c)| (self.file(fi), c))
     }
 
     /// Module-level assignments to `target`, in every file.
-    fn assigns_to(&self, target: &str) -> impl Iterator<Item = (usize, &'a AssignFact)> + '_ {
-        self.assigns_by_target.get(target).into_iter().flatten().map(|&(fi, ai)| (fi, &self.facts.files[fi].assigns[ai]))
+    fn assigns_to(&self, target: &str) -> Vec<(usize, &'a AssignFact)> {
+        let module_level = |a: &&AssignFact| a.scope.function.is_none() && a.scope.class.is_none();
+        self.files.assigning(target).flat_map(|fi| self.file(fi).assigns.iter().filter(module_level).filter(|a| a.target == target).map(move |a| (fi, a))).collect()
     }
 
     /// The integer `expr` has where it is written (file `fi`, `scope`, at `at`).
@@ -214,12 +224,12 @@ impl<'a> Values<'a> {
     }
 
     fn origin(&self, fi: usize, value: i64, span: Span, how: String) -> Origin {
-        let file = self.facts.files[fi].path.clone();
+        let file = self.file(fi).path.clone();
         Origin { value, file: file.clone(), span, how, files: vec![file] }
     }
 
     fn via(&self, fi: usize, mut o: Origin) -> Origin {
-        let file = &self.facts.files[fi].path;
+        let file = &self.file(fi).path;
         if !o.files.contains(file) {
             o.files.insert(0, file.clone());
         }
@@ -267,10 +277,13 @@ impl<'a> Values<'a> {
 
     /// The argparse default of a flag, when every definition of it agrees.
     pub fn flag(&self, dest: &str) -> Option<Origin> {
-        let defs = self.flags.get(dest)?;
+        let defs = self.flag_defs(dest);
+        if defs.is_empty() {
+            return None;
+        }
         let mut found: Option<Origin> = None;
-        for &(fi, ci) in defs {
-            let c = &self.facts.files[fi].calls[ci];
+        for (fi, ci) in defs {
+            let c = &self.file(fi).calls[ci];
             let v = c.kwarg("default").and_then(|d| d.int)?;
             match &found {
                 Some(o) if o.value != v => return None,
@@ -286,8 +299,8 @@ impl<'a> Values<'a> {
         let suffix = keys.join(".");
         let last = suffix.rsplit('.').next()?;
         let mut found: Option<Origin> = None;
-        for &(fi, ai) in self.config_keys.get(last).into_iter().flatten() {
-            let a = &self.facts.files[fi].assigns[ai];
+        for (fi, ai) in self.config_assigns(last) {
+            let a = &self.file(fi).assigns[ai];
             if !(a.target == suffix || a.target.ends_with(&format!(".{suffix}"))) {
                 continue;
             }
@@ -305,7 +318,7 @@ impl<'a> Values<'a> {
         // `mcfg = cfg["model"]` in the same scope: prepend its keys
         let mut base = base.to_string();
         for _ in 0..4 {
-            let prior = self.facts.files[fi].assigns.iter().rfind(|a| a.target == base && a.scope == *scope && a.span.line <= at.line);
+            let prior = self.file(fi).assigns.iter().rfind(|a| a.target == base && a.scope == *scope && a.span.line <= at.line);
             let Some((b, k)) = prior.and_then(|a| subscript_chain(&a.value)) else { break };
             keys.splice(0..0, k);
             base = b;
@@ -317,7 +330,7 @@ impl<'a> Values<'a> {
     /// `len(NAME)` of a literal list, tuple, set or dict (or a YAML `names` list).
     fn len_of(&self, fi: usize, scope: &Scope, inner: &str, at: Span, depth: usize) -> Option<Origin> {
         let target = inner.trim();
-        let file = &self.facts.files[fi];
+        let file = self.file(fi);
         let pick = |a: &AssignFact| a.len.map(|n| (n, a.span));
         let local = if let Some(attr) = target.strip_prefix("self.") {
             let class = scope.class.as_deref()?;
@@ -346,11 +359,11 @@ impl<'a> Values<'a> {
 
     /// Whether file `fi` imports the module of file `gi` (by its module name).
     pub fn imports(&self, fi: usize, gi: usize) -> bool {
-        crate::rank::rules::shared::imports(&self.facts.files[fi], &self.facts.files[gi])
+        self.files.imports(fi, gi)
     }
 
     fn name(&self, fi: usize, scope: &Scope, name: &str, at: Span, depth: usize) -> Option<Origin> {
-        let file = &self.facts.files[fi];
+        let file = self.file(fi);
         // the last assignment before the use, in the same function
         let local = file.assigns.iter().rfind(|a| a.target == name && a.scope == *scope && a.op.is_none() && a.span.line <= at.line);
         if let Some(a) = local {
@@ -371,7 +384,7 @@ impl<'a> Values<'a> {
             return None;
         }
         let imported: Vec<(usize, &AssignFact)> =
-            self.assigns_to(name).filter(|(gi, a)| *gi != fi && a.scope.function.is_none() && a.scope.class.is_none() && self.imports(fi, *gi)).collect();
+            self.assigns_to(name).into_iter().filter(|(gi, a)| *gi != fi && a.scope.function.is_none() && a.scope.class.is_none() && self.imports(fi, *gi)).collect();
         if let [(gi, a)] = imported.as_slice() {
             return self.int_at(*gi, &a.scope, &a.value, a.span, depth + 1).map(|o| self.via(fi, o));
         }
@@ -381,7 +394,7 @@ impl<'a> Values<'a> {
     /// `self.attr`: set once in the class (any method), or a class attribute.
     fn self_attr(&self, fi: usize, scope: &Scope, attr: &str, depth: usize) -> Option<Origin> {
         let class = scope.class.as_deref()?;
-        let file = &self.facts.files[fi];
+        let file = self.file(fi);
         let target = format!("self.{attr}");
         let sets: Vec<&AssignFact> = file.assigns.iter().filter(|a| a.scope.class.as_deref() == Some(class) && a.op.is_none() && (a.target == target || a.target == attr && a.scope.function.is_none())).collect();
         let first = sets.first()?;
@@ -399,11 +412,8 @@ impl<'a> Values<'a> {
         let pos = if method { idx.checked_sub(1)? } else { idx };
         let callee = if def.name == "__init__" { def.class.as_deref()? } else { def.name.as_str() };
         let sites: Vec<(usize, &Call)> = self
-            .calls_by_name
-            .get(callee)
+            .call_sites(callee)
             .into_iter()
-            .flatten()
-            .map(|&(gi, ci)| (gi, &self.facts.files[gi].calls[ci]))
             // a method is called through an object; a function by its name or its module
             .filter(|(_, c)| def.name == "__init__" || method == c.func.contains('.') || c.func.split('.').count() == 2)
             // not the definition's own recursion
@@ -487,7 +497,7 @@ impl<'a> Values<'a> {
             return Some(o);
         }
         if is_ident(t) {
-            let file = &self.facts.files[fi];
+            let file = self.file(fi);
             let a = file.assigns.iter().rfind(|a| a.target == t && a.scope == *scope && a.op.is_none() && a.span.line <= at.line)?;
             return self.max_at(fi, &a.scope, &a.value, a.span, depth + 1);
         }
@@ -560,8 +570,8 @@ mod tests {
     use super::*;
     use crate::scan::python::scan_source;
 
-    fn facts(files: &[(&str, &str)]) -> Facts {
-        Facts { files: files.iter().map(|(p, s)| scan_source(p, s)).collect(), warnings: vec![] }
+    fn facts(files: &[(&str, &str)]) -> crate::scan::facts::Facts {
+        crate::scan::facts::Facts { files: files.iter().map(|(p, s)| scan_source(p, s)).collect(), warnings: vec![] }
     }
 
     #[test]
@@ -581,7 +591,8 @@ mod tests {
             ("train.py", "import argparse\nfrom unet import UNet\np = argparse.ArgumentParser()\np.add_argument('--classes', '-c', type=int, default=3)\nargs = p.parse_args()\nmodel = UNet(n_channels=3, n_classes=args.classes)\n"),
             ("unet.py", "import torch.nn as nn\nclass UNet(nn.Module):\n    def __init__(self, n_channels, n_classes, base=16):\n        super().__init__()\n        self.outc = nn.Conv2d(base, n_classes, kernel_size=1)\n"),
         ]);
-        let v = Values::new(&f);
+        let files = Files::of_facts(&f);
+        let v = Values::new(&files);
         let conv = f.files[1].calls.iter().find(|c| c.name == "Conv2d").unwrap();
         let o = v.int(1, &conv.scope, "n_classes", conv.span).unwrap();
         assert_eq!((o.value, o.file.as_str(), o.span.line), (3, "train.py", 4));
@@ -593,7 +604,8 @@ mod tests {
     #[test]
     fn upper_bounds_of_label_values() {
         let f = facts(&[("d.py", "NAMES = ['a', 'b', 'c']\ndef f(g, y):\n    cls = int(torch.randint(1, len(NAMES) + 1, (1,), generator=g))\n    k = torch.randint(0, 10, (4,))\n    j = (y + 1) % 7\n    return cls\n")]);
-        let v = Values::new(&f);
+        let files = Files::of_facts(&f);
+        let v = Values::new(&files);
         let scope = Scope { class: None, function: Some("f".into()) };
         let at = Span { line: 6, ..Default::default() };
         assert_eq!(v.max_value(0, &scope, "cls", at).map(|o| o.value), Some(3));

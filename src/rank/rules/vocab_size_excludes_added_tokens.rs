@@ -1,7 +1,7 @@
 use crate::rank::rules::added_tokens_without_resize::{resized_after, resizing_functions};
 use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
-use crate::rank::rules::shared::imports;
-use crate::scan::facts::{FileFacts, Span};
+use crate::rank::rules::project::ADD_TOKENS;
+use crate::scan::facts::Span;
 
 rule!(
     VocabSizeExcludesAddedTokens,
@@ -35,24 +35,26 @@ fn uses_vocab_size(text: &str) -> bool {
 }
 
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
-    let facts = cx.facts;
-    // tokens added (not by a tokenizer to itself) and not followed by a resize of the embeddings
-    let helpers = resizing_functions(facts);
-    let mut adding: Vec<&FileFacts> = facts
-        .calls()
-        .filter(|(f, c)| (c.name == "add_tokens" || c.name == "add_special_tokens") && !c.func.starts_with("self.") && !resized_after(&helpers, f, c))
-        .map(|(f, _)| f)
-        .collect();
-    // one entry per file (the calls of a file come together)
-    adding.dedup_by(|a, b| std::ptr::eq(*a, *b));
-    if adding.is_empty() {
+    let files = cx.files;
+    if !files.any(ADD_TOKENS) {
         return;
     }
-    for f in &facts.files {
-        // the tokens must be added in this file or in one it imports or is imported by
-        if !adding.iter().any(|g| g.path == f.path || imports(f, g) || imports(g, f)) {
-            continue;
-        }
+    // tokens added (not by a tokenizer to itself) and not followed by a resize of the
+    // embeddings: found when a file sizes something with vocab_size
+    let adding = std::cell::OnceCell::new();
+    let adding = || -> &Vec<usize> {
+        adding.get_or_init(|| {
+            let helpers = resizing_functions(files);
+            let mut adding: Vec<usize> = files
+                .with(ADD_TOKENS)
+                .filter(|(_, f)| f.calls.iter().any(|c| (c.name == "add_tokens" || c.name == "add_special_tokens") && !c.func.starts_with("self.") && !resized_after(&helpers, f, c)))
+                .map(|(i, _)| i)
+                .collect();
+            adding.dedup();
+            adding
+        })
+    };
+    for (fi, f) in files.sites() {
         let mut sites: Vec<(Span, String, String)> = Vec::new();
         for c in &f.calls {
             let sized = matches!(c.name.as_str(), "Embedding" | "EmbeddingBag") && c.positional(0).or(c.kwarg("num_embeddings")).is_some_and(|a| uses_vocab_size(&a.text));
@@ -63,6 +65,13 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
         }
         for a in f.assigns.iter().filter(|a| uses_vocab_size(&a.value) && a.target.to_ascii_lowercase().contains("vocab")) {
             sites.push((a.span, a.scope.qualified(), a.target.to_string()));
+        }
+        if sites.is_empty() {
+            continue;
+        }
+        // the tokens must be added in this file or in one it imports or is imported by
+        if !adding().iter().any(|&gi| gi == fi || files.imports(fi, gi) || files.imports(gi, fi)) {
+            continue;
         }
         for (span, scope, what) in sites {
             out.push(Finding {

@@ -53,8 +53,11 @@ fn divisors(text: &str) -> Vec<String> {
 }
 
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
-    let facts = cx.facts;
-    let samplers: Vec<(&FileFacts, &Scope)> = facts.calls().filter(|(_, c)| c.name == "multinomial").map(|(f, c)| (f, &c.scope)).collect();
+    use crate::rank::rules::project::{ADD_ARGUMENT, CONFIG, MULTINOMIAL};
+    let files = cx.files;
+    // every sampler of the project: a finding lands where the temperature is set to zero,
+    // which may be any file
+    let samplers: Vec<(&FileFacts, &Scope)> = files.with(MULTINOMIAL).flat_map(|(_, f)| f.calls.iter().map(move |c| (f, c))).filter(|(_, c)| c.name == "multinomial").map(|(f, c)| (f, &c.scope)).collect();
     let mut seen = std::collections::BTreeSet::new();
     for (f, scope) in samplers {
         let Some(function) = scope.function.as_deref() else { continue };
@@ -80,7 +83,7 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
                     }
                 }
             }
-            let callers: Vec<_> = facts.calls().filter(|(_, c)| c.name == function).collect();
+            let callers: Vec<_> = files.calling(function).flat_map(|i| { let cf = files.file(i); cf.calls.iter().map(move |c| (cf, c)) }).filter(|(_, c)| c.name == function).collect();
             for (cf, c) in &callers {
                 if let Some(a) = c.kwarg(&name).filter(|a| is_zero(&a.text)) {
                     zero.push((cf.path.clone(), c.span, format!("{}(…, {name}={})", c.func, a.text)));
@@ -88,14 +91,14 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
             }
             // configs the code reads: a `temperature` key (passed with `**cfg` or read by key)
             let passes_config = callers.iter().any(|(_, c)| c.args.iter().any(|a| a.text.starts_with("**") || a.name.as_deref() == Some(name.as_str()) && a.text.contains('[')));
-            for cf in facts.files.iter().filter(|x| x.is_config()) {
+            for (_, cf) in files.with(CONFIG).filter(|(_, x)| x.is_config()) {
                 for a in cf.assigns.iter().filter(|a| a.target.rsplit('.').next() == Some(name.as_str()) && is_zero(&a.value)) {
                     if passes_config || def.is_none() {
                         zero.push((cf.path.clone(), a.span, format!("{}: {}", a.target, a.value)));
                     }
                 }
             }
-            for (cf, c) in facts.calls().filter(|(_, c)| c.name == "add_argument") {
+            for (cf, c) in files.with(ADD_ARGUMENT).flat_map(|(_, f)| f.calls.iter().map(move |c| (f, c))).filter(|(_, c)| c.name == "add_argument") {
                 let flag = c.args.iter().filter(|a| a.name.is_none()).any(|a| a.text.trim_matches(['"', '\'']).trim_start_matches('-').replace('-', "_") == name);
                 if flag && c.kwarg("default").is_some_and(|d| is_zero(&d.text)) {
                     zero.push((cf.path.clone(), c.span, format!("--{name} default 0")));

@@ -1,0 +1,397 @@
+//! The files the rules read. Either every file's facts at hand (`explain`, a lint of the whole
+//! project), or a *project* of digests: for each file a few bits saying which kinds of facts it
+//! has and the (hashed) names it calls, defines, assigns at module level and imports, with the
+//! file's facts read from the cache only when a rule asks for them. A lint of a few files
+//! (pre-commit) runs the rules on those files' statements ("sites"), and reads other files
+//! only where a rule's finding there depends on them: a digest tells which files can matter,
+//! and only those are loaded.
+//!
+//! Digest lookups only narrow the files a rule reads: every kind bit is set by the same test the
+//! rule applies, and a name found by its hash is checked against the loaded facts, so a rule
+//! reads exactly the facts it would read with every file at hand.
+
+use std::sync::OnceLock;
+
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use crate::rank::rules::shared;
+use crate::scan::facts::{Facts, FileFacts};
+
+/// A Dataset class (`ClassFact::is_dataset`).
+pub const DATASET: u64 = 1;
+/// A class-index loss call (`shared::is_loss_with_classes`).
+pub const LOSS: u64 = 1 << 1;
+/// A class-index loss or a gather at the labels (`shared::consumes_class_index`).
+pub const CLASS_INDEX: u64 = 1 << 2;
+/// A class-index loss called with `ignore_index=`.
+pub const LOSS_IGNORE: u64 = 1 << 3;
+/// A call that may be a classification head (`shared::head_calls_in`).
+pub const HEAD_CALL: u64 = 1 << 4;
+/// A head with a literal output size (`shared::heads_of`).
+pub const HEAD: u64 = 1 << 5;
+/// An `add_argument` call.
+pub const ADD_ARGUMENT: u64 = 1 << 6;
+/// A YAML or JSON config (`FileFacts::is_config`).
+pub const CONFIG: u64 = 1 << 7;
+/// A data file with integer columns.
+pub const COLUMNS: u64 = 1 << 8;
+/// A sigmoid or softmax call (CS106).
+pub const SIGMOID: u64 = 1 << 9;
+/// An embedding call (CS112).
+pub const EMBEDDING: u64 = 1 << 10;
+/// A `resize_token_embeddings` call.
+pub const RESIZE: u64 = 1 << 11;
+/// A function named `resize_token_embeddings`.
+pub const DEFINES_RESIZE: u64 = 1 << 12;
+/// An `add_tokens` / `add_special_tokens` call, not on `self`.
+pub const ADD_TOKENS: u64 = 1 << 13;
+/// A position table (CS113).
+pub const POSITION_TABLE: u64 = 1 << 14;
+/// A `multinomial` call.
+pub const MULTINOMIAL: u64 = 1 << 15;
+/// A one-hot width: `one_hot(...)` or `zeros(n, k).scatter_(...)` (CS115).
+pub const ONE_HOT: u64 = 1 << 16;
+/// A call passing a sample pipeline function: `collate_fn=`, `target_transform=`, `.map(f)`.
+pub const PIPELINE_ARG: u64 = 1 << 17;
+/// A stated class count (CS102): `num_classes = 10`, `--classes ... default=10`.
+pub const COUNT: u64 = 1 << 18;
+
+/// The kinds of facts a file has.
+pub fn kinds_of(f: &FileFacts) -> u64 {
+    let mut k = 0;
+    if f.classes.iter().any(|c| c.is_dataset()) {
+        k |= DATASET;
+    }
+    for c in &f.calls {
+        if shared::is_loss_with_classes(c) {
+            k |= LOSS | CLASS_INDEX;
+            if c.kwarg("ignore_index").is_some() {
+                k |= LOSS_IGNORE;
+            }
+        } else if shared::is_label_gather(c) {
+            k |= CLASS_INDEX;
+        }
+        match c.name.as_str() {
+            "add_argument" => k |= ADD_ARGUMENT,
+            "sigmoid" | "Sigmoid" | "sigmoid_" | "softmax" | "Softmax" | "expit" => k |= SIGMOID,
+            "Embedding" | "EmbeddingBag" | "embedding" => k |= EMBEDDING,
+            "resize_token_embeddings" => k |= RESIZE,
+            // (a tokenizer adding to itself is not a script extending a model's vocabulary)
+            "add_tokens" | "add_special_tokens" if !c.func.starts_with("self.") => k |= ADD_TOKENS,
+            "multinomial" => k |= MULTINOMIAL,
+            _ => {}
+        }
+        if super::sequence_outgrows_position_table::is_position_table(c) {
+            k |= POSITION_TABLE;
+        }
+        if super::one_hot_narrower_than_head::width_text(c).is_some() {
+            k |= ONE_HOT;
+        }
+        if super::label_shift_in_getitem::pipeline_args(c).next().is_some() {
+            k |= PIPELINE_ARG;
+        }
+    }
+    let heads = shared::head_calls_in(f);
+    if !heads.is_empty() {
+        k |= HEAD_CALL;
+    }
+    if heads.iter().any(|(c, a)| c.name.contains("Linear") && a.int.is_some()) {
+        k |= HEAD;
+    }
+    if f.is_config() {
+        k |= CONFIG;
+    }
+    if !f.columns.is_empty() {
+        k |= COLUMNS;
+    }
+    if f.functions.iter().any(|d| d.name == "resize_token_embeddings") {
+        k |= DEFINES_RESIZE;
+    }
+    if super::head_smaller_than_classes::has_stated_count(f) {
+        k |= COUNT;
+    }
+    k
+}
+
+/// A name's hash in a digest (a match is checked against the facts, so collisions only cost a
+/// file read).
+pub fn name_hash(s: &str) -> u32 {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    s.hash(&mut h);
+    let x = h.finish();
+    (x ^ (x >> 32)) as u32
+}
+
+fn hashed<'a>(names: impl Iterator<Item = &'a str>) -> Vec<u32> {
+    let mut v: Vec<u32> = names.map(name_hash).collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+fn hashed_owned(names: impl Iterator<Item = String>) -> Vec<u32> {
+    let mut v: Vec<u32> = names.map(|n| name_hash(&n)).collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// What the rules need to know of a file without reading its facts.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Digest {
+    pub kinds: u64,
+    /// Hashes of the names of the calls (`fc` for `self.fc(x)`), sorted.
+    pub calls: Vec<u32>,
+    /// Hashes of the functions and classes it defines.
+    pub defined: Vec<u32>,
+    /// Hashes of its module-level assignment targets.
+    pub module_targets: Vec<u32>,
+    /// Hashes of the words of its import statements (`FileFacts::imports_module`).
+    pub imports: Vec<u32>,
+    /// The data files (CSV, JSON) it names by a literal path (`scan::data::referenced_paths`).
+    pub data_refs: Vec<String>,
+    /// Hashes of the command-line flags its `add_argument` calls define (`values::flag_dest`).
+    pub flags: Vec<u32>,
+    /// Hashes of the last segments of a config file's keys.
+    pub config_keys: Vec<u32>,
+}
+
+impl Digest {
+    pub fn of(f: &FileFacts) -> Digest {
+        let module_level = f.assigns.iter().filter(|a| a.scope.function.is_none() && a.scope.class.is_none());
+        let words = f.imports.iter().flat_map(|imp| imp.split(|c: char| !(c.is_alphanumeric() || c == '_'))).filter(|w| !w.is_empty());
+        // (a config or data file names none: only code is searched for data paths)
+        let code = !(f.path.ends_with(".yaml") || f.path.ends_with(".yml") || f.is_config() || !f.columns.is_empty());
+        let data_refs = if code { crate::scan::data::referenced_paths(f).into_iter().collect() } else { Vec::new() };
+        Digest {
+            kinds: kinds_of(f),
+            calls: hashed(f.calls.iter().map(|c| c.name.as_str())),
+            defined: hashed(f.functions.iter().map(|d| d.name.as_str()).chain(f.classes.iter().map(|c| c.name.as_str()))),
+            module_targets: hashed(module_level.map(|a| a.target.as_str())),
+            imports: hashed(words),
+            data_refs,
+            flags: hashed_owned(f.calls.iter().filter(|c| c.name == "add_argument").filter_map(super::values::flag_dest)),
+            config_keys: if f.is_config() { hashed(f.assigns.iter().map(|a| a.target.rsplit('.').next().unwrap_or(&a.target))) } else { Vec::new() },
+        }
+    }
+
+    pub fn has(set: &[u32], name: &str) -> bool {
+        set.binary_search(&name_hash(name)).is_ok()
+    }
+}
+
+/// A project whose files' facts are read when first asked for.
+pub struct Project<'l> {
+    pub paths: Vec<String>,
+    pub digests: Vec<Digest>,
+    slots: Vec<OnceLock<FileFacts>>,
+    load: Box<dyn Fn(usize) -> FileFacts + Send + Sync + 'l>,
+    loaded: std::sync::atomic::AtomicUsize,
+}
+
+impl<'l> Project<'l> {
+    /// `facts[i]`, when given, is file `i`'s facts already at hand; the others are read by `load`.
+    pub fn new(paths: Vec<String>, digests: Vec<Digest>, facts: Vec<Option<FileFacts>>, load: Box<dyn Fn(usize) -> FileFacts + Send + Sync + 'l>) -> Project<'l> {
+        let slots = facts
+            .into_iter()
+            .map(|f| {
+                let s = OnceLock::new();
+                if let Some(f) = f {
+                    let _ = s.set(f);
+                }
+                s
+            })
+            .collect();
+        Project { paths, digests, slots, load, loaded: Default::default() }
+    }
+
+    /// How many files' facts were read on demand.
+    pub fn loaded(&self) -> usize {
+        self.loaded.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn file(&self, i: usize) -> &FileFacts {
+        self.slots[i].get_or_init(|| {
+            self.loaded.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            (self.load)(i)
+        })
+    }
+
+    /// The facts already read, by index (the rest left empty).
+    pub fn into_loaded(self) -> Vec<Option<FileFacts>> {
+        self.slots.into_iter().map(|s| s.into_inner()).collect()
+    }
+}
+
+enum Source<'a> {
+    Facts { facts: &'a Facts, digests: Vec<OnceLock<Digest>> },
+    Project(&'a Project<'a>),
+}
+
+/// The files as the rules see them, and which of them are sites (all, or the files a lint was
+/// given).
+pub struct Files<'a> {
+    source: Source<'a>,
+    focus: Option<Vec<bool>>,
+    by_path: OnceLock<FxHashMap<String, usize>>,
+    calls_index: OnceLock<FxHashMap<u32, Vec<u32>>>,
+    defined_index: OnceLock<FxHashMap<u32, Vec<u32>>>,
+    targets_index: OnceLock<FxHashMap<u32, Vec<u32>>>,
+    flags_index: OnceLock<FxHashMap<u32, Vec<u32>>>,
+    config_index: OnceLock<FxHashMap<u32, Vec<u32>>>,
+}
+
+fn index_of<'d>(n: usize, digest: impl Fn(usize) -> &'d [u32]) -> FxHashMap<u32, Vec<u32>> {
+    let mut m: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+    for i in 0..n {
+        for &h in digest(i) {
+            m.entry(h).or_default().push(i as u32);
+        }
+    }
+    m
+}
+
+impl<'a> Files<'a> {
+    /// Every file's facts at hand; every file is a site.
+    pub fn of_facts(facts: &'a Facts) -> Files<'a> {
+        let digests = facts.files.iter().map(|_| OnceLock::new()).collect();
+        Files::with_source(Source::Facts { facts, digests }, None)
+    }
+
+    /// A project read on demand; the sites are the files `focus` marks (all when None).
+    pub fn of_project(project: &'a Project<'a>, focus: Option<Vec<bool>>) -> Files<'a> {
+        Files::with_source(Source::Project(project), focus)
+    }
+
+    fn with_source(source: Source<'a>, focus: Option<Vec<bool>>) -> Files<'a> {
+        Files {
+            source,
+            focus,
+            by_path: OnceLock::new(),
+            calls_index: OnceLock::new(),
+            defined_index: OnceLock::new(),
+            targets_index: OnceLock::new(),
+            flags_index: OnceLock::new(),
+            config_index: OnceLock::new(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match &self.source {
+            Source::Facts { facts, .. } => facts.files.len(),
+            Source::Project(p) => p.paths.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn path(&self, i: usize) -> &'a str {
+        match &self.source {
+            Source::Facts { facts, .. } => &facts.files[i].path,
+            Source::Project(p) => &p.paths[i],
+        }
+    }
+
+    pub fn digest(&self, i: usize) -> &Digest {
+        match &self.source {
+            Source::Facts { facts, digests } => digests[i].get_or_init(|| Digest::of(&facts.files[i])),
+            Source::Project(p) => &p.digests[i],
+        }
+    }
+
+    /// File `i`'s facts (read now if they were not).
+    pub fn file(&self, i: usize) -> &'a FileFacts {
+        match &self.source {
+            Source::Facts { facts, .. } => &facts.files[i],
+            Source::Project(p) => p.file(i),
+        }
+    }
+
+    /// Every file, in order (all are read).
+    pub fn all(&self) -> impl Iterator<Item = (usize, &'a FileFacts)> + '_ {
+        (0..self.len()).map(move |i| (i, self.file(i)))
+    }
+
+    /// The files with facts of `kind`, in order.
+    pub fn with(&self, kind: u64) -> impl Iterator<Item = (usize, &'a FileFacts)> + '_ {
+        (0..self.len()).filter(move |&i| self.digest(i).kinds & kind != 0).map(move |i| (i, self.file(i)))
+    }
+
+    /// The indices of the files with facts of `kind` (none is read).
+    pub fn indices_with(&self, kind: u64) -> impl Iterator<Item = usize> + '_ {
+        (0..self.len()).filter(move |&i| self.digest(i).kinds & kind != 0)
+    }
+
+    /// Whether any file has facts of `kind`.
+    pub fn any(&self, kind: u64) -> bool {
+        (0..self.len()).any(|i| self.digest(i).kinds & kind != 0)
+    }
+
+    pub fn is_site(&self, i: usize) -> bool {
+        self.focus.as_ref().map_or(true, |f| f[i])
+    }
+
+    /// The sites: the files whose findings are wanted (every file, or those a lint was given).
+    pub fn sites(&self) -> impl Iterator<Item = (usize, &'a FileFacts)> + '_ {
+        (0..self.len()).filter(move |&i| self.is_site(i)).map(move |i| (i, self.file(i)))
+    }
+
+    /// The sites with facts of `kind`.
+    pub fn sites_with(&self, kind: u64) -> impl Iterator<Item = (usize, &'a FileFacts)> + '_ {
+        (0..self.len()).filter(move |&i| self.is_site(i) && self.digest(i).kinds & kind != 0).map(move |i| (i, self.file(i)))
+    }
+
+    /// The index of the file at `path`.
+    pub fn index(&self, path: &str) -> Option<usize> {
+        self.by_path.get_or_init(|| (0..self.len()).map(|i| (self.path(i).to_string(), i)).collect()).get(path).copied()
+    }
+
+    fn lookup<'s>(&'s self, index: &'s OnceLock<FxHashMap<u32, Vec<u32>>>, pick: fn(&Digest) -> &[u32], name: &str) -> impl Iterator<Item = usize> + 's {
+        let m = index.get_or_init(|| index_of(self.len(), |i| pick(self.digest(i))));
+        m.get(&name_hash(name)).into_iter().flatten().map(|&i| i as usize)
+    }
+
+    /// Files that may call `name` (check the facts), in order.
+    pub fn calling(&self, name: &str) -> impl Iterator<Item = usize> + '_ {
+        self.lookup(&self.calls_index, |d| &d.calls, name)
+    }
+
+    /// Files that may define a function or class `name`, in order.
+    pub fn defining(&self, name: &str) -> impl Iterator<Item = usize> + '_ {
+        self.lookup(&self.defined_index, |d| &d.defined, name)
+    }
+
+    /// Files that may assign `target` at module level, in order.
+    pub fn assigning(&self, target: &str) -> impl Iterator<Item = usize> + '_ {
+        self.lookup(&self.targets_index, |d| &d.module_targets, target)
+    }
+
+    /// Files that may define the command-line flag `dest`, in order.
+    pub fn flagging(&self, dest: &str) -> impl Iterator<Item = usize> + '_ {
+        self.lookup(&self.flags_index, |d| &d.flags, dest)
+    }
+
+    /// Config files that may have a key ending in `last`, in order.
+    pub fn configuring(&self, last: &str) -> impl Iterator<Item = usize> + '_ {
+        self.lookup(&self.config_index, |d| &d.config_keys, last)
+    }
+
+    /// Whether the project defines a function or class `name`.
+    pub fn defines(&self, name: &str) -> bool {
+        self.defining(name).any(|i| {
+            let f = self.file(i);
+            f.functions.iter().any(|d| d.name == name) || f.classes.iter().any(|c| c.name == name)
+        })
+    }
+
+    /// Whether file `fi` imports the module of file `gi` (`shared::imports`), reading `fi` only
+    /// when its import words include that module's name.
+    pub fn imports(&self, fi: usize, gi: usize) -> bool {
+        let module = shared::module_name(self.path(gi));
+        Digest::has(&self.digest(fi).imports, module) && self.file(fi).imports_module(module)
+    }
+}

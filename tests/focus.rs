@@ -1,0 +1,84 @@
+//! A lint run on some files (pre-commit) reads the other files' facts only where a rule needs
+//! them. It must find exactly what a whole-project run finds in those files: checked here on
+//! every project of the recall corpus, with each file in turn as the one given, and with all
+//! files given at once.
+
+use cudasleuth::rank::rules::project::{Digest, Files, Project};
+use cudasleuth::rank::rules::{self, Finding};
+use cudasleuth::scan::{self, facts::Facts, files::ProjectFiles};
+
+fn key(f: &Finding) -> String {
+    format!("{} {} {:?} {} {:?} {} {}", f.rule, f.file, f.span, f.message, f.evidence, f.fingerprint, f.lint)
+}
+
+fn sorted(mut v: Vec<String>) -> Vec<String> {
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// The project as a lint of some files sees it: digests only, facts read on demand.
+fn lazy(facts: &Facts) -> Project<'_> {
+    let paths = facts.files.iter().map(|f| f.path.clone()).collect();
+    let digests = facts.files.iter().map(Digest::of).collect();
+    let none = facts.files.iter().map(|_| None).collect();
+    Project::new(paths, digests, none, Box::new(move |i| facts.files[i].clone()))
+}
+
+fn projects() -> Vec<std::path::PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/projects");
+    let mut out: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn a_run_on_some_files_finds_what_a_whole_project_run_finds_there() {
+    let mut compared = 0;
+    let mut found = 0;
+    for root in projects() {
+        let facts = scan::scan_project(&root, &ProjectFiles::walk(&root));
+        let whole: Vec<Finding> = rules::run_all(&facts);
+        let n = facts.files.len();
+        for i in 0..n {
+            let project = lazy(&facts);
+            let mut focus = vec![false; n];
+            focus[i] = true;
+            let got = rules::run(&Files::of_project(&project, Some(focus)));
+            let path = &facts.files[i].path;
+            let want = sorted(whole.iter().filter(|f| &f.file == path).map(key).collect());
+            let got = sorted(got.iter().filter(|f| &f.file == path).map(key).collect());
+            assert_eq!(got, want, "{} with {path} given", root.display());
+            compared += 1;
+            found += want.len();
+        }
+        // every file given: the same findings as the whole-project run
+        let project = lazy(&facts);
+        let got = rules::run(&Files::of_project(&project, Some(vec![true; n])));
+        assert_eq!(sorted(got.iter().map(key).collect()), sorted(whole.iter().map(key).collect()), "{}", root.display());
+    }
+    assert!(compared > 50 && found > 15, "{compared} files compared, {found} findings");
+}
+
+#[test]
+fn a_run_on_one_file_reads_few_others() {
+    // a fixture project among many modules no rule needs: giving one file reads a few others
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/projects/001-unet-mask-classes");
+    let mut facts = scan::scan_project(&root, &ProjectFiles::walk(&root));
+    let own = facts.files.len();
+    for k in 0..60 {
+        let src = format!("import torch.nn as nn\nfrom .common import helper\nSCALE = {k}\n\ndef step(x, n=2):\n    y = helper(x) * SCALE\n    for i in range(n):\n        y = y + i\n    return y\n\nclass Block{k}(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.proj = nn.Linear(8, 8)\n");
+        facts.files.push(cudasleuth::scan::python::scan_source(&format!("pkg/block{k}.py"), &src));
+    }
+    let whole = rules::run_all(&facts);
+    let n = facts.files.len();
+    for i in 0..own {
+        let project = lazy(&facts);
+        let mut focus = vec![false; n];
+        focus[i] = true;
+        let got = rules::run(&Files::of_project(&project, Some(focus)));
+        let path = &facts.files[i].path;
+        assert_eq!(sorted(got.iter().filter(|f| &f.file == path).map(key).collect()), sorted(whole.iter().filter(|f| &f.file == path).map(key).collect()));
+        assert!(project.loaded() <= own, "{path} given: {} of {n} files read", project.loaded());
+    }
+}
