@@ -25,6 +25,18 @@ fn lazy(facts: &Facts) -> Project<'_> {
     Project::new(paths, digests, none, Box::new(move |i| facts.files[i].clone()))
 }
 
+/// A run with file `i` given: its findings in that file (whole: the whole-project run's), and how
+/// many files it read.
+fn given(facts: &Facts, whole: &[Finding], i: usize) -> (Vec<String>, Vec<String>, usize) {
+    let project = lazy(facts);
+    let mut focus = vec![false; facts.files.len()];
+    focus[i] = true;
+    let got = rules::run(&Files::of_project(&project, Some(focus)));
+    let path = &facts.files[i].path;
+    let in_file = |v: &[Finding]| sorted(v.iter().filter(|f| &f.file == path).map(key).collect());
+    (in_file(&got), in_file(whole), project.loaded())
+}
+
 fn projects() -> Vec<std::path::PathBuf> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/projects");
     let mut out: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
@@ -41,14 +53,8 @@ fn a_run_on_some_files_finds_what_a_whole_project_run_finds_there() {
         let whole: Vec<Finding> = rules::run_all(&facts);
         let n = facts.files.len();
         for i in 0..n {
-            let project = lazy(&facts);
-            let mut focus = vec![false; n];
-            focus[i] = true;
-            let got = rules::run(&Files::of_project(&project, Some(focus)));
-            let path = &facts.files[i].path;
-            let want = sorted(whole.iter().filter(|f| &f.file == path).map(key).collect());
-            let got = sorted(got.iter().filter(|f| &f.file == path).map(key).collect());
-            assert_eq!(got, want, "{} with {path} given", root.display());
+            let (got, want, _) = given(&facts, &whole, i);
+            assert_eq!(got, want, "{} with {} given", root.display(), facts.files[i].path);
             compared += 1;
             found += want.len();
         }
@@ -73,12 +79,8 @@ fn a_run_on_one_file_reads_few_others() {
     let whole = rules::run_all(&facts);
     let n = facts.files.len();
     for i in 0..own {
-        let project = lazy(&facts);
-        let mut focus = vec![false; n];
-        focus[i] = true;
-        let got = rules::run(&Files::of_project(&project, Some(focus)));
-        let path = &facts.files[i].path;
-        assert_eq!(sorted(got.iter().filter(|f| &f.file == path).map(key).collect()), sorted(whole.iter().filter(|f| &f.file == path).map(key).collect()));
-        assert!(project.loaded() <= own, "{path} given: {} of {n} files read", project.loaded());
+        let (got, want, read) = given(&facts, &whole, i);
+        assert_eq!(got, want);
+        assert!(read <= own, "{} given: {read} of {n} files read", facts.files[i].path);
     }
 }

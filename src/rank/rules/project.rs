@@ -218,11 +218,6 @@ impl<'l> Project<'l> {
             (self.load)(i)
         })
     }
-
-    /// The facts already read, by index (the rest left empty).
-    pub fn into_loaded(self) -> Vec<Option<FileFacts>> {
-        self.slots.into_iter().map(|s| s.into_inner()).collect()
-    }
 }
 
 enum Source<'a> {
