@@ -177,6 +177,36 @@ fn a_file_added_to_a_recorded_tree_is_seen() {
 }
 
 #[test]
+fn a_run_on_some_files_reports_their_warnings_and_findings_from_other_files() {
+    let p = Project::new("focus");
+    p.write("model.py", MODEL);
+    p.write("config.py", "NUM_CLASSES = 9\n");
+    p.write("data/dataset.py", DATASET);
+    std::fs::write(p.dir.join("latin1.py"), b"# caf\xe9\nx = 1\n").unwrap();
+    for f in ["model.py", "config.py", "data/dataset.py", "latin1.py"] {
+        age(&p.dir.join(f), 3600);
+    }
+    // the whole project, recorded
+    let (v, _) = p.json(&[]);
+    assert_eq!(rules_of(&v).len(), 1, "{v}");
+    // a code edit in one file and a run on two: the head in model.py now disagrees with
+    // config.py (read from the cache, not given), and the unreadable file keeps its warning
+    p.write("config.py", "NUM_CLASSES = 10\nSEED = 1\n");
+    age(&p.dir.join("config.py"), 1800);
+    let (v, code) = p.json(&["model.py", "latin1.py"]);
+    assert_eq!(code, 1);
+    assert_eq!(rules_of(&v), [("CS102".to_string(), "model.py".to_string(), 7)], "{v}");
+    let warnings: Vec<&str> = v["warnings"].as_array().unwrap().iter().map(|w| w["code"].as_str().unwrap()).collect();
+    assert_eq!(warnings, ["not-utf8"], "{v}");
+    // the same files with the cache off agree
+    let (nc, _) = p.json(&["--no-cache", "model.py", "latin1.py"]);
+    assert_eq!(rules_of(&nc), rules_of(&v));
+    // and the whole project again finds both
+    let (all, _) = p.json(&[]);
+    assert_eq!(rules_of(&all).len(), 2, "{all}");
+}
+
+#[test]
 fn summary_sees_a_data_file_appear() {
     let p = Project::new("summary-data");
     p.write("train.py", "import csv\nlabels = []\nfor row in csv.DictReader(open('grades.csv')):\n    labels.append(int(row['grade']))\nnum_classes = len(set(labels))\n");

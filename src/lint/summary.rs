@@ -219,6 +219,10 @@ impl Summary {
                 }
                 Some(new_key)
             })
+            // every changed file is read (not only up to the first whose facts changed): a
+            // run that follows takes the new facts from here
+            .collect::<Vec<Option<Option<String>>>>()
+            .into_iter()
             .collect::<Option<Vec<Option<String>>>>()?;
         Some((self.replay(r)?, keys))
     }

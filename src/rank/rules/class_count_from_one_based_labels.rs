@@ -56,6 +56,9 @@ fn distinct_count_of(value: &str) -> Option<&str> {
 
 /// The string key of a subscript (`row['grade']`, `df["label"]`) or attribute of a frame (`df.label`).
 fn column_key(text: &str) -> Option<String> {
+    if !(text.contains('[') && (text.contains('"') || text.contains('\''))) {
+        return None;
+    }
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let re = RE.get_or_init(|| regex::Regex::new(r#"\[\s*["']([^"']+)["']\s*\]"#).unwrap());
     re.captures(text).map(|c| c[1].to_string())
@@ -77,6 +80,9 @@ fn csv_columns<'a>(files: &Files<'a>, f: &FileFacts) -> Vec<(&'a FileFacts, &'a 
 
 /// `x - 1`, `int(row['y']) - 1` (a binary minus one, not `view(-1)`).
 fn minus_one(t: &str) -> bool {
+    if !(t.contains('-') && t.contains('1')) {
+        return false;
+    }
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     RE.get_or_init(|| regex::Regex::new(r"[\w)\]]\s*-\s*1\b").unwrap()).is_match(t)
 }

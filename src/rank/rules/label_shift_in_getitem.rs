@@ -80,6 +80,11 @@ fn returned_at(f: &FileFacts, class: &str, k: usize) -> Vec<Text> {
 /// `labels = [l - 1 for l in labels]`, `ds._labels = [y + 1 for y in ...]`: a whole label list
 /// shifted at once, anywhere in the project.
 fn comprehension_shift(value: &str) -> Option<(String, i64)> {
+    // (the expression must open with `[` and hold a `for`: most values are not compared at all,
+    // and a run that meets none does not compile the expression)
+    if !(value.starts_with('[') && value.contains("for")) {
+        return None;
+    }
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let re = RE.get_or_init(|| regex::Regex::new(r"^\[\s*(\w+)\s*([+-])\s*(\d+)\s+for\s+(\w+)\s+in\b").unwrap());
     let c = re.captures(value)?;
@@ -160,6 +165,9 @@ fn pipeline_functions(files: &Files<'_>) -> Vec<(String, &'static str)> {
 }
 
 fn lambda_shift(text: &str) -> Option<i64> {
+    if !text.trim().starts_with("lambda") {
+        return None;
+    }
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let re = RE.get_or_init(|| regex::Regex::new(r"^lambda\s+(\w+)\s*:\s*(\w+)\s*([+-])\s*(\d+)\s*$").unwrap());
     let c = re.captures(text.trim())?;
@@ -264,6 +272,9 @@ fn check_pipeline(cx: &Ctx, out: &mut Vec<Finding>) {
 
 /// `encoder.fit_transform(x) + 1`, `le.transform(x) - 1`, `pd.factorize(x)[0] + 1`: the shift.
 fn encoder_shift(value: &str) -> Option<i64> {
+    if !(value.contains("transform(") || value.contains("factorize(")) {
+        return None;
+    }
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let re = RE.get_or_init(|| regex::Regex::new(r"^\s*[\w.()]*?(?:\.fit_transform|\.transform|factorize)\(.*\)(?:\[0\])?\s*([+-])\s*(\d+)\s*$").unwrap());
     let c = re.captures(value)?;

@@ -59,7 +59,7 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     // the whole value is a max over ids, with nothing added
     // one argument (the ids), optionally an axis, nothing chained but `.item()`
-    let re = RE.get_or_init(|| {
+    let re = || RE.get_or_init(|| {
         regex::Regex::new(r"^(?:(?:np|numpy|torch)\.max\(\s*([\w.\[\]:, ]+?)\s*(?:,\s*(?:axis|dim)\s*=\s*-?\d+)?\s*\)|max\(\s*([\w.\[\]:]+)\s*\)|([\w.\[\]:, ]+?)\.max\(\s*(?:(?:axis|dim)\s*=\s*-?\d+|-?\d+)?\s*\))(?:\.item\(\))?$").unwrap()
     });
     for (_, f) in cx.files.sites() {
@@ -71,7 +71,11 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
             // `int(y.max())`, `y.max().item()`
             let value = a.value.trim();
             let value = value.strip_prefix("int(").and_then(|v| v.strip_suffix(')')).unwrap_or(value);
-            let Some(c) = re.captures(value.trim()) else { continue };
+            // (every form holds `max(`: the expression is compiled only for a value that does)
+            if !value.contains("max(") {
+                continue;
+            }
+            let Some(c) = re().captures(value.trim()) else { continue };
             let arg = c.get(1).or(c.get(2)).or(c.get(3)).map(|m| m.as_str().to_ascii_lowercase()).unwrap_or_default();
             if arg.contains(',') && !arg.contains(':') {
                 continue;

@@ -27,6 +27,11 @@ const CLASS_WORDS: &[&str] = &["class", "label", "categor", "names", "tags", "sp
 
 /// `{c: i + 1 for i, c in enumerate(X)}` → (X, 1); `dict(zip(X, range(1, ...)))` → (X, 1).
 fn shifted_map(value: &str) -> Option<(String, i64)> {
+    let v = value.trim();
+    // (necessary for either expression to match: most values are not compared at all)
+    if !(v.starts_with('{') && v.contains("enumerate(") || v.starts_with("dict(") && v.contains("zip(")) {
+        return None;
+    }
     static RE: std::sync::OnceLock<[regex::Regex; 2]> = std::sync::OnceLock::new();
     let [comp, zip] = RE.get_or_init(|| {
         [

@@ -141,8 +141,6 @@ fn parse_int(t: &str) -> Option<i64> {
 
 /// `base["a"]["b"]` / `base.get("a")` → ("base", ["a", "b"]).
 pub fn subscript_chain(t: &str) -> Option<(String, Vec<String>)> {
-    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    let re = RE.get_or_init(|| regex::Regex::new(r#"^\s*(?:\[\s*["']([\w.-]+)["']\s*\]|\.get\(\s*["']([\w.-]+)["']\s*(?:,[^()]*)?\))"#).unwrap());
     let t = t.trim();
     let end = t.find(['[', '(']).filter(|_| !t.starts_with('['))?;
     let base = t[..end].trim_end_matches(".get").to_string();
@@ -150,6 +148,9 @@ pub fn subscript_chain(t: &str) -> Option<(String, Vec<String>)> {
         return None;
     }
     let mut rest = &t[base.len()..];
+    // (compiled only when an expression gets this far)
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| regex::Regex::new(r#"^\s*(?:\[\s*["']([\w.-]+)["']\s*\]|\.get\(\s*["']([\w.-]+)["']\s*(?:,[^()]*)?\))"#).unwrap());
     let mut keys = Vec::new();
     while !rest.trim().is_empty() {
         let c = re.captures(rest)?;

@@ -43,6 +43,9 @@ fn is_zero(text: &str) -> bool {
 
 /// `/ temperature`, `/ self.temperature`, `.div(temperature)` in a text: the divisor's last name.
 fn divisors(text: &str) -> Vec<String> {
+    if !text.contains("temp") {
+        return Vec::new();
+    }
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let re = RE.get_or_init(|| regex::Regex::new(r"(?:/\s*|\.div\(\s*|\.div_\(\s*)(?:[A-Za-z_]\w*\.)*([A-Za-z_]*temp\w*)\b").unwrap());
     re.captures_iter(text).map(|c| c[1].to_string()).filter(|n| {
