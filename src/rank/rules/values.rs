@@ -201,16 +201,16 @@ impl<'a> Values<'a> {
 
     /// The call sites of a project function or class, with their files' indices (none when the
     /// project defines no function or class `name`).
-    fn call_sites(&self, name: &str) -> Vec<(usize, &'a Call)> {
-        if !self.files.defines(name) {
-            return Vec::new();
-        }
-        self.files.calling(name).flat_map(|fi| self.file(fi).calls.iter().filter(|c| c.name == name).map(move |c| (fi, c))).collect()
+    /// (Lazily: a file is read when the iteration reaches it, so a caller that stops early
+    /// reads only the files it needed.)
+    fn call_sites<'s>(&'s self, name: &'s str) -> impl Iterator<Item = (usize, &'a Call)> + 's {
+        let files = self.files.defines(name).then(|| self.files.calling(name));
+        files.into_iter().flatten().flat_map(move |fi| self.file(fi).calls.iter().filter(move |c| c.name == name).map(move |c| (fi, c)))
     }
 
     /// The call sites of a project function or class (none for a name the project does not define).
-    pub fn calls_named(&self, name: &str) -> impl Iterator<Item = (&'a FileFacts, &'a Call)> + '_ {
-        self.call_sites(name).into_iter().map(|(fi, c)| (self.file(fi), c))
+    pub fn calls_named<'s>(&'s self, name: &'s str) -> impl Iterator<Item = (&'a FileFacts, &'a Call)> + 's {
+        self.call_sites(name).map(|(fi, c)| (self.file(fi), c))
     }
 
     /// Module-level assignments to `target`, in every file.
@@ -414,11 +414,12 @@ impl<'a> Values<'a> {
         let callee = if def.name == "__init__" { def.class.as_deref()? } else { def.name.as_str() };
         let sites: Vec<(usize, &Call)> = self
             .call_sites(callee)
-            .into_iter()
             // a method is called through an object; a function by its name or its module
             .filter(|(_, c)| def.name == "__init__" || method == c.func.contains('.') || c.func.split('.').count() == 2)
             // not the definition's own recursion
             .filter(|(gi, c)| !(*gi == fi && c.scope.function.as_deref() == Some(def.name.as_str()) && c.scope.class == def.class))
+            // one more than the most that are followed is enough to know there are too many
+            .take(MAX_CALL_SITES + 1)
             .collect();
         if sites.len() > MAX_CALL_SITES {
             return None;
@@ -600,6 +601,19 @@ mod tests {
         assert_eq!(o.files, ["unet.py", "train.py"]);
         let base = v.int(1, &conv.scope, "base", conv.span).unwrap();
         assert_eq!(base.value, 16, "a parameter left out at the call site takes its default");
+    }
+
+    #[test]
+    fn a_parameter_bound_at_too_many_call_sites_is_unknown() {
+        // eight call sites that agree bind the parameter; a ninth makes it a library entry point
+        let calls = |n: usize| (0..n).map(|i| format!("y{i} = head(x, 5)\n")).collect::<String>();
+        for (n, want) in [(8, Some(5)), (9, None)] {
+            let f = facts(&[("m.py", "def head(x, k):\n    return one_hot(x, k)\n"), ("use.py", &format!("from m import head\n{}", calls(n)))]);
+            let files = Files::of_facts(&f);
+            let v = Values::new(&files);
+            let scope = Scope { class: None, function: Some("head".into()) };
+            assert_eq!(v.int(0, &scope, "k", Span { line: 2, ..Default::default() }).map(|o| o.value), want, "{n} call sites");
+        }
     }
 
     #[test]
