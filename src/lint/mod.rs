@@ -1,5 +1,7 @@
-//! `cudasleuth lint`: the rules without a log, for pre-commit and CI. The whole project is
-//! scanned (cached) so that cross-file rules work; only the files asked for are reported.
+//! `cudasleuth lint`: the rules without a log, for pre-commit and CI. Cross-file rules see the
+//! whole project: a run on the whole project reads every file's facts (cached), a run on some
+//! files reads the others' facts from the cache only where a rule needs them
+//! (`rank::rules::project`); only the files asked for are reported.
 
 pub mod cache;
 pub mod config;
@@ -116,8 +118,8 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
         }
         Some(set)
     };
-    // The rules run over the whole project (cross-file facts); the summary keeps their results
-    // while no file's facts change (same stamps, same bytes, or new bytes with the same facts).
+    // The summary keeps the results of the last whole-project run while no file's facts change
+    // (same stamps, same bytes, or new bytes with the same facts).
     let stored = summary.as_ref().and_then(|s| s.results(&root).map(|r| (r, None)).or_else(|| s.results_same_facts(&root, &files, cache.as_ref()?).map(|(r, k)| (r, Some(k)))));
     let t = crate::timings::phase("stored results", t);
     let (mut findings, scan_warnings) = match stored {
