@@ -101,6 +101,10 @@ pub struct Scan<'c> {
     pub warnings: Vec<(String, String)>,
 }
 
+/// One project file as `Summary::project` finds it: its facts (None: a JSON file, or left to be
+/// read on demand) or why it was skipped, its cache key and its digest.
+type FileRead = (Result<Option<FileFacts>, (String, String)>, Option<String>, Option<Digest>);
+
 /// Stored results: every rule's lint findings over the project, and the scan's warnings.
 pub type Replayed = (Vec<Finding>, Vec<(String, String)>);
 
@@ -234,8 +238,7 @@ impl Summary {
         // the facts are the same: so are their digests
         let digests: Vec<Option<Digest>> = self.entry_of.iter().map(|e| e.and_then(|i| self.stored.entries[i].digest.clone())).collect();
         let (entries, all_recorded) = self.entries(files, keys, &digests);
-        let stored = Stored { version: env!("CARGO_PKG_VERSION").to_string(), walk: self.walk.take(), entries, results: results.filter(|_| all_recorded) };
-        self.write(&stored);
+        self.store(entries, results.filter(|_| all_recorded));
     }
 
     /// The entries of this run: every file whose stamp is not too recent to trust, and whether
@@ -292,7 +295,7 @@ impl Summary {
         if eager {
             crate::memory::expect_large_run();
         }
-        let scanned: Vec<(Result<Option<FileFacts>, (String, String)>, Option<String>, Option<Digest>)> = (0..paths.len())
+        let scanned: Vec<FileRead> = (0..paths.len())
             .into_par_iter()
             .map(|i| {
                 if paths[i].ends_with(".json") {
@@ -364,34 +367,41 @@ impl Summary {
     /// Records the stamps and keys of this run and the project's results.
     /// `findings`: every rule's over the whole project, or None after a run on some files only
     /// (the stamps, keys and digests are recorded, no results).
-    pub fn save(mut self, root: &Path, files: &ProjectFiles, scan: &Scan<'_>, findings: Option<&[Finding]>) {
+    pub fn save(self, root: &Path, files: &ProjectFiles, scan: &Scan<'_>, findings: Option<&[Finding]>) {
         let (entries, all_recorded) = self.entries(files, &scan.keys, &scan.digests);
-        let mut data: Vec<(String, Option<Stamp>)> = Vec::new();
-        let project = &scan.project;
-        for (path, d) in project.paths.iter().zip(&project.digests) {
-            for p in &d.data_refs {
-                for c in crate::scan::data::reference_candidates(path, p) {
-                    if !data.iter().any(|(d, _)| *d == c) {
-                        let s = Stamp::of(&root.join(&c)).map(|x| x.0);
-                        data.push((c, s));
-                    }
-                }
-            }
-        }
-        let Some(findings) = findings else {
-            let stored = Stored { version: env!("CARGO_PKG_VERSION").to_string(), walk: self.walk.take(), entries, results: None };
-            self.write(&stored);
-            return;
-        };
-        let findings = findings
-            .iter()
-            .filter(|f| f.lint)
-            .map(|f| StoredFinding { rule: f.rule.to_string(), file: f.file.clone(), span: f.span, message: f.message.clone(), evidence: f.evidence.clone(), fingerprint: f.fingerprint.clone() })
-            .collect();
         // results are kept only when every file is recorded: an unrecorded file could change
         // (or go) unseen
-        let results = all_recorded.then(|| Results { tool: tool_stamp(), data, findings, warnings: scan.warnings.clone() });
+        let results = findings.filter(|_| all_recorded).map(|findings| {
+            let findings = findings
+                .iter()
+                .filter(|f| f.lint)
+                .map(|f| StoredFinding { rule: f.rule.to_string(), file: f.file.clone(), span: f.span, message: f.message.clone(), evidence: f.evidence.clone(), fingerprint: f.fingerprint.clone() })
+                .collect();
+            Results { tool: tool_stamp(), data: data_stamps(root, &scan.project), findings, warnings: scan.warnings.clone() }
+        });
+        self.store(entries, results);
+    }
+
+    /// Writes this run's walk, entries and results.
+    fn store(mut self, entries: Vec<Entry>, results: Option<Results>) {
         let stored = Stored { version: env!("CARGO_PKG_VERSION").to_string(), walk: self.walk.take(), entries, results };
         self.write(&stored);
     }
+}
+
+/// The stamps of the data files the code names (each candidate location, present or not), which
+/// stored results depend on.
+fn data_stamps(root: &Path, project: &Project<'_>) -> Vec<(String, Option<Stamp>)> {
+    let mut data: Vec<(String, Option<Stamp>)> = Vec::new();
+    for (path, d) in project.paths.iter().zip(&project.digests) {
+        for p in &d.data_refs {
+            for c in crate::scan::data::reference_candidates(path, p) {
+                if !data.iter().any(|(d, _)| *d == c) {
+                    let s = Stamp::of(&root.join(&c)).map(|x| x.0);
+                    data.push((c, s));
+                }
+            }
+        }
+    }
+    data
 }

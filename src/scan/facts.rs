@@ -198,11 +198,12 @@ impl FileFacts {
     /// Whether an import statement of this file names `module` as a word (`import data`,
     /// `from data import X`, `from . import data`, `from pkg.data import X`).
     pub fn imports_module(&self, module: &str) -> bool {
-        self.import_words
-            .get_or_init(|| {
-                self.imports.iter().flat_map(|imp| imp.split(|c: char| !(c.is_alphanumeric() || c == '_'))).filter(|w| !w.is_empty()).map(str::to_string).collect()
-            })
-            .contains(module)
+        self.import_words.get_or_init(|| self.import_word_iter().map(str::to_string).collect()).contains(module)
+    }
+
+    /// The words of the import statements (`from pkg.data import X` → `from`, `pkg`, `data`, ...).
+    pub fn import_word_iter(&self) -> impl Iterator<Item = &str> {
+        self.imports.iter().flat_map(|imp| imp.split(|c: char| !(c.is_alphanumeric() || c == '_'))).filter(|w| !w.is_empty())
     }
 
     /// A config or data file (YAML, JSON, CSV) rather than code.

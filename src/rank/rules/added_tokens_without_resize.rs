@@ -31,8 +31,7 @@ model.resize_token_embeddings(len(tokenizer))
 /// `smart_tokenizer_and_embedding_resize`).
 pub fn resizing_functions(files: &Files<'_>) -> Vec<crate::scan::facts::Text> {
     files
-        .with(RESIZE)
-        .flat_map(|(_, f)| f.calls.iter().map(move |c| (f, c)))
+        .calls_with(RESIZE)
         .filter(|(_, c)| c.name == "resize_token_embeddings")
         .filter_map(|(_, c)| c.scope.function.clone())
         .collect()

@@ -120,16 +120,12 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
     let counts = || counts.get_or_init(|| stated_counts(files));
     // what indexes the outputs by label: the loss, or a gather at the labels when there is none
     let consumer = || {
-        let first = |kind: u64, test: fn(&crate::scan::facts::Call) -> bool| files.with(kind).find_map(|(_, f)| f.calls.iter().find(|c| test(c)).map(|c| (f, c)));
-        first(LOSS, crate::rank::rules::shared::is_loss_with_classes).or_else(|| first(CLASS_INDEX, crate::rank::rules::shared::is_label_gather)).map(|(f, c)| {
+        files.first_call(LOSS, crate::rank::rules::shared::is_loss_with_classes).or_else(|| files.first_call(CLASS_INDEX, crate::rank::rules::shared::is_label_gather)).map(|(f, c)| {
             let what = if c.name == "gather" { "the gather at the labels" } else { "the loss" };
             (what, format!("{} at {}:{}", c.func, f.path, c.span.line))
         })
     };
-    let heads = files.sites_with(HEAD).flat_map(|(_, f)| {
-        let calls: Vec<_> = crate::rank::rules::shared::head_calls_in(f).into_iter().map(|(c, a)| (f, c, a)).collect();
-        crate::rank::rules::shared::heads_of(&calls)
-    });
+    let heads = files.sites_with(HEAD).flat_map(|(_, f)| crate::rank::rules::shared::heads_in(f));
     for h in heads.filter(|h| h.out >= 2) {
         // counts stated in the head's own module or in modules it imports (by name)
         let imported = imported_modules(h.file);

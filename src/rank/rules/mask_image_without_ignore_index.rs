@@ -42,7 +42,7 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
         loss_files.iter().any(|&li| li == fi || files.imports(li, fi)) || cx.values().calls_named(class).any(|(cf, _)| loss_paths.contains(cf.path.as_str()))
     };
     // the project's first loss call (none has ignore_index)
-    let first_loss = || files.with(LOSS).find_map(|(_, f)| f.calls.iter().find(|c| is_loss_with_classes(c)).map(|c| (f, c)));
+    let first_loss = || files.first_call(LOSS, is_loss_with_classes);
     for (fi, f) in files.sites_with(DATASET) {
         let datasets: Vec<&str> = f.classes.iter().filter(|c| c.is_dataset() && reaches_loss(fi, &c.name)).map(|c| c.name.as_str()).collect();
         if datasets.is_empty() {

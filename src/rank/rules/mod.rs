@@ -268,14 +268,8 @@ impl<'a> Ctx<'a> {
     fn evidence(&self) -> &(Option<String>, Option<String>) {
         self.evidence.get_or_init(|| {
             // the project's first head and first loss: only the first file with each is read
-            let head = self.files.with(project::HEAD).next().and_then(|(_, f)| {
-                let calls: Vec<_> = shared::head_calls_in(f).into_iter().map(|(c, a)| (f, c, a)).collect();
-                shared::head_evidence_of(&shared::heads_of(&calls))
-            });
-            let loss = self.files.with(project::LOSS).next().and_then(|(_, f)| {
-                let c = f.calls.iter().find(|c| shared::is_loss_with_classes(c))?;
-                Some(shared::loss_evidence_at(f, c))
-            });
+            let head = self.files.with(project::HEAD).next().and_then(|(_, f)| shared::head_evidence_of(&shared::heads_in(f)));
+            let loss = self.files.first_call(project::LOSS, shared::is_loss_with_classes).map(|(f, c)| shared::loss_evidence_at(f, c));
             (head, loss)
         })
     }

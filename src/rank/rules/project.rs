@@ -16,7 +16,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::rank::rules::shared;
-use crate::scan::facts::{Facts, FileFacts};
+use crate::scan::facts::{Call, Facts, FileFacts};
 
 /// A Dataset class (`ClassFact::is_dataset`).
 pub const DATASET: u64 = 1;
@@ -124,15 +124,8 @@ pub fn name_hash(s: &str) -> u32 {
     (x ^ (x >> 32)) as u32
 }
 
-fn hashed<'a>(names: impl Iterator<Item = &'a str>) -> Vec<u32> {
-    let mut v: Vec<u32> = names.map(name_hash).collect();
-    v.sort_unstable();
-    v.dedup();
-    v
-}
-
-fn hashed_owned(names: impl Iterator<Item = String>) -> Vec<u32> {
-    let mut v: Vec<u32> = names.map(|n| name_hash(&n)).collect();
+fn hashed(names: impl Iterator<Item = impl AsRef<str>>) -> Vec<u32> {
+    let mut v: Vec<u32> = names.map(|n| name_hash(n.as_ref())).collect();
     v.sort_unstable();
     v.dedup();
     v
@@ -161,7 +154,6 @@ pub struct Digest {
 impl Digest {
     pub fn of(f: &FileFacts) -> Digest {
         let module_level = f.assigns.iter().filter(|a| a.scope.function.is_none() && a.scope.class.is_none());
-        let words = f.imports.iter().flat_map(|imp| imp.split(|c: char| !(c.is_alphanumeric() || c == '_'))).filter(|w| !w.is_empty());
         // (a config or data file names none: only code is searched for data paths)
         let code = !(f.path.ends_with(".yaml") || f.path.ends_with(".yml") || f.is_config() || !f.columns.is_empty());
         let data_refs = if code { crate::scan::data::referenced_paths(f).into_iter().collect() } else { Vec::new() };
@@ -170,9 +162,9 @@ impl Digest {
             calls: hashed(f.calls.iter().map(|c| c.name.as_str())),
             defined: hashed(f.functions.iter().map(|d| d.name.as_str()).chain(f.classes.iter().map(|c| c.name.as_str()))),
             module_targets: hashed(module_level.map(|a| a.target.as_str())),
-            imports: hashed(words),
+            imports: hashed(f.import_word_iter()),
             data_refs,
-            flags: hashed_owned(f.calls.iter().filter(|c| c.name == "add_argument").filter_map(super::values::flag_dest)),
+            flags: hashed(f.calls.iter().filter(|c| c.name == "add_argument").filter_map(super::values::flag_dest)),
             config_keys: if f.is_config() { hashed(f.assigns.iter().map(|a| a.target.rsplit('.').next().unwrap_or(&a.target))) } else { Vec::new() },
         }
     }
@@ -319,6 +311,17 @@ impl<'a> Files<'a> {
     /// The indices of the files with facts of `kind` (none is read).
     pub fn indices_with(&self, kind: u64) -> impl Iterator<Item = usize> + '_ {
         (0..self.len()).filter(move |&i| self.digest(i).kinds & kind != 0)
+    }
+
+    /// The calls of the files with facts of `kind`, in order, with their files.
+    pub fn calls_with(&self, kind: u64) -> impl Iterator<Item = (&'a FileFacts, &'a Call)> + '_ {
+        self.with(kind).flat_map(|(_, f)| f.calls.iter().map(move |c| (f, c)))
+    }
+
+    /// The project's first call that passes `test`, among the files with facts of `kind` (only
+    /// the files up to it are read).
+    pub fn first_call(&self, kind: u64, test: impl Fn(&Call) -> bool) -> Option<(&'a FileFacts, &'a Call)> {
+        self.calls_with(kind).find(|(_, c)| test(c))
     }
 
     /// Whether any file has facts of `kind`.

@@ -90,7 +90,7 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
     // the project's loss calls, found when a sentinel needs them
     let losses = std::cell::OnceCell::new();
     let losses = || -> &Vec<(&FileFacts, &crate::scan::facts::Call)> {
-        losses.get_or_init(|| files.with(crate::rank::rules::project::LOSS).flat_map(|(_, f)| f.calls.iter().map(move |c| (f, c))).filter(|(_, c)| is_loss_with_classes(c)).collect())
+        losses.get_or_init(|| files.calls_with(crate::rank::rules::project::LOSS).filter(|(_, c)| is_loss_with_classes(c)).collect())
     };
     for (fi, f) in files.sites() {
         for (v, span, how, scope, origin) in sentinel_sites(cx, fi) {

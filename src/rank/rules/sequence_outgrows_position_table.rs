@@ -60,7 +60,7 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
     }
     // the project's first position table, for a model that has none of its own
     let first_table = || -> Option<(&FileFacts, &Call)> {
-        files.with(crate::rank::rules::project::POSITION_TABLE).find_map(|(_, f)| f.calls.iter().find(|c| is_position_table(c)).map(|c| (f, c)))
+        files.first_call(crate::rank::rules::project::POSITION_TABLE, is_position_table)
     };
     for (_, f) in files.sites() {
         for lp in &f.fors {

@@ -61,6 +61,12 @@ pub struct Head<'a> {
     pub out: i64,
 }
 
+/// The heads of one file (`heads_of` its `head_calls_in`).
+pub fn heads_in(f: &FileFacts) -> Vec<Head<'_>> {
+    let calls: Vec<_> = head_calls_in(f).into_iter().map(|(c, a)| (f, c, a)).collect();
+    heads_of(&calls)
+}
+
 /// The heads among `head_calls`: the `Linear` ones with a literal output size.
 pub fn heads_of<'a>(calls: &[(&'a FileFacts, &'a Call, &'a Arg)]) -> Vec<Head<'a>> {
     calls.iter().filter(|(_, c, _)| c.name.contains("Linear")).filter_map(|&(file, call, out)| Some(Head { file, call, out: out.int? })).collect()

@@ -60,7 +60,7 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
     let files = cx.files;
     // every sampler of the project: a finding lands where the temperature is set to zero,
     // which may be any file
-    let samplers: Vec<(&FileFacts, &Scope)> = files.with(MULTINOMIAL).flat_map(|(_, f)| f.calls.iter().map(move |c| (f, c))).filter(|(_, c)| c.name == "multinomial").map(|(f, c)| (f, &c.scope)).collect();
+    let samplers: Vec<(&FileFacts, &Scope)> = files.calls_with(MULTINOMIAL).filter(|(_, c)| c.name == "multinomial").map(|(f, c)| (f, &c.scope)).collect();
     let mut seen = std::collections::BTreeSet::new();
     for (f, scope) in samplers {
         let Some(function) = scope.function.as_deref() else { continue };
@@ -101,7 +101,7 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
                     }
                 }
             }
-            for (cf, c) in files.with(ADD_ARGUMENT).flat_map(|(_, f)| f.calls.iter().map(move |c| (f, c))).filter(|(_, c)| c.name == "add_argument") {
+            for (cf, c) in files.calls_with(ADD_ARGUMENT).filter(|(_, c)| c.name == "add_argument") {
                 let flag = c.args.iter().filter(|a| a.name.is_none()).any(|a| a.text.trim_matches(['"', '\'']).trim_start_matches('-').replace('-', "_") == name);
                 if flag && c.kwarg("default").is_some_and(|d| is_zero(&d.text)) {
                     zero.push((cf.path.clone(), c.span, format!("--{name} default 0")));
