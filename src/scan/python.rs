@@ -1,32 +1,15 @@
-//! One Python file → `FileFacts`, with tree-sitter-python and the queries in
-//! `grammars/python/*.scm`, run together in one pass.
+//! One Python file → `FileFacts`, with tree-sitter-python: one walk of the tree adds, for each
+//! node, the fact that the queries in `grammars/python/*.scm` describe (a test runs the queries
+//! themselves on the fixtures and requires the same facts).
 
-use std::sync::OnceLock;
-
-use tree_sitter::{Language, Node, Parser, Query, QueryCursor, StreamingIterator};
+use tree_sitter::{Language, Node, Parser};
 
 use crate::scan::facts::*;
-
-const QUERIES: &[(&str, &str)] = &[
-    ("calls.scm", include_str!("../../grammars/python/calls.scm")),
-    ("definitions.scm", include_str!("../../grammars/python/definitions.scm")),
-    ("assignments.scm", include_str!("../../grammars/python/assignments.scm")),
-    ("flow.scm", include_str!("../../grammars/python/flow.scm")),
-];
 
 const MAX_TEXT: usize = 240;
 
 fn language() -> Language {
     tree_sitter_python::LANGUAGE.into()
-}
-
-fn query() -> &'static Query {
-    static Q: OnceLock<Query> = OnceLock::new();
-    Q.get_or_init(|| {
-        let all: String = QUERIES.iter().map(|(_, q)| *q).collect::<Vec<_>>().join("\n");
-        // The queries are compiled in and covered by tests.
-        Query::new(&language(), &all).expect("grammars/python/*.scm compile")
-    })
 }
 
 struct Source<'a> {
@@ -278,126 +261,239 @@ fn scan_tree(path: &str, text: &str) -> (FileFacts, Option<tree_sitter::Tree>) {
     let Some(tree) = tree else { return (facts, None) };
     facts.parse_errors = tree.root_node().has_error();
     let src = Source::new(text);
-    let q = query();
-    let names = q.capture_names();
-    let mut cursor = QueryCursor::new();
-    let mut matches = cursor.matches(q, tree.root_node(), text.as_bytes());
-    // Scopes are resolved after the pass from the class/def byte ranges: walking up with
-    // `Node::parent` for every fact was a fifth of the scan's time.
-    let mut ranges: Vec<(usize, usize, bool, Text)> = Vec::new();
-    let mut marks: Vec<(Kind, usize, usize)> = Vec::new();
-    while let Some(m) = matches.next() {
-        let get = |name: &str| m.captures.iter().find(|c| names[c.index as usize] == name).map(|c| c.node);
-        if let Some(call) = get("call") {
-            let (Some(func), Some(list)) = (get("call.func"), get("call.args")) else { continue };
-            let func_text = src.node_text(func).split_whitespace().collect::<String>();
-            let name = Text::from(func_text.rsplit('.').next().unwrap_or(&func_text));
-            marks.push((Kind::Call, facts.calls.len(), call.start_byte()));
-            facts.calls.push(Call {
-                func: func_text.chars().take(MAX_TEXT).collect(),
-                name,
-                args: args(&src, list),
-                span: src.span(call),
-                scope: Scope::default(),
-                assigned_to: assigned_to(&src, call),
-            });
-        } else if let Some(class) = get("class") {
-            let name = get("class.name").map(|n| Text::from(src.node_text(n))).unwrap_or_default();
-            ranges.push((class.start_byte(), class.end_byte(), true, name.clone()));
-            let bases = get("class.bases").map(|b| element_texts(&src, b)).unwrap_or_default();
-            let bases = bases.into_iter().filter(|b| !b.contains('=')).collect();
-            let mut methods = Vec::new();
-            if let Some(body) = class.child_by_field_name("body") {
-                let mut c = body.walk();
-                for item in body.named_children(&mut c) {
-                    let def = if item.kind() == "decorated_definition" { item.child_by_field_name("definition") } else { Some(item) };
-                    if let Some(d) = def.filter(|d| d.kind() == "function_definition") {
-                        if let Some(n) = d.child_by_field_name("name") {
-                            methods.push(Text::from(src.node_text(n)));
-                        }
+    let mut b = Builder { src: &src, calls: Vec::new(), cond: None, facts: &mut facts, ranges: Vec::new(), marks: Vec::new() };
+    // every node in document order, parents before children (the order of the queries' matches)
+    let mut cursor = tree.walk();
+    'walk: loop {
+        b.node(cursor.node());
+        if cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+        }
+    }
+    let (ranges, marks) = (b.ranges, b.marks);
+    drop(cursor);
+    assign_scopes(&mut facts, ranges, marks);
+    (facts, Some(tree))
+}
+
+/// The facts of one parse, gathered node by node: each node kind the queries in
+/// `grammars/python/*.scm` match adds the fact its pattern describes (the queries are the
+/// specification; running them costs 7 to 10 ms to compile per process, a fifth of a
+/// pre-commit run, so the tree is walked directly and a test holds the walk to the queries).
+struct Builder<'s, 'f, 't> {
+    src: &'s Source<'s>,
+    /// calls waiting for their argument list, innermost last: a pattern's match is complete at
+    /// its last node, so `a(b)(c)` yields `a(b)` first and `f(g(x))` yields `f(...)` first
+    calls: Vec<(usize, Node<'t>, Node<'t>)>,
+    /// the condition an `if`/`elif`/`while` is waiting for
+    cond: Option<usize>,
+    facts: &'f mut FileFacts,
+    /// class/def byte ranges, for the scopes
+    ranges: Vec<(usize, usize, bool, Text)>,
+    /// facts to give a scope: kind, index, start byte
+    marks: Vec<(Kind, usize, usize)>,
+}
+
+impl<'t> Builder<'_, '_, 't> {
+    fn node(&mut self, n: Node<'t>) {
+        if self.calls.last().is_some_and(|c| c.0 == n.id()) {
+            let (_, call, func) = self.calls.pop().unwrap_or((0, n, n));
+            self.call(call, func, n);
+        }
+        if self.cond == Some(n.id()) {
+            self.cond = None;
+            self.cond(n);
+        }
+        let field = |f: &str| n.child_by_field_name(f);
+        match n.kind() {
+            // (call function: (_) @call.func arguments: (argument_list) @call.args) @call
+            "call" => {
+                if let (Some(func), Some(list)) = (field("function").filter(|x| x.is_named()), field("arguments").filter(|a| a.kind() == "argument_list")) {
+                    self.calls.push((list.id(), n, func));
+                }
+            }
+            // (class_definition name: (identifier) @class.name superclasses: (argument_list)? @class.bases) @class
+            "class_definition" => {
+                if let Some(name) = field("name").filter(|x| x.kind() == "identifier") {
+                    self.class(n, name, field("superclasses").filter(|x| x.kind() == "argument_list"));
+                }
+            }
+            // (function_definition name: (identifier) @def.name parameters: (parameters) @def.params) @def
+            "function_definition" => {
+                if let (Some(name), Some(ps)) = (field("name").filter(|x| x.kind() == "identifier"), field("parameters").filter(|x| x.kind() == "parameters")) {
+                    self.def(n, name, ps);
+                }
+            }
+            // (assignment left: (identifier) @field.name type: (_) right: (_) @field.value) @field
+            // (assignment left: (_) @assign.left right: (_) @assign.right) @assign
+            "assignment" => match (field("left").filter(|x| x.is_named()), field("right").filter(|x| x.is_named())) {
+                (Some(l), Some(r)) if field("type").is_some_and(|x| x.is_named()) => {
+                    if l.kind() == "identifier" {
+                        self.field(n, l, r);
+                    }
+                }
+                (Some(l), Some(r)) if field("type").is_none() => self.assign(n, l, r),
+                _ => {}
+            },
+            // (augmented_assignment left: (_) @aug.left right: (_) @aug.right) @aug
+            "augmented_assignment" => {
+                if let (Some(l), Some(r)) = (field("left").filter(|x| x.is_named()), field("right").filter(|x| x.is_named())) {
+                    self.aug(n, l, r);
+                }
+            }
+            "return_statement" => self.ret(n),
+            // (for_statement left: (_) @for.target right: (_) @for.iter) @for
+            "for_statement" => {
+                if let (Some(t), Some(it)) = (field("left").filter(|x| x.is_named()), field("right").filter(|x| x.is_named())) {
+                    self.for_(n, t, it);
+                }
+            }
+            "import_from_statement" | "import_statement" => self.import(n),
+            // (if_statement condition: (_) @cond.expr), elif, while
+            "if_statement" | "elif_clause" | "while_statement" => {
+                self.cond = field("condition").filter(|x| x.is_named()).map(|c| c.id());
+            }
+            // (conditional_expression) @cond.ternary: its condition
+            "conditional_expression" => {
+                if let Some(c) = n.named_child(1) {
+                    self.cond(c);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn call(&mut self, call: Node, func: Node, list: Node) {
+        let src = self.src;
+        let func_text = src.node_text(func).split_whitespace().collect::<String>();
+        let name = Text::from(func_text.rsplit('.').next().unwrap_or(&func_text));
+        self.marks.push((Kind::Call, self.facts.calls.len(), call.start_byte()));
+        self.facts.calls.push(Call {
+            func: func_text.chars().take(MAX_TEXT).collect(),
+            name,
+            args: args(src, list),
+            span: src.span(call),
+            scope: Scope::default(),
+            assigned_to: assigned_to(src, call),
+        });
+    }
+
+    fn class(&mut self, class: Node, name: Node, bases: Option<Node>) {
+        let src = self.src;
+        let name = Text::from(src.node_text(name));
+        self.ranges.push((class.start_byte(), class.end_byte(), true, name.clone()));
+        let bases = bases.map(|b| element_texts(src, b)).unwrap_or_default();
+        let bases = bases.into_iter().filter(|b| !b.contains('=')).collect();
+        let mut methods = Vec::new();
+        if let Some(body) = class.child_by_field_name("body") {
+            let mut c = body.walk();
+            for item in body.named_children(&mut c) {
+                let def = if item.kind() == "decorated_definition" { item.child_by_field_name("definition") } else { Some(item) };
+                if let Some(d) = def.filter(|d| d.kind() == "function_definition") {
+                    if let Some(n) = d.child_by_field_name("name") {
+                        methods.push(Text::from(src.node_text(n)));
                     }
                 }
             }
-            facts.classes.push(ClassFact { name, bases, methods, span: src.span(class) });
-        } else if let Some(def) = get("def") {
-            let name = get("def.name").map(|n| Text::from(src.node_text(n))).unwrap_or_default();
-            ranges.push((def.start_byte(), def.end_byte(), false, name.clone()));
-            marks.push((Kind::Function, facts.functions.len(), def.start_byte()));
-            let (params, defaults, varargs) = get("def.params").map(|p| params(&src, p)).unwrap_or_default();
-            facts.functions.push(FunctionFact { name, class: None, params, defaults, varargs, span: src.span(def) });
-        } else if let Some(field) = get("field") {
-            let (Some(n), Some(v)) = (get("field.name"), get("field.value")) else { continue };
-            marks.push((Kind::Assign, facts.assigns.len(), field.start_byte()));
-            facts.assigns.push(AssignFact {
-                target: Text::from(src.node_text(n)),
-                value: src.clipped(v),
-                op: None,
-                shift: None,
-                int: int_literal(&src, v),
-                len: literal_len(v),
-                span: src.span(field),
-                scope: Scope::default(),
-            });
-        } else if let Some(assign) = get("assign") {
-            if assign.child_by_field_name("type").is_some() {
-                continue; // read by the `field` pattern
-            }
-            let (Some(l), Some(r)) = (get("assign.left"), get("assign.right")) else { continue };
-            let target = Text::from(src.node_text(l));
-            marks.push((Kind::Assign, facts.assigns.len(), assign.start_byte()));
-            facts.assigns.push(AssignFact {
-                shift: shift_of(&src, &target, r),
-                value: src.clipped(r),
-                op: None,
-                int: int_literal(&src, r),
-                len: literal_len(r),
-                span: src.span(assign),
-                scope: Scope::default(),
-                target,
-            });
-        } else if let Some(aug) = get("aug") {
-            let (Some(l), Some(r)) = (get("aug.left"), get("aug.right")) else { continue };
-            let op = aug.child_by_field_name("operator").map(|o| Text::from(src.node_text(o)));
-            let k = int_literal(&src, r);
-            let shift = match (op.as_deref(), k) {
-                (Some("+="), Some(k)) => Some(k),
-                (Some("-="), Some(k)) => Some(-k),
-                _ => None,
-            };
-            marks.push((Kind::Assign, facts.assigns.len(), aug.start_byte()));
-            facts.assigns.push(AssignFact {
-                target: src.node_text(l).into(),
-                value: src.clipped(r),
-                op,
-                shift,
-                int: k,
-                len: None,
-                span: src.span(aug),
-                scope: Scope::default(),
-            });
-        } else if let Some(ret) = get("return") {
-            let value = ret.named_child(0);
-            marks.push((Kind::Return, facts.returns.len(), ret.start_byte()));
-            facts.returns.push(ReturnFact {
-                elements: value.map(|v| element_texts(&src, v)).unwrap_or_default(),
-                dict: value.map(|v| dict_pairs(&src, v)).unwrap_or_default(),
-                span: src.span(ret),
-                scope: Scope::default(),
-            });
-        } else if let Some(f) = get("for") {
-            let (Some(t), Some(it)) = (get("for.target"), get("for.iter")) else { continue };
-            marks.push((Kind::For, facts.fors.len(), f.start_byte()));
-            facts.fors.push(ForFact { targets: element_texts(&src, t), iter: src.clipped(it), span: src.span(f), scope: Scope::default() });
-        } else if let Some(cond) = get("cond.expr").or_else(|| get("cond.ternary").and_then(|t| t.named_child(1))) {
-            marks.push((Kind::Cond, facts.conds.len(), cond.start_byte()));
-            facts.conds.push(CondFact { text: src.clipped(cond), span: src.span(cond), scope: Scope::default() });
-        } else if let Some(imp) = get("import") {
-            facts.imports.push(src.clipped(imp));
-            facts.import_lines.push(imp.start_position().row as u32 + 1);
         }
+        self.facts.classes.push(ClassFact { name, bases, methods, span: src.span(class) });
     }
-    assign_scopes(&mut facts, ranges, marks);
-    (facts, Some(tree))
+
+    fn def(&mut self, def: Node, name: Node, ps: Node) {
+        let src = self.src;
+        let name = Text::from(src.node_text(name));
+        self.ranges.push((def.start_byte(), def.end_byte(), false, name.clone()));
+        self.marks.push((Kind::Function, self.facts.functions.len(), def.start_byte()));
+        let (params, defaults, varargs) = params(src, ps);
+        self.facts.functions.push(FunctionFact { name, class: None, params, defaults, varargs, span: src.span(def) });
+    }
+
+    fn field(&mut self, field: Node, n: Node, v: Node) {
+        let src = self.src;
+        self.marks.push((Kind::Assign, self.facts.assigns.len(), field.start_byte()));
+        self.facts.assigns.push(AssignFact {
+            target: Text::from(src.node_text(n)),
+            value: src.clipped(v),
+            op: None,
+            shift: None,
+            int: int_literal(src, v),
+            len: literal_len(v),
+            span: src.span(field),
+            scope: Scope::default(),
+        });
+    }
+
+    fn assign(&mut self, assign: Node, l: Node, r: Node) {
+        let src = self.src;
+        let target = Text::from(src.node_text(l));
+        self.marks.push((Kind::Assign, self.facts.assigns.len(), assign.start_byte()));
+        self.facts.assigns.push(AssignFact {
+            shift: shift_of(src, &target, r),
+            value: src.clipped(r),
+            op: None,
+            int: int_literal(src, r),
+            len: literal_len(r),
+            span: src.span(assign),
+            scope: Scope::default(),
+            target,
+        });
+    }
+
+    fn aug(&mut self, aug: Node, l: Node, r: Node) {
+        let src = self.src;
+        let op = aug.child_by_field_name("operator").map(|o| Text::from(src.node_text(o)));
+        let k = int_literal(src, r);
+        let shift = match (op.as_deref(), k) {
+            (Some("+="), Some(k)) => Some(k),
+            (Some("-="), Some(k)) => Some(-k),
+            _ => None,
+        };
+        self.marks.push((Kind::Assign, self.facts.assigns.len(), aug.start_byte()));
+        self.facts.assigns.push(AssignFact {
+            target: src.node_text(l).into(),
+            value: src.clipped(r),
+            op,
+            shift,
+            int: k,
+            len: None,
+            span: src.span(aug),
+            scope: Scope::default(),
+        });
+    }
+
+    fn ret(&mut self, ret: Node) {
+        let src = self.src;
+        let value = ret.named_child(0);
+        self.marks.push((Kind::Return, self.facts.returns.len(), ret.start_byte()));
+        self.facts.returns.push(ReturnFact {
+            elements: value.map(|v| element_texts(src, v)).unwrap_or_default(),
+            dict: value.map(|v| dict_pairs(src, v)).unwrap_or_default(),
+            span: src.span(ret),
+            scope: Scope::default(),
+        });
+    }
+
+    fn for_(&mut self, f: Node, t: Node, it: Node) {
+        let src = self.src;
+        self.marks.push((Kind::For, self.facts.fors.len(), f.start_byte()));
+        self.facts.fors.push(ForFact { targets: element_texts(src, t), iter: src.clipped(it), span: src.span(f), scope: Scope::default() });
+    }
+
+    fn cond(&mut self, cond: Node) {
+        let src = self.src;
+        self.marks.push((Kind::Cond, self.facts.conds.len(), cond.start_byte()));
+        self.facts.conds.push(CondFact { text: src.clipped(cond), span: src.span(cond), scope: Scope::default() });
+    }
+
+    fn import(&mut self, imp: Node) {
+        self.facts.imports.push(self.src.clipped(imp));
+        self.facts.import_lines.push(imp.start_position().row as u32 + 1);
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -475,6 +571,110 @@ pub fn notebook_source(json: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use tree_sitter::{Query, QueryCursor, StreamingIterator};
+
+    const QUERIES: &[(&str, &str)] = &[
+        ("calls.scm", include_str!("../../grammars/python/calls.scm")),
+        ("definitions.scm", include_str!("../../grammars/python/definitions.scm")),
+        ("assignments.scm", include_str!("../../grammars/python/assignments.scm")),
+        ("flow.scm", include_str!("../../grammars/python/flow.scm")),
+    ];
+
+
+    /// The facts as the queries in `grammars/python/*.scm` find them: the specification the
+    /// tree walk of `scan_tree` is held to.
+    fn scan_with_queries(path: &str, text: &str) -> FileFacts {
+        let mut parser = Parser::new();
+        parser.set_language(&language()).unwrap();
+        let tree = parser.parse(text, None).unwrap();
+        let mut facts = FileFacts { path: path.to_string(), mentions_torch: text.contains("torch"), ..Default::default() };
+        facts.parse_errors = tree.root_node().has_error();
+        let src = Source::new(text);
+        let all: String = QUERIES.iter().map(|(_, q)| *q).collect::<Vec<_>>().join("\n");
+        let q = Query::new(&language(), &all).expect("grammars/python/*.scm compile");
+        let names = q.capture_names();
+        let mut cursor = QueryCursor::new();
+        let mut matches = cursor.matches(&q, tree.root_node(), text.as_bytes());
+        let mut b = Builder { src: &src, calls: Vec::new(), cond: None, facts: &mut facts, ranges: Vec::new(), marks: Vec::new() };
+        while let Some(m) = matches.next() {
+            let get = |name: &str| m.captures.iter().find(|c| names[c.index as usize] == name).map(|c| c.node);
+            if let Some(call) = get("call") {
+                let (Some(func), Some(list)) = (get("call.func"), get("call.args")) else { continue };
+                b.call(call, func, list);
+            } else if let Some(class) = get("class") {
+                let Some(name) = get("class.name") else { continue };
+                b.class(class, name, get("class.bases"));
+            } else if let Some(def) = get("def") {
+                let (Some(name), Some(ps)) = (get("def.name"), get("def.params")) else { continue };
+                b.def(def, name, ps);
+            } else if let Some(field) = get("field") {
+                let (Some(n), Some(v)) = (get("field.name"), get("field.value")) else { continue };
+                b.field(field, n, v);
+            } else if let Some(assign) = get("assign") {
+                if assign.child_by_field_name("type").is_some() {
+                    continue; // read by the `field` pattern
+                }
+                let (Some(l), Some(r)) = (get("assign.left"), get("assign.right")) else { continue };
+                b.assign(assign, l, r);
+            } else if let Some(aug) = get("aug") {
+                let (Some(l), Some(r)) = (get("aug.left"), get("aug.right")) else { continue };
+                b.aug(aug, l, r);
+            } else if let Some(ret) = get("return") {
+                b.ret(ret);
+            } else if let Some(f) = get("for") {
+                let (Some(t), Some(it)) = (get("for.target"), get("for.iter")) else { continue };
+                b.for_(f, t, it);
+            } else if let Some(cond) = get("cond.expr").or_else(|| get("cond.ternary").and_then(|t| t.named_child(1))) {
+                b.cond(cond);
+            } else if let Some(imp) = get("import") {
+                b.import(imp);
+            }
+        }
+        let (ranges, marks) = (b.ranges, b.marks);
+        assign_scopes(&mut facts, ranges, marks);
+        facts
+    }
+
+    fn same_as_queries(path: &str, text: &str) -> Result<(), String> {
+        let walked = serde_json::to_string(&scan_source(path, text)).unwrap();
+        let queried = serde_json::to_string(&scan_with_queries(path, text)).unwrap();
+        if walked == queried {
+            return Ok(());
+        }
+        let at = walked.bytes().zip(queried.bytes()).position(|(a, b)| a != b).unwrap_or(0);
+        Err(format!("{path}: the walk and the queries differ at byte {at}:\n  walk:    {}\n  queries: {}", &walked[at.saturating_sub(80)..(at + 160).min(walked.len())], &queried[at.saturating_sub(80)..(at + 160).min(queried.len())]))
+    }
+
+    /// The tree walk finds exactly the facts the queries describe: on every Python file under
+    /// fixtures/ and tests/, on broken code, and on the tree `CUDASLEUTH_QUERY_TREE` names.
+    #[test]
+    fn the_walk_finds_what_the_queries_match() {
+        let mut roots = vec![std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures")];
+        roots.extend(std::env::var_os("CUDASLEUTH_QUERY_TREE").map(std::path::PathBuf::from));
+        let mut checked = 0;
+        let mut errors = Vec::new();
+        for root in roots {
+            for e in ignore::WalkBuilder::new(&root).standard_filters(false).build().flatten() {
+                let p = e.path();
+                if p.extension().is_some_and(|x| x == "py") {
+                    let Ok(text) = std::fs::read_to_string(p) else { continue };
+                    checked += 1;
+                    if let Err(e) = same_as_queries(&p.to_string_lossy(), &text) {
+                        errors.push(e);
+                    }
+                }
+            }
+        }
+        for broken in ["class X(:\n  pass\nnum_classes: int = 10\n", "def f(:\n  return g(x if y else z\n", "for x in :\n  y += 1\nself.n: int = 3\nx: int\n", "f(x for x in y)(z)\na.b(c)(d)\nif (a if b else c): pass\nelif d(e): pass\nwhile f(): pass\n"] {
+            checked += 1;
+            if let Err(e) = same_as_queries("broken.py", broken) {
+                errors.push(e);
+            }
+        }
+        assert!(checked > 50, "{checked} files");
+        assert!(errors.is_empty(), "{} of {checked} files differ:\n{}", errors.len(), errors.iter().take(5).cloned().collect::<Vec<_>>().join("\n"));
+    }
 
     const SEED: &str = include_str!("../../fixtures/projects/000-seed-blog/seed_blog_example.py");
 

@@ -59,8 +59,8 @@ fn column_key(text: &str) -> Option<String> {
     if !(text.contains('[') && (text.contains('"') || text.contains('\''))) {
         return None;
     }
-    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    let re = RE.get_or_init(|| regex::Regex::new(r#"\[\s*["']([^"']+)["']\s*\]"#).unwrap());
+    static RE: std::sync::OnceLock<crate::rank::rules::shared::Pattern> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| crate::rank::rules::shared::Pattern::new(r#"\[\s*["']([^"']+)["']\s*\]"#));
     re.captures(text).map(|c| c[1].to_string())
 }
 
@@ -83,8 +83,8 @@ fn minus_one(t: &str) -> bool {
     if !(t.contains('-') && t.contains('1')) {
         return false;
     }
-    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    RE.get_or_init(|| regex::Regex::new(r"[\w)\]]\s*-\s*1\b").unwrap()).is_match(t)
+    static RE: std::sync::OnceLock<crate::rank::rules::shared::Pattern> = std::sync::OnceLock::new();
+    RE.get_or_init(|| crate::rank::rules::shared::Pattern::new(r"[\w)\]]\s*-\s*1\b")).is_match(t)
 }
 
 /// A remap of labels in the file: `- 1` on a label, a label encoder, a `.map`/`.index` lookup.

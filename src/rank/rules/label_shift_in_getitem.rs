@@ -85,8 +85,8 @@ fn comprehension_shift(value: &str) -> Option<(String, i64)> {
     if !(value.starts_with('[') && value.contains("for")) {
         return None;
     }
-    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    let re = RE.get_or_init(|| regex::Regex::new(r"^\[\s*(\w+)\s*([+-])\s*(\d+)\s+for\s+(\w+)\s+in\b").unwrap());
+    static RE: std::sync::OnceLock<crate::rank::rules::shared::Pattern> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| crate::rank::rules::shared::Pattern::new(r"^\[\s*(\w+)\s*([+-])\s*(\d+)\s+for\s+(\w+)\s+in\b"));
     let c = re.captures(value)?;
     if c[1] != c[4] {
         return None;
@@ -168,8 +168,8 @@ fn lambda_shift(text: &str) -> Option<i64> {
     if !text.trim().starts_with("lambda") {
         return None;
     }
-    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    let re = RE.get_or_init(|| regex::Regex::new(r"^lambda\s+(\w+)\s*:\s*(\w+)\s*([+-])\s*(\d+)\s*$").unwrap());
+    static RE: std::sync::OnceLock<crate::rank::rules::shared::Pattern> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| crate::rank::rules::shared::Pattern::new(r"^lambda\s+(\w+)\s*:\s*(\w+)\s*([+-])\s*(\d+)\s*$"));
     let c = re.captures(text.trim())?;
     if c[1] != c[2] {
         return None;
@@ -275,8 +275,8 @@ fn encoder_shift(value: &str) -> Option<i64> {
     if !(value.contains("transform(") || value.contains("factorize(")) {
         return None;
     }
-    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    let re = RE.get_or_init(|| regex::Regex::new(r"^\s*[\w.()]*?(?:\.fit_transform|\.transform|factorize)\(.*\)(?:\[0\])?\s*([+-])\s*(\d+)\s*$").unwrap());
+    static RE: std::sync::OnceLock<crate::rank::rules::shared::Pattern> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| crate::rank::rules::shared::Pattern::new(r"^\s*[\w.()]*?(?:\.fit_transform|\.transform|factorize)\(.*\)(?:\[0\])?\s*([+-])\s*(\d+)\s*$"));
     let c = re.captures(value)?;
     let k: i64 = c[2].parse().ok()?;
     Some(if &c[1] == "-" { -k } else { k })

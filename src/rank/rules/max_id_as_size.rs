@@ -56,11 +56,11 @@ fn size_name(n: &str) -> bool {
 }
 
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
-    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    static RE: std::sync::OnceLock<crate::rank::rules::shared::Pattern> = std::sync::OnceLock::new();
     // the whole value is a max over ids, with nothing added
     // one argument (the ids), optionally an axis, nothing chained but `.item()`
     let re = || RE.get_or_init(|| {
-        regex::Regex::new(r"^(?:(?:np|numpy|torch)\.max\(\s*([\w.\[\]:, ]+?)\s*(?:,\s*(?:axis|dim)\s*=\s*-?\d+)?\s*\)|max\(\s*([\w.\[\]:]+)\s*\)|([\w.\[\]:, ]+?)\.max\(\s*(?:(?:axis|dim)\s*=\s*-?\d+|-?\d+)?\s*\))(?:\.item\(\))?$").unwrap()
+        crate::rank::rules::shared::Pattern::new(r"^(?:(?:np|numpy|torch)\.max\(\s*([\w.\[\]:, ]+?)\s*(?:,\s*(?:axis|dim)\s*=\s*-?\d+)?\s*\)|max\(\s*([\w.\[\]:]+)\s*\)|([\w.\[\]:, ]+?)\.max\(\s*(?:(?:axis|dim)\s*=\s*-?\d+|-?\d+)?\s*\))(?:\.item\(\))?$")
     });
     for (_, f) in cx.files.sites() {
         for a in &f.assigns {

@@ -32,11 +32,11 @@ fn shifted_map(value: &str) -> Option<(String, i64)> {
     if !(v.starts_with('{') && v.contains("enumerate(") || v.starts_with("dict(") && v.contains("zip(")) {
         return None;
     }
-    static RE: std::sync::OnceLock<[regex::Regex; 2]> = std::sync::OnceLock::new();
+    static RE: std::sync::OnceLock<[crate::rank::rules::shared::Pattern; 2]> = std::sync::OnceLock::new();
     let [comp, zip] = RE.get_or_init(|| {
         [
-            regex::Regex::new(r"^\{\s*(\w+)\s*:\s*(\w+)\s*\+\s*(\d+)\s+for\s+(\w+)\s*,\s*(\w+)\s+in\s+enumerate\((.+)\)\s*\}$").unwrap(),
-            regex::Regex::new(r"^dict\(\s*zip\(\s*([^,]+?)\s*,\s*range\(\s*(\d+)\s*,").unwrap(),
+            crate::rank::rules::shared::Pattern::new(r"^\{\s*(\w+)\s*:\s*(\w+)\s*\+\s*(\d+)\s+for\s+(\w+)\s*,\s*(\w+)\s+in\s+enumerate\((.+)\)\s*\}$"),
+            crate::rank::rules::shared::Pattern::new(r"^dict\(\s*zip\(\s*([^,]+?)\s*,\s*range\(\s*(\d+)\s*,"),
         ]
     });
     if let Some(c) = comp.captures(value.trim()) {

@@ -149,8 +149,8 @@ pub fn subscript_chain(t: &str) -> Option<(String, Vec<String>)> {
     }
     let mut rest = &t[base.len()..];
     // (compiled only when an expression gets this far)
-    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    let re = RE.get_or_init(|| regex::Regex::new(r#"^\s*(?:\[\s*["']([\w.-]+)["']\s*\]|\.get\(\s*["']([\w.-]+)["']\s*(?:,[^()]*)?\))"#).unwrap());
+    static RE: std::sync::OnceLock<crate::rank::rules::shared::Pattern> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| crate::rank::rules::shared::Pattern::new(r#"^\s*(?:\[\s*["']([\w.-]+)["']\s*\]|\.get\(\s*["']([\w.-]+)["']\s*(?:,[^()]*)?\))"#));
     let mut keys = Vec::new();
     while !rest.trim().is_empty() {
         let c = re.captures(rest)?;

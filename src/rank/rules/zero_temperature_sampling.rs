@@ -46,8 +46,8 @@ fn divisors(text: &str) -> Vec<String> {
     if !text.contains("temp") {
         return Vec::new();
     }
-    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    let re = RE.get_or_init(|| regex::Regex::new(r"(?:/\s*|\.div\(\s*|\.div_\(\s*)(?:[A-Za-z_]\w*\.)*([A-Za-z_]*temp\w*)\b").unwrap());
+    static RE: std::sync::OnceLock<crate::rank::rules::shared::Pattern> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| crate::rank::rules::shared::Pattern::new(r"(?:/\s*|\.div\(\s*|\.div_\(\s*)(?:[A-Za-z_]\w*\.)*([A-Za-z_]*temp\w*)\b"));
     re.captures_iter(text).map(|c| c[1].to_string()).filter(|n| {
         let l = n.to_ascii_lowercase();
         l.contains("temperature") || l == "temp"
