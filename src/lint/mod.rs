@@ -131,7 +131,7 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
             stored
         }
         None => match (&cache, summary) {
-            (Some(c), Some(s)) => {
+            (Some(c), Some(mut s)) => {
                 // a run on some files reads the others only where a rule needs them; a run on
                 // the whole project reads them all (in parallel) and stores its results
                 let some = wanted.as_ref().filter(|_| s.mostly_recorded());
@@ -140,10 +140,12 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
                 let t = crate::timings::phase("scan", t);
                 let focus = some.map(|w| scan.project.paths.iter().map(|p| w.contains(p)).collect());
                 let rule_files = rules::project::Files::of_project(&scan.project, focus);
-                let findings = rules::run(&rule_files);
+                let previous = s.previous_records();
+                let (findings, records) = rules::run_recorded(&rule_files, &previous);
                 let t = crate::timings::phase("rules", t);
                 crate::timings::count("files read by the rules", scan.project.loaded());
-                s.save(&root, &files, &scan, some.is_none().then_some(findings.as_slice()));
+                s.save(&root, &files, &scan, some.is_none().then_some(findings.as_slice()), records);
+                std::mem::forget(previous);
                 crate::timings::phase("save", t);
                 let warnings = scan.warnings.clone();
                 // the facts of a large project are millions of small allocations, and a lint run

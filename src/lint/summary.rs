@@ -33,7 +33,7 @@ use crate::scan::files::{ProjectFiles, WalkRecord};
 
 /// The layout of the summary file (bincode is not self-describing: a new layout gets a new
 /// file name).
-const SUMMARY_FORMAT: u32 = 3;
+const SUMMARY_FORMAT: u32 = 4;
 
 /// Files modified this close to a summary write are not recorded.
 const RACY: Duration = Duration::from_secs(2);
@@ -90,6 +90,9 @@ struct Stored {
     walk: Option<WalkRecord>,
     entries: Vec<Entry>,
     results: Option<Results>,
+    /// What the rules that follow values to where they were set read, origin by origin, and
+    /// found (`rules::record`).
+    records: Vec<crate::rank::rules::record::Record>,
 }
 
 /// A project read for the rules (`Summary::project`): its files, each project path's cache key
@@ -168,6 +171,11 @@ impl Summary {
             return None;
         }
         Some(r)
+    }
+
+    /// The last run's records of the rules' reads (`rules::record`).
+    pub fn previous_records(&mut self) -> crate::rank::rules::record::Previous {
+        crate::rank::rules::record::Previous::new(std::mem::take(&mut self.stored.records))
     }
 
     /// Whether most files are recorded as they are now (with the digest of their facts): then a
@@ -346,12 +354,18 @@ impl Summary {
         }
         // the data files the code names: read every run (their stamps are not recorded)
         let refs: Vec<(&str, &str)> = p_paths.iter().zip(&p_digests).flat_map(|(p, d)| d.data_refs.iter().map(move |r| (p.as_str(), r.as_str()))).collect();
+        let mut data_keys = Vec::new();
         for f in crate::scan::read_data(root, refs.into_iter()) {
             p_paths.push(f.path.clone());
             p_digests.push(Digest::of(&f));
+            // (a data file's content key: its facts', for the rules' records)
+            data_keys.push(bincode::serialize(&f).ok().map(|b| Cache::key(&f.path, &b)));
             p_facts.push(Some(f));
             p_keys.push(None);
         }
+        let mut all_keys = p_keys.clone();
+        let code_files = all_keys.len() - data_keys.len();
+        all_keys.splice(code_files.., data_keys);
         let load_paths = p_paths.clone();
         let load = move |i: usize| -> FileFacts {
             if let Some(f) = p_keys[i].as_deref().and_then(|k| cache.get_key(k)) {
@@ -360,14 +374,15 @@ impl Summary {
             // gone from the cache since: read again
             crate::scan::scan_file(root, &load_paths[i], Some(cache), crate::scan::Prior::None).0.unwrap_or_else(|_| FileFacts { path: load_paths[i].clone(), ..Default::default() })
         };
-        let project = Project::new(p_paths, p_digests, p_facts, Box::new(load));
+        let project = Project::new(p_paths, p_digests, p_facts, Box::new(load)).with_keys(all_keys);
         Scan { project, keys, digests, warnings }
     }
 
     /// Records the stamps and keys of this run and the project's results.
     /// `findings`: every rule's over the whole project, or None after a run on some files only
     /// (the stamps, keys and digests are recorded, no results).
-    pub fn save(self, root: &Path, files: &ProjectFiles, scan: &Scan<'_>, findings: Option<&[Finding]>) {
+    pub fn save(mut self, root: &Path, files: &ProjectFiles, scan: &Scan<'_>, findings: Option<&[Finding]>, records: Vec<crate::rank::rules::record::Record>) {
+        self.stored.records = records;
         let (entries, all_recorded) = self.entries(files, &scan.keys, &scan.digests);
         // results are kept only when every file is recorded: an unrecorded file could change
         // (or go) unseen
@@ -384,7 +399,8 @@ impl Summary {
 
     /// Writes this run's walk, entries and results.
     fn store(mut self, entries: Vec<Entry>, results: Option<Results>) {
-        let stored = Stored { version: env!("CARGO_PKG_VERSION").to_string(), walk: self.walk.take(), entries, results };
+        let records = std::mem::take(&mut self.stored.records);
+        let stored = Stored { version: env!("CARGO_PKG_VERSION").to_string(), walk: self.walk.take(), entries, results, records };
         self.write(&stored);
     }
 }

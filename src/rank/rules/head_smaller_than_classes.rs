@@ -1,4 +1,4 @@
-use crate::rank::rules::project::{Files, CLASS_INDEX, COUNT, DATASET, HEAD, LOSS};
+use crate::rank::rules::project::{Files, CLASS_INDEX, COUNT, DATASET, HEAD, HEAD_CALL, LOSS};
 use crate::rank::rules::shared::{dataset_label_bounds, is_count_name};
 use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
 use crate::scan::facts::{FileFacts, Span};
@@ -159,19 +159,18 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
 fn check_against_data(cx: &Ctx, out: &mut Vec<Finding>) {
     // every head of the project: a finding lands where the head's size is set, which may be
     // any file
-    if !cx.files.any(DATASET) {
-        return;
-    }
     let values = cx.values();
-    let bounds = dataset_label_bounds(values);
-    if bounds.is_empty() {
-        return;
-    }
-    for &(f, call, arg) in cx.head_calls() {
-        let Some(fi) = cx.file_index(&f.path) else { continue };
+    let bounds = || if cx.files.any(DATASET) { Some(dataset_label_bounds(values)).filter(|b| !b.is_empty()) } else { None };
+    cx.origins("CS102", HEAD_CALL, out, bounds, |bounds, fi, out| check_heads_against_data(cx, bounds, fi, out));
+}
+
+/// `check_against_data` for the heads of file `fi`.
+fn check_heads_against_data(cx: &Ctx, bounds: &[crate::rank::rules::shared::LabelBound<'_>], fi: usize, out: &mut Vec<Finding>) {
+    let values = cx.values();
+    let f = cx.files.file(fi);
+    for (call, arg) in crate::rank::rules::shared::head_calls_in(f) {
         let Some(size) = values.int(fi, &call.scope, &arg.text, call.span) else { continue };
-        // the finding lands where the size is set: none is wanted there
-        if size.value < 1 || !cx.files.index(&size.file).is_some_and(|i| cx.files.is_site(i)) {
+        if size.value < 1 {
             continue;
         }
         let mut pipeline = size.files.clone();

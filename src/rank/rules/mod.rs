@@ -24,6 +24,7 @@ mod sequence_outgrows_position_table;
 mod vocab_size_excludes_added_tokens;
 mod zero_temperature_sampling;
 pub mod project;
+pub mod record;
 pub mod shared;
 pub mod values;
 
@@ -233,13 +234,72 @@ pub fn find_rule(code: &str) -> Option<&'static RuleInfo> {
 pub struct Ctx<'a> {
     pub files: &'a project::Files<'a>,
     values: std::sync::OnceLock<values::Values<'a>>,
-    head_calls: std::sync::OnceLock<Vec<(&'a FileFacts, &'a crate::scan::facts::Call, &'a crate::scan::facts::Arg)>>,
-    evidence: std::sync::OnceLock<(Option<String>, Option<String>)>,
+    /// (with what computing them read: `record`)
+    head_calls: std::sync::OnceLock<(HeadCalls<'a>, Vec<record::Read>)>,
+    evidence: std::sync::OnceLock<((Option<String>, Option<String>), Vec<record::Read>)>,
+    /// The last run's records of the rules' reads, to take origins' findings from.
+    previous: Option<&'a record::Previous>,
+    /// This run's records, to keep for the next (None: none are kept).
+    records: Option<std::sync::Mutex<Vec<record::Record>>>,
+    answers: record::Answers<'a, 'a>,
 }
+
+type HeadCalls<'a> = Vec<(&'a FileFacts, &'a crate::scan::facts::Call, &'a crate::scan::facts::Arg)>;
 
 impl<'a> Ctx<'a> {
     pub fn new(files: &'a project::Files<'a>) -> Self {
-        Ctx { files, values: Default::default(), head_calls: Default::default(), evidence: Default::default() }
+        Ctx { files, values: Default::default(), head_calls: Default::default(), evidence: Default::default(), previous: None, records: None, answers: record::Answers::new(files) }
+    }
+
+    /// Runs a rule whose findings land where a value was set, origin file by origin file: the
+    /// files with facts of `kind` are its origins; `shared` computes what every origin needs
+    /// (None: the rule has nothing to check), `each` checks one origin. With the last run's
+    /// records, an origin whose reads all give the answers they gave keeps its findings
+    /// unevaluated (`record`); each evaluation is recorded for the next run when records are
+    /// kept.
+    pub fn origins<S>(&self, rule: &str, kind: u64, out: &mut Vec<Finding>, shared: impl FnOnce() -> Option<S>, mut each: impl FnMut(&S, usize, &mut Vec<Finding>)) {
+        let files = self.files;
+        let keep = |r: Option<record::Record>| {
+            if let (Some(all), Some(r)) = (&self.records, r) {
+                all.lock().unwrap_or_else(|e| e.into_inner()).push(r);
+            }
+        };
+        let prev_shared = self.previous.and_then(|p| p.shared(rule)).filter(|r| self.answers.valid(r));
+        if let Some(r) = prev_shared.filter(|r| r.empty) {
+            keep(Some(r.clone()));
+            return;
+        }
+        let mut todo = Vec::new();
+        for gi in files.indices_of_kind(kind) {
+            let prev = prev_shared.and(self.previous).and_then(|p| p.origin(rule, files.path(gi))).filter(|r| self.answers.valid(r));
+            match prev {
+                Some(r) => {
+                    out.extend(r.findings());
+                    keep(Some(r.clone()));
+                }
+                None => todo.push(gi),
+            }
+        }
+        if todo.is_empty() && prev_shared.is_some() {
+            keep(prev_shared.cloned());
+            return;
+        }
+        let (s, reads) = record::capture(shared);
+        let recording = self.records.is_some();
+        keep(recording.then(|| self.answers.record(rule, None, &reads, &[], s.is_none())).flatten());
+        let Some(s) = s else { return };
+        for gi in todo {
+            let (found, mut reads) = record::capture(|| {
+                let mut v = Vec::new();
+                each(&s, gi, &mut v);
+                v
+            });
+            if recording {
+                reads.push(record::Read::File(gi as u32));
+                keep(self.answers.record(rule, Some(files.path(gi)), &reads, &found, false));
+            }
+            out.extend(found);
+        }
     }
 
     pub fn values(&self) -> &values::Values<'a> {
@@ -257,7 +317,9 @@ impl<'a> Ctx<'a> {
 
     /// `shared::head_calls_in` over the project.
     pub fn head_calls(&self) -> &[(&'a FileFacts, &'a crate::scan::facts::Call, &'a crate::scan::facts::Arg)] {
-        self.head_calls.get_or_init(|| self.files.with(project::HEAD_CALL).flat_map(|(_, f)| shared::head_calls_in(f).into_iter().map(move |(c, a)| (f, c, a))).collect())
+        let (calls, reads) = self.head_calls.get_or_init(|| record::capture(|| self.files.with(project::HEAD_CALL).flat_map(|(_, f)| shared::head_calls_in(f).into_iter().map(move |(c, a)| (f, c, a))).collect()));
+        record::replay(reads);
+        calls
     }
 
     /// The heads with a literal output size (`shared::heads_of`).
@@ -266,12 +328,16 @@ impl<'a> Ctx<'a> {
     }
 
     fn evidence(&self) -> &(Option<String>, Option<String>) {
-        self.evidence.get_or_init(|| {
-            // the project's first head and first loss: only the first file with each is read
-            let head = self.files.with(project::HEAD).next().and_then(|(_, f)| shared::head_evidence_of(&shared::heads_in(f)));
-            let loss = self.files.first_call(project::LOSS, shared::is_loss_with_classes).map(|(f, c)| shared::loss_evidence_at(f, c));
-            (head, loss)
-        })
+        let (evidence, reads) = self.evidence.get_or_init(|| {
+            record::capture(|| {
+                // the project's first head and first loss: only the first file with each is read
+                let head = self.files.with(project::HEAD).next().and_then(|(_, f)| shared::head_evidence_of(&shared::heads_in(f)));
+                let loss = self.files.first_call(project::LOSS, shared::is_loss_with_classes).map(|(f, c)| shared::loss_evidence_at(f, c));
+                (head, loss)
+            })
+        });
+        record::replay(reads);
+        evidence
     }
 
     /// `head: nn.Linear(64 outputs) at model.py:12`, for the project's first head.
@@ -293,14 +359,29 @@ pub fn run_all(facts: &Facts) -> Vec<Finding> {
 /// Every rule over `files`, in parallel: the findings a whole-project run has at the sites of
 /// `files` (and possibly others); findings in the order of `RULES`.
 pub fn run(files: &project::Files<'_>) -> Vec<Finding> {
+    run_ctx(&Ctx::new(files))
+}
+
+/// `run`, taking origins' findings from the last run's records where they still hold
+/// (`Ctx::origins`), and recording this run's evaluations: the findings, and the records to
+/// keep for the next run.
+pub fn run_recorded<'a>(files: &'a project::Files<'a>, previous: &'a record::Previous) -> (Vec<Finding>, Vec<record::Record>) {
+    let mut cx = Ctx::new(files);
+    cx.previous = Some(previous);
+    cx.records = Some(Default::default());
+    let findings = run_ctx(&cx);
+    let records = cx.records.take().map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner())).unwrap_or_default();
+    (findings, records)
+}
+
+fn run_ctx(cx: &Ctx<'_>) -> Vec<Finding> {
     use rayon::prelude::*;
-    let cx = Ctx::new(files);
     let per_rule: Vec<Vec<Finding>> = RULES
         .par_iter()
         .map(|r| {
             let t = std::time::Instant::now();
             let mut out = Vec::new();
-            (r.check)(&cx, &mut out);
+            (r.check)(cx, &mut out);
             crate::timings::phase(r.code, t);
             out
         })

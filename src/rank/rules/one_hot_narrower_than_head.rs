@@ -49,37 +49,39 @@ type SizedHead<'a> = (&'a crate::scan::facts::FileFacts, &'a crate::scan::facts:
 
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
     use crate::rank::rules::project::{HEAD_CALL, ONE_HOT};
+    use crate::rank::rules::record;
     let files = cx.files;
-    // every one-hot of the project: a finding lands where its width is set, which may be any file
-    if !files.any(ONE_HOT) {
-        return;
-    }
     let values = cx.values();
-    // the heads of a file with their size followed back to a number (`nn.Linear(512, NUM_CLASSES)`)
-    let sized = std::cell::RefCell::new(rustc_hash::FxHashMap::<usize, Vec<SizedHead>>::default());
+    // the heads of a file with their size followed back to a number (`nn.Linear(512, NUM_CLASSES)`),
+    // and what finding them read
+    let sized = std::cell::RefCell::new(rustc_hash::FxHashMap::<usize, (Vec<SizedHead>, Vec<record::Read>)>::default());
     let heads_of = |gi: usize| -> Vec<SizedHead> {
-        sized
-            .borrow_mut()
-            .entry(gi)
-            .or_insert_with(|| {
+        let known = sized.borrow().get(&gi).cloned();
+        let (heads, reads) = known.unwrap_or_else(|| {
+            let computed = record::capture(|| {
                 let hf = files.file(gi);
                 crate::rank::rules::shared::head_calls_in(hf)
                     .into_iter()
                     .filter_map(|(call, arg)| Some((hf, call, arg.int.or_else(|| values.int(gi, &call.scope, &arg.text, call.span).map(|o| o.value))?)))
-                    .collect()
-            })
-            .clone()
+                    .collect::<Vec<SizedHead>>()
+            });
+            sized.borrow_mut().insert(gi, computed.clone());
+            computed
+        });
+        record::replay(&reads);
+        heads
     };
-    for (fi, f) in files.with(ONE_HOT) {
+    // every one-hot of the project: a finding lands where its width is set, which may be any file
+    cx.origins("CS115", ONE_HOT, out, || Some(()), |_, fi, out| {
+        let f = files.file(fi);
         for c in &f.calls {
             let Some(width) = width_text(c).filter(|w| !w.is_empty() && w != "-1") else { continue };
             let Some(k) = values.int(fi, &c.scope, &width, c.span) else { continue };
-            // the finding lands where the width is set: none is wanted there
-            if k.value < 1 || !files.index(&k.file).is_some_and(|i| files.is_site(i)) {
+            if k.value < 1 {
                 continue;
             }
             // heads in this file, or in one it imports or is imported by
-            let hs: Vec<SizedHead> = files.indices_with(HEAD_CALL).filter(|&gi| gi == fi || values.imports(fi, gi) || values.imports(gi, fi)).flat_map(heads_of).collect();
+            let hs: Vec<SizedHead> = files.indices_with(HEAD_CALL).filter(|&gi| gi == fi || values.imports(fi, gi) || values.imports(gi, fi)).flat_map(&heads_of).collect();
             let Some(&(hfile, hcall, hout)) = hs.iter().filter(|h| h.2 > k.value).max_by_key(|h| h.2) else { continue };
             let head = format!("{}(…, {}) at {}:{}", hcall.func, hout, hfile.path, hcall.span.line);
             let at_call = k.file == f.path && k.span == c.span;
@@ -100,7 +102,7 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
                 lint: true,
             });
         }
-    }
+    });
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ use std::sync::OnceLock;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
+use crate::rank::rules::record::{self, Read, Table};
 use crate::rank::rules::shared;
 use crate::scan::facts::{Call, Facts, FileFacts};
 
@@ -181,6 +182,8 @@ pub struct Project<'l> {
     slots: Vec<OnceLock<FileFacts>>,
     load: Box<dyn Fn(usize) -> FileFacts + Send + Sync + 'l>,
     loaded: std::sync::atomic::AtomicUsize,
+    /// Each file's content key (`record::Dep::File`), when known.
+    keys: Vec<Option<String>>,
 }
 
 impl<'l> Project<'l> {
@@ -196,7 +199,13 @@ impl<'l> Project<'l> {
                 s
             })
             .collect();
-        Project { paths, digests, slots, load, loaded: Default::default() }
+        Project { paths, digests, slots, load, loaded: Default::default(), keys: Vec::new() }
+    }
+
+    /// The files' content keys: what a record of a rule's reads names a file's contents by.
+    pub fn with_keys(mut self, keys: Vec<Option<String>>) -> Self {
+        self.keys = keys;
+        self
     }
 
     /// How many files' facts were read on demand.
@@ -284,6 +293,11 @@ impl<'a> Files<'a> {
     }
 
     pub fn digest(&self, i: usize) -> &Digest {
+        record::note(Read::File(i as u32));
+        self.digest_of(i)
+    }
+
+    fn digest_of(&self, i: usize) -> &Digest {
         match &self.source {
             Source::Facts { facts, digests } => digests[i].get_or_init(|| Digest::of(&facts.files[i])),
             Source::Project(p) => &p.digests[i],
@@ -292,6 +306,7 @@ impl<'a> Files<'a> {
 
     /// File `i`'s facts (read now if they were not).
     pub fn file(&self, i: usize) -> &'a FileFacts {
+        record::note(Read::File(i as u32));
         match &self.source {
             Source::Facts { facts, .. } => &facts.files[i],
             Source::Project(p) => p.file(i),
@@ -300,17 +315,32 @@ impl<'a> Files<'a> {
 
     /// Every file, in order (all are read).
     pub fn all(&self) -> impl Iterator<Item = (usize, &'a FileFacts)> + '_ {
+        record::note(Read::Anything);
         (0..self.len()).map(move |i| (i, self.file(i)))
     }
 
     /// The files with facts of `kind`, in order.
     pub fn with(&self, kind: u64) -> impl Iterator<Item = (usize, &'a FileFacts)> + '_ {
-        (0..self.len()).filter(move |&i| self.digest(i).kinds & kind != 0).map(move |i| (i, self.file(i)))
+        self.indices_with(kind).map(move |i| (i, self.file(i)))
     }
 
     /// The indices of the files with facts of `kind` (none is read).
     pub fn indices_with(&self, kind: u64) -> impl Iterator<Item = usize> + '_ {
-        (0..self.len()).filter(move |&i| self.digest(i).kinds & kind != 0)
+        record::note(Read::Kind(kind));
+        self.indices_of_kind(kind)
+    }
+
+    /// `indices_with`, unrecorded (the answers records are checked against).
+    pub(crate) fn indices_of_kind(&self, kind: u64) -> impl Iterator<Item = usize> + '_ {
+        (0..self.len()).filter(move |&i| self.digest_of(i).kinds & kind != 0)
+    }
+
+    /// File `i`'s content key, when known.
+    pub fn key(&self, i: usize) -> Option<&'a str> {
+        match &self.source {
+            Source::Facts { .. } => None,
+            Source::Project(p) => p.keys.get(i)?.as_deref(),
+        }
     }
 
     /// The calls of the files with facts of `kind`, in order, with their files.
@@ -326,56 +356,80 @@ impl<'a> Files<'a> {
 
     /// Whether any file has facts of `kind`.
     pub fn any(&self, kind: u64) -> bool {
-        (0..self.len()).any(|i| self.digest(i).kinds & kind != 0)
+        record::note(Read::Kind(kind));
+        self.indices_of_kind(kind).next().is_some()
     }
 
     pub fn is_site(&self, i: usize) -> bool {
+        record::note(Read::Anything);
         self.focus.as_ref().map_or(true, |f| f[i])
     }
 
     /// The sites: the files whose findings are wanted (every file, or those a lint was given).
     pub fn sites(&self) -> impl Iterator<Item = (usize, &'a FileFacts)> + '_ {
-        (0..self.len()).filter(move |&i| self.is_site(i)).map(move |i| (i, self.file(i)))
+        record::note(Read::Anything);
+        (0..self.len()).filter(move |&i| self.focus.as_ref().map_or(true, |f| f[i])).map(move |i| (i, self.file(i)))
     }
 
     /// The sites with facts of `kind`.
     pub fn sites_with(&self, kind: u64) -> impl Iterator<Item = (usize, &'a FileFacts)> + '_ {
-        (0..self.len()).filter(move |&i| self.is_site(i) && self.digest(i).kinds & kind != 0).map(move |i| (i, self.file(i)))
+        record::note(Read::Anything);
+        (0..self.len()).filter(move |&i| self.focus.as_ref().map_or(true, |f| f[i]) && self.digest_of(i).kinds & kind != 0).map(move |i| (i, self.file(i)))
     }
 
     /// The index of the file at `path`.
     pub fn index(&self, path: &str) -> Option<usize> {
+        record::note(Read::Path(path.to_string()));
+        self.find(path)
+    }
+
+    /// `index`, unrecorded.
+    pub(crate) fn find(&self, path: &str) -> Option<usize> {
         self.by_path.get_or_init(|| (0..self.len()).map(|i| (self.path(i).to_string(), i)).collect()).get(path).copied()
     }
 
-    fn lookup<'s>(&'s self, index: &'s OnceLock<FxHashMap<u32, Vec<u32>>>, pick: fn(&Digest) -> &[u32], name: &str) -> impl Iterator<Item = usize> + 's {
-        let m = index.get_or_init(|| index_of(self.len(), |i| pick(self.digest(i))));
-        m.get(&name_hash(name)).into_iter().flatten().map(|&i| i as usize)
+    /// The files whose digest table `t` holds hash `h`, in order (unrecorded).
+    pub(crate) fn lookup_hash(&self, t: Table, h: u32) -> impl Iterator<Item = usize> + '_ {
+        let (index, pick): (&OnceLock<FxHashMap<u32, Vec<u32>>>, fn(&Digest) -> &[u32]) = match t {
+            Table::Calls => (&self.calls_index, |d| &d.calls),
+            Table::Defined => (&self.defined_index, |d| &d.defined),
+            Table::Targets => (&self.targets_index, |d| &d.module_targets),
+            Table::Flags => (&self.flags_index, |d| &d.flags),
+            Table::Config => (&self.config_index, |d| &d.config_keys),
+        };
+        let m = index.get_or_init(|| index_of(self.len(), |i| pick(self.digest_of(i))));
+        m.get(&h).into_iter().flatten().map(|&i| i as usize)
+    }
+
+    fn lookup(&self, t: Table, name: &str) -> impl Iterator<Item = usize> + '_ {
+        let h = name_hash(name);
+        record::note(Read::Name(t, h));
+        self.lookup_hash(t, h)
     }
 
     /// Files that may call `name` (check the facts), in order.
     pub fn calling(&self, name: &str) -> impl Iterator<Item = usize> + '_ {
-        self.lookup(&self.calls_index, |d| &d.calls, name)
+        self.lookup(Table::Calls, name)
     }
 
     /// Files that may define a function or class `name`, in order.
     pub fn defining(&self, name: &str) -> impl Iterator<Item = usize> + '_ {
-        self.lookup(&self.defined_index, |d| &d.defined, name)
+        self.lookup(Table::Defined, name)
     }
 
     /// Files that may assign `target` at module level, in order.
     pub fn assigning(&self, target: &str) -> impl Iterator<Item = usize> + '_ {
-        self.lookup(&self.targets_index, |d| &d.module_targets, target)
+        self.lookup(Table::Targets, target)
     }
 
     /// Files that may define the command-line flag `dest`, in order.
     pub fn flagging(&self, dest: &str) -> impl Iterator<Item = usize> + '_ {
-        self.lookup(&self.flags_index, |d| &d.flags, dest)
+        self.lookup(Table::Flags, dest)
     }
 
     /// Config files that may have a key ending in `last`, in order.
     pub fn configuring(&self, last: &str) -> impl Iterator<Item = usize> + '_ {
-        self.lookup(&self.config_index, |d| &d.config_keys, last)
+        self.lookup(Table::Config, last)
     }
 
     /// Whether the project defines a function or class `name`.

@@ -56,13 +56,20 @@ fn divisors(text: &str) -> Vec<String> {
 }
 
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
-    use crate::rank::rules::project::{ADD_ARGUMENT, CONFIG, MULTINOMIAL};
+    use crate::rank::rules::project::MULTINOMIAL;
     let files = cx.files;
     // every sampler of the project: a finding lands where the temperature is set to zero,
     // which may be any file
-    let samplers: Vec<(&FileFacts, &Scope)> = files.calls_with(MULTINOMIAL).filter(|(_, c)| c.name == "multinomial").map(|(f, c)| (f, &c.scope)).collect();
+    cx.origins("CS114", MULTINOMIAL, out, || Some(()), |_, fi, out| check_samplers(cx, files.file(fi), out));
+}
+
+/// The samplers of one file.
+fn check_samplers(cx: &Ctx, f: &FileFacts, out: &mut Vec<Finding>) {
+    use crate::rank::rules::project::{ADD_ARGUMENT, CONFIG};
+    let files = cx.files;
+    let samplers: Vec<&Scope> = f.calls.iter().filter(|c| c.name == "multinomial").map(|c| &c.scope).collect();
     let mut seen = std::collections::BTreeSet::new();
-    for (f, scope) in samplers {
+    for scope in samplers {
         let Some(function) = scope.function.as_deref() else { continue };
         let texts = f.assigns.iter().filter(|a| a.scope == *scope).map(|a| a.value.as_str()).chain(f.calls.iter().filter(|c| c.scope == *scope).flat_map(|c| c.args.iter().map(|a| a.text.as_str())));
         let names: std::collections::BTreeSet<String> = texts.flat_map(divisors).collect();
