@@ -106,15 +106,21 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
         None
     } else {
         let mut set = BTreeSet::new();
+        let mut dirs = Vec::new();
+        let known: std::collections::HashSet<&str> = files.paths().iter().map(String::as_str).collect();
         for p in &opts.paths {
             let abs = std::fs::canonicalize(p).unwrap_or_else(|_| cwd.join(p));
             let Ok(rel) = abs.strip_prefix(&root) else { continue };
             let rel = rel.to_string_lossy().replace('\\', "/");
-            for f in files.paths() {
-                if rel.is_empty() || *f == rel || f.starts_with(&format!("{rel}/")) {
-                    set.insert(f.clone());
-                }
+            if known.contains(rel.as_str()) {
+                set.insert(rel);
+            } else {
+                dirs.push(if rel.is_empty() { rel } else { format!("{rel}/") });
             }
+        }
+        // directories given: the files under them
+        if !dirs.is_empty() {
+            set.extend(files.paths().iter().filter(|f| dirs.iter().any(|d| f.starts_with(d.as_str()))).cloned());
         }
         Some(set)
     };

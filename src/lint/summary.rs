@@ -223,7 +223,7 @@ impl Summary {
                 let old = cache.get_entry(stored)?;
                 let (new, new_key) = crate::scan::scan_file(root, rel, Some(cache), crate::scan::Prior::Entry(&old));
                 let new = new.ok()?;
-                let same = bincode::serialize(&new).ok()? == bincode::serialize(&old.facts).ok()?;
+                let same = same_shape(&new, &old.facts) && bincode::serialize(&new).ok()? == bincode::serialize(&old.facts).ok()?;
                 if !same {
                     // kept for the run that follows, which needs the new facts
                     self.fresh.lock().unwrap_or_else(|e| e.into_inner()).insert(i, (new, new_key));
@@ -403,6 +403,13 @@ impl Summary {
         let stored = Stored { version: env!("CARGO_PKG_VERSION").to_string(), walk: self.walk.take(), entries, results, records };
         self.write(&stored);
     }
+}
+
+/// Whether two files' facts have as many facts of each kind (a cheap test before comparing
+/// them whole: an edit of code mostly adds or removes some).
+fn same_shape(a: &FileFacts, b: &FileFacts) -> bool {
+    (a.calls.len(), a.classes.len(), a.functions.len(), a.assigns.len(), a.returns.len(), a.fors.len(), a.conds.len(), a.imports.len())
+        == (b.calls.len(), b.classes.len(), b.functions.len(), b.assigns.len(), b.returns.len(), b.fors.len(), b.conds.len(), b.imports.len())
 }
 
 /// The stamps of the data files the code names (each candidate location, present or not), which

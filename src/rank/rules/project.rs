@@ -132,9 +132,21 @@ fn hashed(names: impl Iterator<Item = impl AsRef<str>>) -> Vec<u32> {
     v
 }
 
-/// What the rules need to know of a file without reading its facts.
+/// What the rules need to know of a file without reading its facts (shared: the summary, the
+/// project and the next summary hold the same digest).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Digest {
+pub struct Digest(std::sync::Arc<DigestData>);
+
+impl std::ops::Deref for Digest {
+    type Target = DigestData;
+
+    fn deref(&self) -> &DigestData {
+        &self.0
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DigestData {
     pub kinds: u64,
     /// Hashes of the names of the calls (`fc` for `self.fc(x)`), sorted.
     pub calls: Vec<u32>,
@@ -158,7 +170,7 @@ impl Digest {
         // (a config or data file names none: only code is searched for data paths)
         let code = !(f.path.ends_with(".yaml") || f.path.ends_with(".yml") || f.is_config() || !f.columns.is_empty());
         let data_refs = if code { crate::scan::data::referenced_paths(f).into_iter().collect() } else { Vec::new() };
-        Digest {
+        Digest(std::sync::Arc::new(DigestData {
             kinds: kinds_of(f),
             calls: hashed(f.calls.iter().map(|c| c.name.as_str())),
             defined: hashed(f.functions.iter().map(|d| d.name.as_str()).chain(f.classes.iter().map(|c| c.name.as_str()))),
@@ -167,7 +179,7 @@ impl Digest {
             data_refs,
             flags: hashed(f.calls.iter().filter(|c| c.name == "add_argument").filter_map(super::values::flag_dest)),
             config_keys: if f.is_config() { hashed(f.assigns.iter().map(|a| a.target.rsplit('.').next().unwrap_or(&a.target))) } else { Vec::new() },
-        }
+        }))
     }
 
     pub fn has(set: &[u32], name: &str) -> bool {
@@ -237,7 +249,12 @@ pub struct Files<'a> {
     targets_index: OnceLock<FxHashMap<u32, Vec<u32>>>,
     flags_index: OnceLock<FxHashMap<u32, Vec<u32>>>,
     config_index: OnceLock<FxHashMap<u32, Vec<u32>>>,
+    /// Lookups made in each table without its index.
+    searches: [std::sync::atomic::AtomicUsize; 5],
 }
+
+/// Lookups of a table made by searching the digests, before its index is built.
+const SEARCHES_BEFORE_INDEX: usize = 64;
 
 fn index_of<'d>(n: usize, digest: impl Fn(usize) -> &'d [u32]) -> FxHashMap<u32, Vec<u32>> {
     let mut m: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
@@ -271,6 +288,7 @@ impl<'a> Files<'a> {
             targets_index: OnceLock::new(),
             flags_index: OnceLock::new(),
             config_index: OnceLock::new(),
+            searches: Default::default(),
         }
     }
 
@@ -388,8 +406,10 @@ impl<'a> Files<'a> {
         self.by_path.get_or_init(|| (0..self.len()).map(|i| (self.path(i).to_string(), i)).collect()).get(path).copied()
     }
 
-    /// The files whose digest table `t` holds hash `h`, in order (unrecorded).
-    pub(crate) fn lookup_hash(&self, t: Table, h: u32) -> impl Iterator<Item = usize> + '_ {
+    /// The files whose digest table `t` holds hash `h`, in order (unrecorded). The first
+    /// lookups of a table search the digests one by one (a run on a few files makes a few
+    /// dozen); later ones build an index of the table.
+    pub(crate) fn lookup_hash(&self, t: Table, h: u32) -> Box<dyn Iterator<Item = usize> + '_> {
         let (index, pick): (&OnceLock<FxHashMap<u32, Vec<u32>>>, fn(&Digest) -> &[u32]) = match t {
             Table::Calls => (&self.calls_index, |d| &d.calls),
             Table::Defined => (&self.defined_index, |d| &d.defined),
@@ -397,8 +417,11 @@ impl<'a> Files<'a> {
             Table::Flags => (&self.flags_index, |d| &d.flags),
             Table::Config => (&self.config_index, |d| &d.config_keys),
         };
+        if index.get().is_none() && self.searches[t as usize].fetch_add(1, std::sync::atomic::Ordering::Relaxed) < SEARCHES_BEFORE_INDEX {
+            return Box::new((0..self.len()).filter(move |&i| pick(self.digest_of(i)).binary_search(&h).is_ok()));
+        }
         let m = index.get_or_init(|| index_of(self.len(), |i| pick(self.digest_of(i))));
-        m.get(&h).into_iter().flatten().map(|&i| i as usize)
+        Box::new(m.get(&h).into_iter().flatten().map(|&i| i as usize))
     }
 
     fn lookup(&self, t: Table, name: &str) -> impl Iterator<Item = usize> + '_ {

@@ -126,12 +126,13 @@ fn paths_hash<'p>(paths: impl Iterator<Item = &'p str>) -> u64 {
 pub struct Answers<'f, 'a> {
     files: &'f Files<'a>,
     kinds: std::sync::Mutex<HashMap<u64, u64>>,
+    names: std::sync::Mutex<HashMap<(Table, u32), u64>>,
     keys: std::sync::OnceLock<HashMap<&'a str, Option<&'a str>>>,
 }
 
 impl<'f, 'a> Answers<'f, 'a> {
     pub fn new(files: &'f Files<'a>) -> Self {
-        Answers { files, kinds: Default::default(), keys: Default::default() }
+        Answers { files, kinds: Default::default(), names: Default::default(), keys: Default::default() }
     }
 
     fn kind(&self, k: u64) -> u64 {
@@ -144,7 +145,12 @@ impl<'f, 'a> Answers<'f, 'a> {
     }
 
     fn name(&self, t: Table, h: u32) -> u64 {
-        paths_hash(self.files.lookup_hash(t, h).map(|i| self.files.path(i)))
+        if let Some(a) = self.names.lock().unwrap_or_else(|e| e.into_inner()).get(&(t, h)) {
+            return *a;
+        }
+        let a = paths_hash(self.files.lookup_hash(t, h).map(|i| self.files.path(i)));
+        self.names.lock().unwrap_or_else(|e| e.into_inner()).insert((t, h), a);
+        a
     }
 
     /// The read as the summary keeps it (None: it cannot be kept, e.g. a file without a key).
