@@ -135,12 +135,13 @@ impl Summary {
     /// ignore file) changed since, else a new walk's.
     pub fn open(cache: &Cache, root: &Path) -> (Summary, ProjectFiles) {
         let path = cache.dir().join(format!("summary-v{SUMMARY_FORMAT}-{}", Cache::key(&root.to_string_lossy(), b"project-summary")));
+        let t = std::time::Instant::now();
         let mut stored = std::fs::read(&path)
             .ok()
             .and_then(|b| bincode::deserialize::<Stored>(&b).ok())
             .filter(|s| s.version == env!("CARGO_PKG_VERSION"))
             .unwrap_or_default();
-        let t = std::time::Instant::now();
+        let t = crate::timings::phase("summary read", t);
         let reused = stored.walk.take().and_then(|w| Some((w.files_if_unchanged(root)?, w)));
         let (files, walk) = match reused {
             Some((files, w)) => (files, Some(w)),
@@ -153,7 +154,9 @@ impl Summary {
 
     fn with_files(path: PathBuf, stored: Stored, walk: Option<WalkRecord>, root: &Path, files: &ProjectFiles) -> Summary {
         let paths = files.paths();
+        let t = std::time::Instant::now();
         let stamps: Vec<Option<(Stamp, SystemTime)>> = paths.par_iter().map(|p| Stamp::of(&root.join(p))).collect();
+        crate::timings::phase("stamps", t);
         let by_path: HashMap<&str, usize> = stored.entries.iter().enumerate().map(|(i, e)| (e.path.as_str(), i)).collect();
         let entry_of: Vec<Option<usize>> = paths.iter().map(|p| by_path.get(p.as_str()).copied()).collect();
         let matched = entry_of.iter().zip(&stamps).map(|(e, s)| e.filter(|&i| s.map(|s| s.0) == Some(stored.entries[i].stamp))).collect();
