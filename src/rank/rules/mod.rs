@@ -369,6 +369,7 @@ pub fn run_recorded<'a>(files: &'a project::Files<'a>, previous: &'a record::Pre
     let mut cx = Ctx::new(files);
     cx.previous = Some(previous);
     cx.records = Some(Default::default());
+    cx.answers.prepare(previous);
     let findings = run_ctx(&cx);
     let records = cx.records.take().map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner())).unwrap_or_default();
     (findings, records)

@@ -315,6 +315,11 @@ impl<'a> Files<'a> {
         self.digest_of(i)
     }
 
+    /// `digest`, unrecorded.
+    pub(crate) fn digest_unrecorded(&self, i: usize) -> &Digest {
+        self.digest_of(i)
+    }
+
     fn digest_of(&self, i: usize) -> &Digest {
         match &self.source {
             Source::Facts { facts, digests } => digests[i].get_or_init(|| Digest::of(&facts.files[i])),

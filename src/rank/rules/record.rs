@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::rank::rules::project::{Files, name_hash};
+use crate::rank::rules::project::Files;
 use crate::rank::rules::{Finding, find_rule};
 use crate::scan::facts::Span;
 
@@ -187,6 +187,56 @@ impl<'f, 'a> Answers<'f, 'a> {
         Some(Record { rule: rule.to_string(), origin: origin.map(str::to_string), deps, findings, empty })
     }
 
+    /// Finds the answers of the last run's name lookups in one pass over the digests (each
+    /// looked up alone searches every digest).
+    pub fn prepare(&self, previous: &Previous) {
+        let mut wanted: HashMap<Table, Vec<u32>> = HashMap::new();
+        for r in previous.by_rule.values().flat_map(|(s, o)| s.iter().chain(o.values())) {
+            for d in &r.deps {
+                if let Dep::Name(t, h, _) = d {
+                    wanted.entry(*t).or_default().push(*h);
+                }
+            }
+        }
+        let mut found: HashMap<(Table, u32), Vec<usize>> = HashMap::new();
+        for hs in wanted.values_mut() {
+            hs.sort_unstable();
+            hs.dedup();
+        }
+        for i in 0..self.files.len() {
+            let d = self.files.digest_unrecorded(i);
+            for (t, hs) in &wanted {
+                let have = match t {
+                    Table::Calls => &d.calls,
+                    Table::Defined => &d.defined,
+                    Table::Targets => &d.module_targets,
+                    Table::Flags => &d.flags,
+                    Table::Config => &d.config_keys,
+                };
+                // both sorted: walk them together
+                let (mut a, mut b) = (0, 0);
+                while a < have.len() && b < hs.len() {
+                    match have[a].cmp(&hs[b]) {
+                        std::cmp::Ordering::Less => a += 1,
+                        std::cmp::Ordering::Greater => b += 1,
+                        std::cmp::Ordering::Equal => {
+                            found.entry((*t, hs[b])).or_default().push(i);
+                            a += 1;
+                            b += 1;
+                        }
+                    }
+                }
+            }
+        }
+        let mut names = self.names.lock().unwrap_or_else(|e| e.into_inner());
+        for (t, hs) in &wanted {
+            for h in hs {
+                let files = found.get(&(*t, *h)).map(Vec::as_slice).unwrap_or(&[]);
+                names.insert((*t, *h), paths_hash(files.iter().map(|&i| self.files.path(i))));
+            }
+        }
+    }
+
     /// Whether every read of a record still gets its answer.
     pub fn valid(&self, r: &Record) -> bool {
         r.deps.iter().all(|d| self.holds(d))
@@ -243,7 +293,3 @@ impl Previous {
     }
 }
 
-/// The hash a `Read::Name` holds for a name.
-pub fn name_read(t: Table, name: &str) -> Read {
-    Read::Name(t, name_hash(name))
-}
