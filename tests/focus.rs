@@ -3,26 +3,17 @@
 //! every project of the recall corpus, with each file in turn as the one given, and with all
 //! files given at once.
 
-use cudasleuth::rank::rules::project::{Digest, Files, Project};
+mod common;
+
+use common::{key, lazy, projects};
+use cudasleuth::rank::rules::project::Files;
 use cudasleuth::rank::rules::{self, Finding};
 use cudasleuth::scan::{self, facts::Facts, files::ProjectFiles};
-
-fn key(f: &Finding) -> String {
-    format!("{} {} {:?} {} {:?} {} {}", f.rule, f.file, f.span, f.message, f.evidence, f.fingerprint, f.lint)
-}
 
 fn sorted(mut v: Vec<String>) -> Vec<String> {
     v.sort();
     v.dedup();
     v
-}
-
-/// The project as a lint of some files sees it: digests only, facts read on demand.
-fn lazy(facts: &Facts) -> Project<'_> {
-    let paths = facts.files.iter().map(|f| f.path.clone()).collect();
-    let digests = facts.files.iter().map(Digest::of).collect();
-    let none = facts.files.iter().map(|_| None).collect();
-    Project::new(paths, digests, none, Box::new(move |i| facts.files[i].clone()))
 }
 
 /// A run with file `i` given: its findings in that file (whole: the whole-project run's), and how
@@ -35,13 +26,6 @@ fn given(facts: &Facts, whole: &[Finding], i: usize) -> (Vec<String>, Vec<String
     let path = &facts.files[i].path;
     let in_file = |v: &[Finding]| sorted(v.iter().filter(|f| &f.file == path).map(key).collect());
     (in_file(&got), in_file(whole), project.loaded())
-}
-
-fn projects() -> Vec<std::path::PathBuf> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/projects");
-    let mut out: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
-    out.sort();
-    out
 }
 
 #[test]

@@ -6,38 +6,19 @@
 //! copied to a new file with its integers moved, and a
 //! run with the old records must find exactly what a fresh whole-project run finds.
 
-use cudasleuth::rank::rules::project::{Digest, Files, Project};
+mod common;
+
+use common::{key, lazy, projects};
+use cudasleuth::rank::rules::project::Files;
 use cudasleuth::rank::rules::record::{Previous, Record};
 use cudasleuth::rank::rules::{self, Finding};
-use cudasleuth::scan::{self, facts::Facts, facts::FileFacts, files::ProjectFiles};
-
-fn key(f: &Finding) -> String {
-    format!("{} {} {:?} {} {:?} {} {}", f.rule, f.file, f.span, f.message, f.evidence, f.fingerprint, f.lint)
-}
+use cudasleuth::scan::{self, facts::Facts, files::ProjectFiles};
 
 fn sorted(v: &[Finding]) -> Vec<String> {
     let mut v: Vec<String> = v.iter().map(key).collect();
     v.sort();
     v.dedup();
     v
-}
-
-/// A content key for a file's facts.
-fn content_key(f: &FileFacts) -> String {
-    let json = serde_json::to_string(f).unwrap();
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    json.hash(&mut h);
-    format!("{}:{:x}", f.path, h.finish())
-}
-
-/// The project as a lint run sees it: digests and keys, facts read on demand.
-fn lazy(facts: &Facts) -> Project<'_> {
-    let paths = facts.files.iter().map(|f| f.path.clone()).collect();
-    let digests = facts.files.iter().map(Digest::of).collect();
-    let none = facts.files.iter().map(|_| None).collect();
-    let keys = facts.files.iter().map(|f| Some(content_key(f))).collect();
-    Project::new(paths, digests, none, Box::new(move |i| facts.files[i].clone())).with_keys(keys)
 }
 
 fn recorded(facts: &Facts, previous: &Previous, focus: Option<Vec<bool>>) -> (Vec<Finding>, Vec<Record>, usize) {
@@ -83,13 +64,6 @@ fn copied(facts: &Facts, i: usize) -> Facts {
 fn removed(facts: &Facts, i: usize) -> Facts {
     let mut out = facts.clone();
     out.files.remove(i);
-    out
-}
-
-fn projects() -> Vec<std::path::PathBuf> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/projects");
-    let mut out: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
-    out.sort();
     out
 }
 

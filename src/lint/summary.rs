@@ -26,9 +26,10 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::lint::cache::Cache;
+use crate::rank::rules::record::SavedFinding;
 use crate::rank::rules::{self, Finding};
 use crate::rank::rules::project::{Digest, Project};
-use crate::scan::facts::{FileFacts, Span};
+use crate::scan::facts::FileFacts;
 use crate::scan::files::{ProjectFiles, WalkRecord};
 
 /// The layout of the summary file (bincode is not self-describing: a new layout gets a new
@@ -66,11 +67,7 @@ struct Entry {
 #[derive(Serialize, Deserialize, Clone)]
 struct StoredFinding {
     rule: String,
-    file: String,
-    span: Span,
-    message: String,
-    evidence: Vec<String>,
-    fingerprint: String,
+    finding: SavedFinding,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -281,17 +278,7 @@ impl Summary {
     fn replay(&self, r: &Results) -> Option<Replayed> {
         let mut findings = Vec::with_capacity(r.findings.len());
         for f in &r.findings {
-            let rule = rules::find_rule(&f.rule)?;
-            findings.push(Finding {
-                rule: rule.code,
-                file: f.file.clone(),
-                span: f.span,
-                message: f.message.clone(),
-                evidence: f.evidence.clone(),
-                fingerprint: f.fingerprint.clone(),
-                category: rule.category,
-                lint: true,
-            });
+            findings.push(f.finding.finding(rules::find_rule(&f.rule)?));
         }
         Some((findings, r.warnings.clone()))
     }
@@ -393,7 +380,7 @@ impl Summary {
             let findings = findings
                 .iter()
                 .filter(|f| f.lint)
-                .map(|f| StoredFinding { rule: f.rule.to_string(), file: f.file.clone(), span: f.span, message: f.message.clone(), evidence: f.evidence.clone(), fingerprint: f.fingerprint.clone() })
+                .map(|f| StoredFinding { rule: f.rule.to_string(), finding: SavedFinding::of(f) })
                 .collect();
             Results { tool: tool_stamp(), data: data_stamps(root, &scan.project), findings, warnings: scan.warnings.clone() }
         });

@@ -1,12 +1,16 @@
 #![allow(dead_code)]
 //! Shared by the integration tests: run `explain` in-process, validate its JSON against the
-//! committed schema, and list fixture files.
+//! committed schema, and list fixture files; and, for the tests of runs on some files, a finding
+//! as one comparable line, a project as a lint run sees it, and the recall corpus.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use cudasleuth::log::{self, LogSource};
 use cudasleuth::report::assemble;
+use cudasleuth::rank::rules::Finding;
+use cudasleuth::rank::rules::project::{Digest, Project};
+use cudasleuth::scan::facts::{Facts, FileFacts};
 
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -108,4 +112,34 @@ pub fn check_sarif(sarif: &serde_json::Value) {
     let validator = jsonschema::validator_for(&schema).unwrap();
     let errors: Vec<String> = validator.iter_errors(sarif).map(|e| format!("{e} at {}", e.instance_path)).collect();
     assert!(errors.is_empty(), "SARIF does not validate: {errors:?}");
+}
+
+/// Everything a finding says, as one line.
+pub fn key(f: &Finding) -> String {
+    format!("{} {} {:?} {} {:?} {} {}", f.rule, f.file, f.span, f.message, f.evidence, f.fingerprint, f.lint)
+}
+
+/// A content key for a file's facts.
+fn content_key(f: &FileFacts) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    serde_json::to_string(f).unwrap().hash(&mut h);
+    format!("{}:{:x}", f.path, h.finish())
+}
+
+/// The project as a lint of some files sees it: digests and content keys, facts read on demand.
+pub fn lazy(facts: &Facts) -> Project<'_> {
+    let paths = facts.files.iter().map(|f| f.path.clone()).collect();
+    let digests = facts.files.iter().map(Digest::of).collect();
+    let none = facts.files.iter().map(|_| None).collect();
+    let keys = facts.files.iter().map(|f| Some(content_key(f))).collect();
+    Project::new(paths, digests, none, Box::new(move |i| facts.files[i].clone())).with_keys(keys)
+}
+
+/// The projects of the recall corpus.
+pub fn projects() -> Vec<std::path::PathBuf> {
+    let dir = root().join("fixtures/projects");
+    let mut out: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+    out.sort();
+    out
 }

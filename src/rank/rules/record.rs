@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::rank::rules::project::Files;
-use crate::rank::rules::{Finding, find_rule};
+use crate::rank::rules::{Finding, RuleInfo, find_rule};
 use crate::scan::facts::Span;
 
 /// A digest table a lookup searched.
@@ -93,6 +93,7 @@ pub enum Dep {
     Path(String, bool),
 }
 
+/// A finding as the summary keeps it (its rule kept beside it).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SavedFinding {
     pub file: String,
@@ -100,6 +101,26 @@ pub struct SavedFinding {
     pub message: String,
     pub evidence: Vec<String>,
     pub fingerprint: String,
+}
+
+impl SavedFinding {
+    pub fn of(f: &Finding) -> Self {
+        SavedFinding { file: f.file.clone(), span: f.span, message: f.message.clone(), evidence: f.evidence.clone(), fingerprint: f.fingerprint.clone() }
+    }
+
+    /// The finding again, of `rule` (a lint finding: only those are kept).
+    pub fn finding(&self, rule: &RuleInfo) -> Finding {
+        Finding {
+            rule: rule.code,
+            file: self.file.clone(),
+            span: self.span,
+            message: self.message.clone(),
+            evidence: self.evidence.clone(),
+            fingerprint: self.fingerprint.clone(),
+            category: rule.category,
+            lint: true,
+        }
+    }
 }
 
 /// One rule's evaluation of one origin file (`origin` None: the rule's shared part, whose
@@ -180,10 +201,7 @@ impl<'f, 'a> Answers<'f, 'a> {
     /// A record of an evaluation (None when one of its reads cannot be kept).
     pub fn record(&self, rule: &str, origin: Option<&str>, reads: &[Read], findings: &[Finding], empty: bool) -> Option<Record> {
         let deps = reads.iter().map(|r| self.resolve(r)).collect::<Option<Vec<Dep>>>()?;
-        let findings = findings
-            .iter()
-            .map(|f| SavedFinding { file: f.file.clone(), span: f.span, message: f.message.clone(), evidence: f.evidence.clone(), fingerprint: f.fingerprint.clone() })
-            .collect();
+        let findings = findings.iter().map(SavedFinding::of).collect();
         Some(Record { rule: rule.to_string(), origin: origin.map(str::to_string), deps, findings, empty })
     }
 
@@ -247,19 +265,7 @@ impl Record {
     /// Its findings, as the rule made them.
     pub fn findings(&self) -> Vec<Finding> {
         let Some(rule) = find_rule(&self.rule) else { return Vec::new() };
-        self.findings
-            .iter()
-            .map(|f| Finding {
-                rule: rule.code,
-                file: f.file.clone(),
-                span: f.span,
-                message: f.message.clone(),
-                evidence: f.evidence.clone(),
-                fingerprint: f.fingerprint.clone(),
-                category: rule.category,
-                lint: true,
-            })
-            .collect()
+        self.findings.iter().map(|f| f.finding(rule)).collect()
     }
 }
 
