@@ -90,6 +90,8 @@ struct Stored {
     /// What the rules that follow values to where they were set read, origin by origin, and
     /// found (`rules::record`).
     records: Vec<crate::rank::rules::record::Record>,
+    /// The executable that made the records (another build may read differently).
+    records_tool: Option<Stamp>,
 }
 
 /// A project read for the rules (`Summary::project`): its files, each project path's cache key
@@ -173,9 +175,14 @@ impl Summary {
         Some(r)
     }
 
-    /// The last run's records of the rules' reads (`rules::record`).
+    /// The last run's records of the rules' reads (`rules::record`); none when another build of
+    /// cudasleuth made them (its rules may read differently).
     pub fn previous_records(&mut self) -> crate::rank::rules::record::Previous {
-        crate::rank::rules::record::Previous::new(std::mem::take(&mut self.stored.records))
+        let records = std::mem::take(&mut self.stored.records);
+        if self.stored.records_tool.is_none() || self.stored.records_tool != tool_stamp() {
+            return Default::default();
+        }
+        crate::rank::rules::record::Previous::new(records)
     }
 
     /// Whether most files are recorded as they are now (with the digest of their facts): then a
@@ -373,6 +380,7 @@ impl Summary {
     /// (the stamps, keys and digests are recorded, no results).
     pub fn save(mut self, root: &Path, files: &ProjectFiles, scan: &Scan<'_>, findings: Option<&[Finding]>, records: Vec<crate::rank::rules::record::Record>) {
         self.stored.records = records;
+        self.stored.records_tool = tool_stamp();
         let (entries, all_recorded) = self.entries(files, &scan.keys, &scan.digests);
         // results are kept only when every file is recorded: an unrecorded file could change
         // (or go) unseen
@@ -390,7 +398,8 @@ impl Summary {
     /// Writes this run's walk, entries and results.
     fn store(mut self, entries: Vec<Entry>, results: Option<Results>) {
         let records = std::mem::take(&mut self.stored.records);
-        let stored = Stored { version: env!("CARGO_PKG_VERSION").to_string(), walk: self.walk.take(), entries, results, records };
+        let records_tool = self.stored.records_tool.take();
+        let stored = Stored { version: env!("CARGO_PKG_VERSION").to_string(), walk: self.walk.take(), entries, results, records, records_tool };
         self.write(&stored);
     }
 }
