@@ -351,18 +351,15 @@ impl Summary {
         }
         // the data files the code names: read every run (their stamps are not recorded)
         let refs: Vec<(&str, &str)> = p_paths.iter().zip(&p_digests).flat_map(|(p, d)| d.data_refs.iter().map(move |r| (p.as_str(), r.as_str()))).collect();
-        let mut data_keys = Vec::new();
         for f in crate::scan::read_data(root, refs.into_iter()) {
             p_paths.push(f.path.clone());
             p_digests.push(Digest::of(&f));
-            // (a data file's content key: its facts', for the rules' records)
-            data_keys.push(bincode::serialize(&f).ok().map(|b| Cache::key(&f.path, &b)));
+            // a data file's key is its facts' (for the rules' records; its facts are at hand, so
+            // `load` never looks it up)
+            p_keys.push(bincode::serialize(&f).ok().map(|b| Cache::key(&f.path, &b)));
             p_facts.push(Some(f));
-            p_keys.push(None);
         }
-        let mut all_keys = p_keys.clone();
-        let code_files = all_keys.len() - data_keys.len();
-        all_keys.splice(code_files.., data_keys);
+        let record_keys = p_keys.clone();
         let load_paths = p_paths.clone();
         let load = move |i: usize| -> FileFacts {
             if let Some(f) = p_keys[i].as_deref().and_then(|k| cache.get_key(k)) {
@@ -371,7 +368,7 @@ impl Summary {
             // gone from the cache since: read again
             crate::scan::scan_file(root, &load_paths[i], Some(cache), crate::scan::Prior::None).0.unwrap_or_else(|_| FileFacts { path: load_paths[i].clone(), ..Default::default() })
         };
-        let project = Project::new(p_paths, p_digests, p_facts, Box::new(load)).with_keys(all_keys);
+        let project = Project::new(p_paths, p_digests, p_facts, Box::new(load)).with_keys(record_keys);
         Scan { project, keys, digests, warnings }
     }
 

@@ -317,9 +317,7 @@ impl<'a> Ctx<'a> {
 
     /// `shared::head_calls_in` over the project.
     pub fn head_calls(&self) -> &[(&'a FileFacts, &'a crate::scan::facts::Call, &'a crate::scan::facts::Arg)] {
-        let (calls, reads) = self.head_calls.get_or_init(|| record::capture(|| self.files.with(project::HEAD_CALL).flat_map(|(_, f)| shared::head_calls_in(f).into_iter().map(move |(c, a)| (f, c, a))).collect()));
-        record::replay(reads);
-        calls
+        record::once::<HeadCalls>(&self.head_calls, || self.files.with(project::HEAD_CALL).flat_map(|(_, f)| shared::head_calls_in(f).into_iter().map(move |(c, a)| (f, c, a))).collect())
     }
 
     /// The heads with a literal output size (`shared::heads_of`).
@@ -328,16 +326,12 @@ impl<'a> Ctx<'a> {
     }
 
     fn evidence(&self) -> &(Option<String>, Option<String>) {
-        let (evidence, reads) = self.evidence.get_or_init(|| {
-            record::capture(|| {
-                // the project's first head and first loss: only the first file with each is read
-                let head = self.files.with(project::HEAD).next().and_then(|(_, f)| shared::head_evidence_of(&shared::heads_in(f)));
-                let loss = self.files.first_call(project::LOSS, shared::is_loss_with_classes).map(|(f, c)| shared::loss_evidence_at(f, c));
-                (head, loss)
-            })
-        });
-        record::replay(reads);
-        evidence
+        record::once(&self.evidence, || {
+            // the project's first head and first loss: only the first file with each is read
+            let head = self.files.with(project::HEAD).next().and_then(|(_, f)| shared::head_evidence_of(&shared::heads_in(f)));
+            let loss = self.files.first_call(project::LOSS, shared::is_loss_with_classes).map(|(f, c)| shared::loss_evidence_at(f, c));
+            (head, loss)
+        })
     }
 
     /// `head: nn.Linear(64 outputs) at model.py:12`, for the project's first head.

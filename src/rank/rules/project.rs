@@ -315,12 +315,8 @@ impl<'a> Files<'a> {
         self.digest_of(i)
     }
 
-    /// `digest`, unrecorded.
-    pub(crate) fn digest_unrecorded(&self, i: usize) -> &Digest {
-        self.digest_of(i)
-    }
-
-    fn digest_of(&self, i: usize) -> &Digest {
+    /// `digest`, unrecorded (the answers records are checked against).
+    pub(crate) fn digest_of(&self, i: usize) -> &Digest {
         match &self.source {
             Source::Facts { facts, digests } => digests[i].get_or_init(|| Digest::of(&facts.files[i])),
             Source::Project(p) => &p.digests[i],
@@ -383,21 +379,20 @@ impl<'a> Files<'a> {
         self.indices_of_kind(kind).next().is_some()
     }
 
-    pub fn is_site(&self, i: usize) -> bool {
-        record::note(Read::Anything);
+    fn is_site(&self, i: usize) -> bool {
         self.focus.as_ref().map_or(true, |f| f[i])
     }
 
     /// The sites: the files whose findings are wanted (every file, or those a lint was given).
     pub fn sites(&self) -> impl Iterator<Item = (usize, &'a FileFacts)> + '_ {
         record::note(Read::Anything);
-        (0..self.len()).filter(move |&i| self.focus.as_ref().map_or(true, |f| f[i])).map(move |i| (i, self.file(i)))
+        (0..self.len()).filter(move |&i| self.is_site(i)).map(move |i| (i, self.file(i)))
     }
 
     /// The sites with facts of `kind`.
     pub fn sites_with(&self, kind: u64) -> impl Iterator<Item = (usize, &'a FileFacts)> + '_ {
         record::note(Read::Anything);
-        (0..self.len()).filter(move |&i| self.focus.as_ref().map_or(true, |f| f[i]) && self.digest_of(i).kinds & kind != 0).map(move |i| (i, self.file(i)))
+        (0..self.len()).filter(move |&i| self.is_site(i) && self.digest_of(i).kinds & kind != 0).map(move |i| (i, self.file(i)))
     }
 
     /// The index of the file at `path`.

@@ -71,6 +71,14 @@ pub fn capture<T>(f: impl FnOnce() -> T) -> (T, Vec<Read>) {
     (t, reads)
 }
 
+/// A value computed once (in `cell`) and reused, with what computing it read: every use notes
+/// those reads, as if it had computed the value itself.
+pub fn once<T>(cell: &std::sync::OnceLock<(T, Vec<Read>)>, f: impl FnOnce() -> T) -> &T {
+    let (value, reads) = cell.get_or_init(|| capture(f));
+    replay(reads);
+    value
+}
+
 /// Notes reads made earlier (by a computation whose result is reused).
 pub fn replay(reads: &[Read]) {
     FRAMES.with(|s| {
@@ -222,7 +230,7 @@ impl<'f, 'a> Answers<'f, 'a> {
             hs.dedup();
         }
         for i in 0..self.files.len() {
-            let d = self.files.digest_unrecorded(i);
+            let d = self.files.digest_of(i);
             for (t, hs) in &wanted {
                 let have = match t {
                     Table::Calls => &d.calls,
