@@ -12,7 +12,7 @@ fn enabled() -> bool {
 pub fn phase(name: &str, since: Instant) -> Instant {
     let now = Instant::now();
     if enabled() {
-        eprintln!("timing {name}: {:.3} s", (now - since).as_secs_f64());
+        eprintln!("timing {name}: {:.4} s", (now - since).as_secs_f64());
     }
     now
 }

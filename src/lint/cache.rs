@@ -62,14 +62,24 @@ impl Cache {
     }
 
     pub fn put(&self, path: &str, bytes: &[u8], entry: &Entry) {
-        if let Ok(encoded) = bincode::serialize(entry) {
-            let key = Self::key(path, bytes);
-            let tmp = self.dir.join(format!("{key}.tmp{}", std::process::id()));
-            if std::fs::write(&tmp, encoded).is_ok() {
-                let _ = std::fs::rename(&tmp, self.dir.join(key));
-            }
+        let key = Self::key(path, bytes);
+        let tmp = self.dir.join(format!("{key}.tmp{}", std::process::id()));
+        if write_encoded(&tmp, entry) {
+            let _ = std::fs::rename(&tmp, self.dir.join(key));
+        } else {
+            let _ = std::fs::remove_file(&tmp);
         }
     }
+}
+
+/// Writes `value` encoded (bincode) to a new file at `path`, through a small buffer rather than
+/// a whole encoded copy in memory (a large project's summary is megabytes: fresh pages to
+/// fault in, for bytes written once). Whether it was written whole.
+pub fn write_encoded<T: Serialize>(path: &std::path::Path, value: &T) -> bool {
+    use std::io::Write;
+    let Ok(file) = std::fs::File::create(path) else { return false };
+    let mut out = std::io::BufWriter::with_capacity(64 << 10, file);
+    bincode::serialize_into(&mut out, value).is_ok() && out.flush().is_ok()
 }
 
 /// One cache entry: a file's facts and, for a Python file that parsed cleanly, its chunks

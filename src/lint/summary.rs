@@ -34,7 +34,7 @@ use crate::scan::files::{ProjectFiles, WalkRecord};
 
 /// The layout of the summary file (bincode is not self-describing: a new layout gets a new
 /// file name).
-const SUMMARY_FORMAT: u32 = 4;
+const SUMMARY_FORMAT: u32 = 5;
 
 /// Files modified this close to a summary write are not recorded.
 const RACY: Duration = Duration::from_secs(2);
@@ -105,7 +105,7 @@ pub struct Scan<'c> {
 
 /// One project file as `Summary::project` finds it: its facts (None: a JSON file, or left to be
 /// read on demand) or why it was skipped, its cache key and its digest.
-type FileRead = (Result<Option<FileFacts>, (String, String)>, Option<String>, Option<Digest>);
+type FileRead = (Result<Option<Box<FileFacts>>, (String, String)>, Option<String>, Option<Digest>);
 
 /// Stored results: every rule's lint findings over the project, and the scan's warnings.
 pub type Replayed = (Vec<Finding>, Vec<(String, String)>);
@@ -135,8 +135,7 @@ impl Summary {
     pub fn open(cache: &Cache, root: &Path) -> (Summary, ProjectFiles) {
         let path = cache.dir().join(format!("summary-v{SUMMARY_FORMAT}-{}", Cache::key(&root.to_string_lossy(), b"project-summary")));
         let t = std::time::Instant::now();
-        let mut stored = std::fs::read(&path)
-            .ok()
+        let mut stored = read_mapped(&path)
             .and_then(|b| bincode::deserialize::<Stored>(&b).ok())
             .filter(|s| s.version == env!("CARGO_PKG_VERSION"))
             .unwrap_or_default();
@@ -211,38 +210,52 @@ impl Summary {
     /// them there).
     pub fn results_same_facts(&self, root: &Path, files: &ProjectFiles, cache: &Cache) -> Option<(Replayed, Vec<Option<String>>)> {
         let r = self.usable_results(root)?;
-        let keys = files
-            .paths()
+        let paths = files.paths();
+        // every file recorded with its stamp keeps its key; the others are read, hashed and
+        // (when their bytes changed) parsed again, the largest first, one file per task (a
+        // few large files must not end up on one thread)
+        let mut changed: Vec<usize> = (0..paths.len()).filter(|&i| self.matched[i].is_none() && !paths[i].ends_with(".json")).collect();
+        changed.sort_by_key(|&i| std::cmp::Reverse(self.stamps[i].map_or(0, |s| s.0.size)));
+        let outcomes: Vec<(usize, Option<Option<String>>)> = changed
             .par_iter()
-            .enumerate()
-            .map(|(i, rel)| {
-                let entry = &self.stored.entries[self.entry_of[i]?];
-                if self.matched[i].is_some() || rel.ends_with(".json") {
-                    return Some(entry.key.clone());
-                }
-                let stored = entry.key.as_deref()?;
-                let bytes = std::fs::read(root.join(rel)).ok()?;
-                let key = Cache::key(rel, &bytes);
-                if key == stored {
-                    return Some(entry.key.clone());
-                }
-                // the old entry is read once: to compare with, and for its chunks
-                let old = cache.get_entry(stored)?;
-                let (new, new_key) = crate::scan::scan_file(root, rel, Some(cache), crate::scan::Prior::Entry(&old));
-                let new = new.ok()?;
-                let same = same_shape(&new, &old.facts) && bincode::serialize(&new).ok()? == bincode::serialize(&old.facts).ok()?;
-                if !same {
-                    // kept for the run that follows, which needs the new facts
-                    self.fresh.lock().unwrap_or_else(|e| e.into_inner()).insert(i, (new, new_key));
-                    return None;
-                }
-                Some(new_key)
+            .with_max_len(1)
+            .map(|&i| {
+                let rel = &paths[i];
+                let check = || {
+                    let entry = &self.stored.entries[self.entry_of[i]?];
+                    let stored = entry.key.as_deref()?;
+                    let bytes = std::fs::read(root.join(rel)).ok()?;
+                    let key = Cache::key(rel, &bytes);
+                    if key == stored {
+                        return Some(entry.key.clone());
+                    }
+                    // the old entry is read once: to compare with, and for its chunks
+                    let old = cache.get_entry(stored)?;
+                    let (new, new_key) = crate::scan::scan_file(root, rel, Some(cache), crate::scan::Prior::Entry(&old));
+                    let new = new.ok()?;
+                    let same = same_shape(&new, &old.facts) && bincode::serialize(&new).ok()? == bincode::serialize(&old.facts).ok()?;
+                    if !same {
+                        // kept for the run that follows, which needs the new facts
+                        self.fresh.lock().unwrap_or_else(|e| e.into_inner()).insert(i, (new, new_key));
+                        return None;
+                    }
+                    Some(new_key)
+                };
+                (i, check())
             })
             // every changed file is read (not only up to the first whose facts changed): a
             // run that follows takes the new facts from here
-            .collect::<Vec<Option<Option<String>>>>()
-            .into_iter()
-            .collect::<Option<Vec<Option<String>>>>()?;
+            .collect();
+        let mut keys: Vec<Option<String>> = (0..paths.len()).map(|i| self.entry_of[i].and_then(|e| self.stored.entries[e].key.clone())).collect();
+        let mut all_same = true;
+        for (i, outcome) in outcomes {
+            match outcome {
+                Some(k) => keys[i] = k,
+                None => all_same = false,
+            }
+        }
+        let keys = all_same.then_some(keys);
+        let keys = keys?;
         Some((self.replay(r)?, keys))
     }
 
@@ -274,11 +287,16 @@ impl Summary {
     }
 
     fn write(&self, stored: &Stored) {
-        if let Ok(bytes) = bincode::serialize(stored) {
-            let tmp = self.path.with_extension(format!("tmp{}", std::process::id()));
-            if std::fs::write(&tmp, bytes).is_ok() {
-                let _ = std::fs::rename(&tmp, &self.path);
-            }
+        let tmp = self.path.with_extension(format!("tmp{}", std::process::id()));
+        if crate::lint::cache::write_encoded(&tmp, stored) {
+            // the old summary is removed first: renaming over it makes the file system flush
+            // the new file's data at once (ext4's safeguard for replace-by-rename), a few
+            // milliseconds of a short run; a run that starts in between finds no summary and
+            // walks and reads the project itself
+            let _ = std::fs::remove_file(&self.path);
+            let _ = std::fs::rename(&tmp, &self.path);
+        } else {
+            let _ = std::fs::remove_file(&tmp);
         }
     }
 
@@ -300,42 +318,53 @@ impl Summary {
         if eager {
             crate::memory::expect_large_run();
         }
-        let scanned: Vec<FileRead> = (0..paths.len())
-            .into_par_iter()
-            .map(|i| {
-                if paths[i].ends_with(".json") {
-                    // configs are read below, when the code names them
-                    return (Ok(None), None, None);
+        let t0 = std::time::Instant::now();
+        let fresh = self.fresh.lock().unwrap_or_else(|e| e.into_inner()).len();
+        let read = |i: usize| -> FileRead {
+            if paths[i].ends_with(".json") {
+                // configs are read below, when the code names them
+                return (Ok(None), None, None);
+            }
+            if let Some((f, key)) = self.fresh.lock().unwrap_or_else(|e| e.into_inner()).remove(&i) {
+                let d = Digest::of(&f);
+                return (Ok(Some(Box::new(f))), key, Some(d));
+            }
+            let entry = self.matched[i].map(|e| &self.stored.entries[e]);
+            if let Some((key, digest)) = entry.and_then(|e| Some((e.key.as_deref()?, e.digest.as_ref()?))) {
+                if !eager && !now[i] {
+                    return (Ok(None), Some(key.to_string()), Some(digest.clone()));
                 }
-                if let Some((f, key)) = self.fresh.lock().unwrap_or_else(|e| e.into_inner()).remove(&i) {
+                if let Some(f) = cache.get_key(key) {
+                    return (Ok(Some(Box::new(f))), Some(key.to_string()), Some(digest.clone()));
+                }
+            }
+            let prior = self.entry_of[i].and_then(|e| self.stored.entries[e].key.as_deref());
+            let (r, key) = crate::scan::scan_file(root, &paths[i], Some(cache), prior.map_or(crate::scan::Prior::None, crate::scan::Prior::Key));
+            match r {
+                Ok(f) => {
                     let d = Digest::of(&f);
-                    return (Ok(Some(f)), key, Some(d));
+                    (Ok(Some(Box::new(f))), key, Some(d))
                 }
-                let entry = self.matched[i].map(|e| &self.stored.entries[e]);
-                if let Some((key, digest)) = entry.and_then(|e| Some((e.key.as_deref()?, e.digest.as_ref()?))) {
-                    if !eager && !now[i] {
-                        return (Ok(None), Some(key.to_string()), Some(digest.clone()));
-                    }
-                    if let Some(f) = cache.get_key(key) {
-                        return (Ok(Some(f)), Some(key.to_string()), Some(digest.clone()));
-                    }
-                }
-                let prior = self.entry_of[i].and_then(|e| self.stored.entries[e].key.as_deref());
-                let (r, key) = crate::scan::scan_file(root, &paths[i], Some(cache), prior.map_or(crate::scan::Prior::None, crate::scan::Prior::Key));
-                match r {
-                    Ok(f) => {
-                        let d = Digest::of(&f);
-                        (Ok(Some(f)), key, Some(d))
-                    }
-                    Err(w) => (Err(w), key, None),
-                }
-            })
-            .collect();
+                Err(w) => (Err(w), key, None),
+            }
+        };
+        // a file whose facts are at hand or left for later costs next to nothing; the others
+        // are read (and the changed ones digested), the largest first, one file per task
+        let light = |i: usize| {
+            paths[i].ends_with(".json")
+                || (!eager && !now[i] && self.matched[i].is_some_and(|e| self.stored.entries[e].key.is_some() && self.stored.entries[e].digest.is_some()) && (fresh == 0 || !self.fresh.lock().unwrap_or_else(|e| e.into_inner()).contains_key(&i)))
+        };
+        let mut heavy: Vec<usize> = (0..paths.len()).filter(|&i| !light(i)).collect();
+        heavy.sort_by_key(|&i| std::cmp::Reverse(self.stamps[i].map_or(0, |s| s.0.size)));
+        let mut done: HashMap<usize, FileRead> = heavy.par_iter().with_max_len(1).map(|&i| (i, read(i))).collect();
+        let scanned = (0..paths.len()).map(|i| done.remove(&i).unwrap_or_else(|| read(i)));
+        let t = crate::timings::phase("project: files", t0);
         let mut keys = Vec::with_capacity(paths.len());
         let mut digests = Vec::with_capacity(paths.len());
         let mut warnings = Vec::new();
-        let (mut p_paths, mut p_digests, mut p_facts, mut p_keys) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for (i, (r, key, digest)) in scanned.into_iter().enumerate() {
+        let n = paths.len();
+        let (mut p_paths, mut p_digests, mut p_facts, mut p_keys) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+        for (i, (r, key, digest)) in scanned.enumerate() {
             match (r, &digest) {
                 (Err(w), _) => warnings.push(w),
                 (Ok(facts), Some(d)) => {
@@ -357,8 +386,9 @@ impl Summary {
             // a data file's key is its facts' (for the rules' records; its facts are at hand, so
             // `load` never looks it up)
             p_keys.push(bincode::serialize(&f).ok().map(|b| Cache::key(&f.path, &b)));
-            p_facts.push(Some(f));
+            p_facts.push(Some(Box::new(f)));
         }
+        crate::timings::phase("project: tables", t);
         let record_keys = p_keys.clone();
         let load_paths = p_paths.clone();
         let load = move |i: usize| -> FileFacts {
@@ -399,6 +429,16 @@ impl Summary {
         let stored = Stored { version: env!("CARGO_PKG_VERSION").to_string(), walk: self.walk.take(), entries, results, records, records_tool };
         self.write(&stored);
     }
+}
+
+/// The summary's bytes, mapped rather than copied (a large project's summary is megabytes,
+/// read once: mapping the page cache spares fresh memory and a copy). The file is never
+/// written in place (a new summary is written beside it and renamed over it), so the mapped
+/// bytes do not change while they are read.
+fn read_mapped(path: &Path) -> Option<memmap2::Mmap> {
+    let file = std::fs::File::open(path).ok()?;
+    // SAFETY: see above; a summary is only ever replaced whole, by rename
+    unsafe { memmap2::Mmap::map(&file) }.ok()
 }
 
 /// Whether two files' facts have as many facts of each kind (a cheap test before comparing

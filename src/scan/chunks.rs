@@ -313,7 +313,23 @@ pub fn rescan(path: &str, text: &str, old: &FileFacts, old_chunks: &[Chunk]) -> 
     let by_hash: std::collections::HashMap<u64, usize> = old_chunks.iter().enumerate().rev().map(|(i, c)| (c.hash, i)).collect();
     let previous = Previous::new(old, old_chunks);
     let starts = line_starts(text);
-    let mut out = FileFacts { path: path.to_string(), mentions_torch: text.contains("torch"), ..Default::default() };
+    // about as many facts as before: room for them at once (growing the vectors step by step
+    // copies and faults in more memory than the facts take)
+    let room = |n: usize| n + n / 8 + 8;
+    let mut out = FileFacts {
+        path: path.to_string(),
+        mentions_torch: text.contains("torch"),
+        calls: Vec::with_capacity(room(old.calls.len())),
+        classes: Vec::with_capacity(room(old.classes.len())),
+        functions: Vec::with_capacity(room(old.functions.len())),
+        assigns: Vec::with_capacity(room(old.assigns.len())),
+        returns: Vec::with_capacity(room(old.returns.len())),
+        fors: Vec::with_capacity(room(old.fors.len())),
+        conds: Vec::with_capacity(room(old.conds.len())),
+        imports: Vec::with_capacity(room(old.imports.len())),
+        import_lines: Vec::with_capacity(room(old.import_lines.len())),
+        ..Default::default()
+    };
     for c in &chunks {
         match by_hash.get(&c.hash).filter(|&&o| old_chunks[o].end - old_chunks[o].start == c.end - c.start) {
             Some(&o) => previous.take(o, &mut out, c.start as i64 - old_chunks[o].start as i64),

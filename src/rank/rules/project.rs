@@ -145,23 +145,92 @@ impl std::ops::Deref for Digest {
     }
 }
 
+/// A digest's name tables: hashes of names, each table sorted and free of repeats, all in
+/// one array (one allocation per digest, read and written as one run of bytes).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DigestData {
     pub kinds: u64,
-    /// Hashes of the names of the calls (`fc` for `self.fc(x)`), sorted.
-    pub calls: Vec<u32>,
-    /// Hashes of the functions and classes it defines.
-    pub defined: Vec<u32>,
-    /// Hashes of its module-level assignment targets.
-    pub module_targets: Vec<u32>,
-    /// Hashes of the words of its import statements (`FileFacts::imports_module`).
-    pub imports: Vec<u32>,
+    /// The tables one after another: calls, defined, module targets, imports, flags, config keys.
+    #[serde(with = "hash_bytes")]
+    hashes: Vec<u32>,
+    /// Where each table ends in `hashes`.
+    ends: [u32; 6],
     /// The data files (CSV, JSON) it names by a literal path (`scan::data::referenced_paths`).
     pub data_refs: Vec<String>,
+}
+
+impl DigestData {
+    fn table(&self, n: usize) -> &[u32] {
+        let start = if n == 0 { 0 } else { self.ends[n - 1] as usize };
+        // a digest read back from a damaged summary must not panic: an empty table then
+        self.hashes.get(start..self.ends[n] as usize).unwrap_or(&[])
+    }
+    /// Hashes of the names of the calls (`fc` for `self.fc(x)`), sorted.
+    pub fn calls(&self) -> &[u32] {
+        self.table(0)
+    }
+    /// Hashes of the functions and classes it defines.
+    pub fn defined(&self) -> &[u32] {
+        self.table(1)
+    }
+    /// Hashes of its module-level assignment targets.
+    pub fn module_targets(&self) -> &[u32] {
+        self.table(2)
+    }
+    /// Hashes of the words of its import statements (`FileFacts::imports_module`).
+    pub fn imports(&self) -> &[u32] {
+        self.table(3)
+    }
     /// Hashes of the command-line flags its `add_argument` calls define (`values::flag_dest`).
-    pub flags: Vec<u32>,
+    pub fn flags(&self) -> &[u32] {
+        self.table(4)
+    }
     /// Hashes of the last segments of a config file's keys.
-    pub config_keys: Vec<u32>,
+    pub fn config_keys(&self) -> &[u32] {
+        self.table(5)
+    }
+    /// The table a lookup searches.
+    pub fn of_table(&self, t: Table) -> &[u32] {
+        match t {
+            Table::Calls => self.calls(),
+            Table::Defined => self.defined(),
+            Table::Targets => self.module_targets(),
+            Table::Flags => self.flags(),
+            Table::Config => self.config_keys(),
+        }
+    }
+}
+
+/// The hash tables as little-endian bytes: bincode writes a byte string in one copy, where a
+/// sequence of integers goes number by number (the digests are most of a large project's
+/// summary).
+mod hash_bytes {
+    use serde::{Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &[u32], s: S) -> Result<S::Ok, S::Error> {
+        let bytes: Vec<u8> = v.iter().flat_map(|h| h.to_le_bytes()).collect();
+        s.serialize_bytes(&bytes)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u32>, D::Error> {
+        struct Bytes;
+        impl<'de> serde::de::Visitor<'de> for Bytes {
+            type Value = Vec<u32>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("hashes as bytes")
+            }
+            fn visit_bytes<E: serde::de::Error>(self, b: &[u8]) -> Result<Vec<u32>, E> {
+                if b.len() % 4 != 0 {
+                    return Err(E::invalid_length(b.len(), &self));
+                }
+                Ok(b.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+            }
+            fn visit_byte_buf<E: serde::de::Error>(self, b: Vec<u8>) -> Result<Vec<u32>, E> {
+                self.visit_bytes(&b)
+            }
+        }
+        d.deserialize_bytes(Bytes)
+    }
 }
 
 impl Digest {
@@ -170,16 +239,21 @@ impl Digest {
         // (a config or data file names none: only code is searched for data paths)
         let code = !(f.path.ends_with(".yaml") || f.path.ends_with(".yml") || f.is_config() || !f.columns.is_empty());
         let data_refs = if code { crate::scan::data::referenced_paths(f).into_iter().collect() } else { Vec::new() };
-        Digest(std::sync::Arc::new(DigestData {
-            kinds: kinds_of(f),
-            calls: hashed(f.calls.iter().map(|c| c.name.as_str())),
-            defined: hashed(f.functions.iter().map(|d| d.name.as_str()).chain(f.classes.iter().map(|c| c.name.as_str()))),
-            module_targets: hashed(module_level.map(|a| a.target.as_str())),
-            imports: hashed(f.import_word_iter()),
-            data_refs,
-            flags: hashed(f.calls.iter().filter(|c| c.name == "add_argument").filter_map(super::values::flag_dest)),
-            config_keys: if f.is_config() { hashed(f.assigns.iter().map(|a| a.target.rsplit('.').next().unwrap_or(&a.target))) } else { Vec::new() },
-        }))
+        let tables = [
+            hashed(f.calls.iter().map(|c| c.name.as_str())),
+            hashed(f.functions.iter().map(|d| d.name.as_str()).chain(f.classes.iter().map(|c| c.name.as_str()))),
+            hashed(module_level.map(|a| a.target.as_str())),
+            hashed(f.import_word_iter()),
+            hashed(f.calls.iter().filter(|c| c.name == "add_argument").filter_map(super::values::flag_dest)),
+            if f.is_config() { hashed(f.assigns.iter().map(|a| a.target.rsplit('.').next().unwrap_or(&a.target))) } else { Vec::new() },
+        ];
+        let mut hashes = Vec::with_capacity(tables.iter().map(Vec::len).sum());
+        let mut ends = [0u32; 6];
+        for (t, end) in tables.iter().zip(&mut ends) {
+            hashes.extend_from_slice(t);
+            *end = hashes.len() as u32;
+        }
+        Digest(std::sync::Arc::new(DigestData { kinds: kinds_of(f), hashes, ends, data_refs }))
     }
 
     pub fn has(set: &[u32], name: &str) -> bool {
@@ -191,7 +265,7 @@ impl Digest {
 pub struct Project<'l> {
     pub paths: Vec<String>,
     pub digests: Vec<Digest>,
-    slots: Vec<OnceLock<FileFacts>>,
+    slots: Vec<OnceLock<Box<FileFacts>>>,
     load: Box<dyn Fn(usize) -> FileFacts + Send + Sync + 'l>,
     loaded: std::sync::atomic::AtomicUsize,
     /// Each file's content key (`record::Dep::File`), when known.
@@ -200,7 +274,9 @@ pub struct Project<'l> {
 
 impl<'l> Project<'l> {
     /// `facts[i]`, when given, is file `i`'s facts already at hand; the others are read by `load`.
-    pub fn new(paths: Vec<String>, digests: Vec<Digest>, facts: Vec<Option<FileFacts>>, load: Box<dyn Fn(usize) -> FileFacts + Send + Sync + 'l>) -> Project<'l> {
+    /// (Boxed: a large project has thousands of files, most of them never read, and a slot
+    /// is a pointer rather than a whole `FileFacts`.)
+    pub fn new(paths: Vec<String>, digests: Vec<Digest>, facts: Vec<Option<Box<FileFacts>>>, load: Box<dyn Fn(usize) -> FileFacts + Send + Sync + 'l>) -> Project<'l> {
         let slots = facts
             .into_iter()
             .map(|f| {
@@ -228,7 +304,7 @@ impl<'l> Project<'l> {
     fn file(&self, i: usize) -> &FileFacts {
         self.slots[i].get_or_init(|| {
             self.loaded.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            (self.load)(i)
+            Box::new((self.load)(i))
         })
     }
 }
@@ -410,17 +486,17 @@ impl<'a> Files<'a> {
     /// lookups of a table search the digests one by one (a run on a few files makes a few
     /// dozen); later ones build an index of the table.
     pub(crate) fn lookup_hash(&self, t: Table, h: u32) -> Box<dyn Iterator<Item = usize> + '_> {
-        let (index, pick): (&OnceLock<FxHashMap<u32, Vec<u32>>>, fn(&Digest) -> &[u32]) = match t {
-            Table::Calls => (&self.calls_index, |d| &d.calls),
-            Table::Defined => (&self.defined_index, |d| &d.defined),
-            Table::Targets => (&self.targets_index, |d| &d.module_targets),
-            Table::Flags => (&self.flags_index, |d| &d.flags),
-            Table::Config => (&self.config_index, |d| &d.config_keys),
+        let index = match t {
+            Table::Calls => &self.calls_index,
+            Table::Defined => &self.defined_index,
+            Table::Targets => &self.targets_index,
+            Table::Flags => &self.flags_index,
+            Table::Config => &self.config_index,
         };
         if index.get().is_none() && self.searches[t as usize].fetch_add(1, std::sync::atomic::Ordering::Relaxed) < SEARCHES_BEFORE_INDEX {
-            return Box::new((0..self.len()).filter(move |&i| pick(self.digest_of(i)).binary_search(&h).is_ok()));
+            return Box::new((0..self.len()).filter(move |&i| self.digest_of(i).of_table(t).binary_search(&h).is_ok()));
         }
-        let m = index.get_or_init(|| index_of(self.len(), |i| pick(self.digest_of(i))));
+        let m = index.get_or_init(|| index_of(self.len(), |i| self.digest_of(i).of_table(t)));
         Box::new(m.get(&h).into_iter().flatten().map(|&i| i as usize))
     }
 
@@ -467,6 +543,6 @@ impl<'a> Files<'a> {
     /// when its import words include that module's name.
     pub fn imports(&self, fi: usize, gi: usize) -> bool {
         let module = shared::module_name(self.path(gi));
-        Digest::has(&self.digest(fi).imports, module) && self.file(fi).imports_module(module)
+        Digest::has(self.digest(fi).imports(), module) && self.file(fi).imports_module(module)
     }
 }

@@ -232,13 +232,7 @@ impl<'f, 'a> Answers<'f, 'a> {
         for i in 0..self.files.len() {
             let d = self.files.digest_of(i);
             for (t, hs) in &wanted {
-                let have = match t {
-                    Table::Calls => &d.calls,
-                    Table::Defined => &d.defined,
-                    Table::Targets => &d.module_targets,
-                    Table::Flags => &d.flags,
-                    Table::Config => &d.config_keys,
-                };
+                let have = d.of_table(*t);
                 // both sorted: walk them together
                 let (mut a, mut b) = (0, 0);
                 while a < have.len() && b < hs.len() {
