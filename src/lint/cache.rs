@@ -73,9 +73,9 @@ impl Cache {
 }
 
 /// Writes `value` encoded (bincode) to a new file at `path`, through a small buffer rather than
-/// a whole encoded copy in memory (a large project's summary is megabytes: fresh pages to
-/// fault in, for bytes written once). Whether it was written whole.
-pub fn write_encoded<T: Serialize>(path: &std::path::Path, value: &T) -> bool {
+/// a whole encoded copy in memory (a large file's facts are hundreds of kilobytes: fresh pages
+/// to fault in, for bytes written once). Whether it was written whole.
+fn write_encoded<T: Serialize>(path: &std::path::Path, value: &T) -> bool {
     use std::io::Write;
     let Ok(file) = std::fs::File::create(path) else { return false };
     let mut out = std::io::BufWriter::with_capacity(64 << 10, file);

@@ -34,7 +34,7 @@ use crate::scan::files::{ProjectFiles, WalkRecord};
 
 /// The layout of the summary file (bincode is not self-describing: a new layout gets a new
 /// file name).
-const SUMMARY_FORMAT: u32 = 5;
+const SUMMARY_FORMAT: u32 = 6;
 
 /// Files modified this close to a summary write are not recorded.
 const RACY: Duration = Duration::from_secs(2);
@@ -64,6 +64,15 @@ struct Entry {
     digest: Option<Digest>,
 }
 
+/// An entry as it is written: `Entry`'s layout, borrowing from the run.
+#[derive(Serialize)]
+struct EntryOut<'a> {
+    path: &'a str,
+    stamp: Stamp,
+    key: Option<&'a str>,
+    digest: Option<&'a Digest>,
+}
+
 #[derive(Serialize, Deserialize, Clone)]
 struct StoredFinding {
     rule: String,
@@ -80,9 +89,8 @@ struct Results {
     warnings: Vec<(String, String)>,
 }
 
-#[derive(Serialize, Deserialize, Default)]
+#[derive(Default)]
 struct Stored {
-    version: String,
     /// The last walk of the project: its files, reused while no directory changed.
     walk: Option<WalkRecord>,
     entries: Vec<Entry>,
@@ -92,6 +100,83 @@ struct Stored {
     records: Vec<crate::rank::rules::record::Record>,
     /// The executable that made the records (another build may read differently).
     records_tool: Option<Stamp>,
+}
+
+/// The summary file: the length of its first part, then two parts that two threads decode at
+/// once: everything but the later entries, and the later entries.
+#[derive(Serialize)]
+struct FirstOut<'a> {
+    version: &'a str,
+    walk: &'a Option<WalkRecord>,
+    results: &'a Option<Results>,
+    records: &'a [crate::rank::rules::record::Record],
+    records_tool: &'a Option<Stamp>,
+    entries: &'a [EntryOut<'a>],
+}
+
+#[derive(Deserialize)]
+struct First {
+    version: String,
+    walk: Option<WalkRecord>,
+    results: Option<Results>,
+    records: Vec<crate::rank::rules::record::Record>,
+    records_tool: Option<Stamp>,
+    entries: Vec<Entry>,
+}
+
+/// Counts the bytes written through it.
+struct Counted<W> {
+    inner: W,
+    n: u64,
+}
+
+impl<W: std::io::Write> std::io::Write for Counted<W> {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(b)?;
+        self.n += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+impl Stored {
+    /// Where the entries are split between the two parts: the first part also holds the walk
+    /// and the records, which take about as long to decode as a fifth of the entries.
+    fn split(n: usize) -> usize {
+        n * 2 / 5
+    }
+
+    /// Writes a summary file at `path` (through a small buffer rather than a whole encoded copy
+    /// in memory: a large project's summary is megabytes, fresh pages to fault in for bytes
+    /// written once).
+    fn encode(path: &Path, first: FirstOut<'_>, rest: &[EntryOut<'_>]) -> std::io::Result<()> {
+        use std::io::{Seek, Write};
+        let mut out = Counted { inner: std::io::BufWriter::with_capacity(64 << 10, std::fs::File::create(path)?), n: 0 };
+        let io = |e: bincode::Error| std::io::Error::other(e.to_string());
+        out.write_all(&[0; 8])?;
+        bincode::serialize_into(&mut out, &first).map_err(io)?;
+        let first_len = out.n - 8;
+        bincode::serialize_into(&mut out, rest).map_err(io)?;
+        let mut file = out.inner.into_inner().map_err(|e| e.into_error())?;
+        file.seek(std::io::SeekFrom::Start(0))?;
+        file.write_all(&first_len.to_le_bytes())
+    }
+
+    /// The summary in `bytes` (None: damaged, or written by another version of cudasleuth).
+    fn decode(bytes: &[u8]) -> Option<Stored> {
+        let first_len = usize::try_from(u64::from_le_bytes(bytes.get(..8)?.try_into().ok()?)).ok()?;
+        let first = bytes.get(8..first_len.checked_add(8)?)?;
+        let rest = &bytes[8 + first_len..];
+        let (first, rest) = rayon::join(|| bincode::deserialize::<First>(first).ok(), || bincode::deserialize::<Vec<Entry>>(rest).ok());
+        let (mut first, rest) = (first?, rest?);
+        if first.version != env!("CARGO_PKG_VERSION") {
+            return None;
+        }
+        first.entries.extend(rest);
+        Some(Stored { walk: first.walk, entries: first.entries, results: first.results, records: first.records, records_tool: first.records_tool })
+    }
 }
 
 /// A project read for the rules (`Summary::project`): its files, each project path's cache key
@@ -133,12 +218,18 @@ impl Summary {
     /// The project's summary and its files: those of the stored walk when no directory (nor
     /// ignore file) changed since, else a new walk's.
     pub fn open(cache: &Cache, root: &Path) -> (Summary, ProjectFiles) {
-        let path = cache.dir().join(format!("summary-v{SUMMARY_FORMAT}-{}", Cache::key(&root.to_string_lossy(), b"project-summary")));
+        let project = Cache::key(&root.to_string_lossy(), b"project-summary");
+        let path = cache.dir().join(format!("summary-v{SUMMARY_FORMAT}-{project}"));
         let t = std::time::Instant::now();
-        let mut stored = read_mapped(&path)
-            .and_then(|b| bincode::deserialize::<Stored>(&b).ok())
-            .filter(|s| s.version == env!("CARGO_PKG_VERSION"))
-            .unwrap_or_default();
+        let mapped = read_mapped(&path);
+        if mapped.is_none() {
+            // a first run with this layout: the project's summaries in older layouts are of no
+            // more use
+            for v in 1..SUMMARY_FORMAT {
+                let _ = std::fs::remove_file(cache.dir().join(format!("summary-v{v}-{project}")));
+            }
+        }
+        let mut stored = mapped.and_then(|b| Stored::decode(&b)).unwrap_or_default();
         let t = crate::timings::phase("summary read", t);
         let reused = stored.walk.take().and_then(|w| Some((w.files_if_unchanged(root)?, w)));
         let (files, walk) = match reused {
@@ -271,7 +362,7 @@ impl Summary {
 
     /// The entries of this run: every file whose stamp is not too recent to trust, and whether
     /// that is every file.
-    fn entries(&self, files: &ProjectFiles, keys: &[Option<String>], digests: &[Option<Digest>]) -> (Vec<Entry>, bool) {
+    fn entries<'a>(&self, files: &'a ProjectFiles, keys: &'a [Option<String>], digests: &'a [Option<Digest>]) -> (Vec<EntryOut<'a>>, bool) {
         let now = SystemTime::now();
         let mut entries = Vec::with_capacity(keys.len());
         let mut all_recorded = true;
@@ -281,14 +372,19 @@ impl Summary {
                 all_recorded = false;
                 continue;
             };
-            entries.push(Entry { path: p.clone(), stamp, key: key.clone(), digest: digest.clone() });
+            entries.push(EntryOut { path: p, stamp, key: key.as_deref(), digest: digest.as_ref() });
         }
         (entries, all_recorded)
     }
 
-    fn write(&self, stored: &Stored) {
+    /// Writes this run's walk, entries and results, and the records.
+    fn store(mut self, entries: Vec<EntryOut<'_>>, results: Option<Results>) {
+        let split = Stored::split(entries.len());
+        let walk = self.walk.take();
+        let records_tool = self.stored.records_tool.take();
+        let first = FirstOut { version: env!("CARGO_PKG_VERSION"), walk: &walk, results: &results, records: &self.stored.records, records_tool: &records_tool, entries: &entries[..split] };
         let tmp = self.path.with_extension(format!("tmp{}", std::process::id()));
-        if crate::lint::cache::write_encoded(&tmp, stored) {
+        if Stored::encode(&tmp, first, &entries[split..]).is_ok() {
             // the old summary is removed first: renaming over it makes the file system flush
             // the new file's data at once (ext4's safeguard for replace-by-rename), a few
             // milliseconds of a short run; a run that starts in between finds no summary and
@@ -298,6 +394,10 @@ impl Summary {
         } else {
             let _ = std::fs::remove_file(&tmp);
         }
+        // the last summary's entries are thousands of small allocations, and saving is the last
+        // thing a lint run does before the `lint` command exits (as `lint::run` does with the
+        // project's facts, they are left to the process)
+        std::mem::forget(std::mem::take(&mut self.stored));
     }
 
     fn replay(&self, r: &Results) -> Option<Replayed> {
@@ -422,13 +522,6 @@ impl Summary {
         self.store(entries, results);
     }
 
-    /// Writes this run's walk, entries and results.
-    fn store(mut self, entries: Vec<Entry>, results: Option<Results>) {
-        let records = std::mem::take(&mut self.stored.records);
-        let records_tool = self.stored.records_tool.take();
-        let stored = Stored { version: env!("CARGO_PKG_VERSION").to_string(), walk: self.walk.take(), entries, results, records, records_tool };
-        self.write(&stored);
-    }
 }
 
 /// The summary's bytes, mapped rather than copied (a large project's summary is megabytes,
@@ -463,4 +556,45 @@ fn data_stamps(root: &Path, project: &Project<'_>) -> Vec<(String, Option<Stamp>
         }
     }
     data
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn digest(src: &str) -> Digest {
+        Digest::of(&crate::scan::python::scan_source("m.py", src))
+    }
+
+    #[test]
+    fn the_file_reads_back_as_written_and_damage_reads_as_none() {
+        let dir = std::env::temp_dir().join(format!("cudasleuth-summary-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("summary");
+        let digests: Vec<Option<Digest>> = (0..7).map(|i| (i % 3 != 0).then(|| digest(&format!("import torch\nN = {i}\nfc = torch.nn.Linear(8, N)\n")))).collect();
+        let keys: Vec<Option<String>> = (0..7).map(|i| (i % 2 == 0).then(|| format!("{i:032x}"))).collect();
+        let paths: Vec<String> = (0..7).map(|i| format!("pkg/m{i}.py")).collect();
+        let entries: Vec<EntryOut<'_>> = (0..7).map(|i| EntryOut { path: &paths[i], stamp: Stamp { size: i as u64, mtime_ns: 1000 + i as u64 }, key: keys[i].as_deref(), digest: digests[i].as_ref() }).collect();
+        let records_tool = Some(Stamp { size: 1, mtime_ns: 2 });
+        let results = Some(Results { tool: records_tool, data: vec![("a.json".into(), None)], findings: Vec::new(), warnings: vec![("x.py".into(), "skipped".into())] });
+        let split = Stored::split(entries.len());
+        let first = FirstOut { version: env!("CARGO_PKG_VERSION"), walk: &None, results: &results, records: &[], records_tool: &records_tool, entries: &entries[..split] };
+        Stored::encode(&path, first, &entries[split..]).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let back = Stored::decode(&bytes).expect("reads back");
+        assert_eq!(back.entries.len(), 7);
+        for (i, e) in back.entries.iter().enumerate() {
+            assert_eq!((e.path.as_str(), e.stamp, e.key.as_deref(), e.digest.as_ref()), (paths[i].as_str(), entries[i].stamp, keys[i].as_deref(), digests[i].as_ref()));
+        }
+        assert_eq!(back.results.as_ref().map(|r| r.warnings.clone()), Some(vec![("x.py".to_string(), "skipped".to_string())]));
+        assert_eq!(back.records_tool, records_tool);
+        // cut anywhere, or a first part's length past the end: no summary (and no panic)
+        for cut in [0, 4, 8, 9, bytes.len() / 2, bytes.len() - 1] {
+            assert!(Stored::decode(&bytes[..cut]).is_none(), "cut at {cut}");
+        }
+        let mut long = bytes.clone();
+        long[..8].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert!(Stored::decode(&long).is_none());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
