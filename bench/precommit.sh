@@ -4,13 +4,14 @@
 # `cudasleuth lint` runs on them; the files are restored afterwards. Two edits: a comment
 # appended (new bytes, same facts: the chunks are re-split, nothing is parsed, the stored
 # results hold) and a line of code appended (`_bench_edit_N = ...`: new facts, so the rules run
-# over the project). Beside it: ruff on the same 20 files. Median of RUNS runs (default 3).
+# over the project). Beside it: ruff on the same 20 files. Median of RUNS runs (default 5), with
+# the fastest and slowest run in brackets.
 # Usage: bench/precommit.sh [TREE...]   (default: lightning torchvision timm transformers)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 WORK=${WORK:-/tmp/precision}
-RUNS=${RUNS:-3}
+RUNS=${RUNS:-5}
 bin=${BIN:-${CARGO_TARGET_DIR:-$root/target}/release/cudasleuth}
 [ -n "${BIN:-}" ] || (cd "$root" && cargo build --release -q)
 ruff=$WORK/ruff-venv/bin/ruff
@@ -21,7 +22,7 @@ cache=$(mktemp -d)
 trap 'rm -rf "$cache"' EXIT
 export CUDASLEUTH_CACHE_DIR=$cache
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-echo "| tree | lines | 20 files, comment appended: wall s | 20 files, code appended: wall s | code: phases (scan / rules) s | ruff, same files: wall s |"
+echo "| tree | lines | 20 files, comment appended: wall s (min–max) | 20 files, code appended: wall s (min–max) | code: phases (scan / rules) s | ruff, same files: wall s |"
 echo "|---|--:|--:|--:|--:|--:|"
 for t in "${trees[@]}"; do
     dir=$WORK/src/$t
@@ -52,7 +53,7 @@ for t in "${trees[@]}"; do
             [ "$kind" = code ] && phases="$(awk '/^timing scan/ {s=$3} /^timing rules/ {r=$3} END {print s " / " r}' "$cache/timings")"
             for f in $files; do cp "$cache/orig/$t/$f" "$f"; done
         done
-        med[$kind]=$(printf '%s\n' "${walls[@]}" | median)
+        med[$kind]="$(printf '%s\n' "${walls[@]}" | median) ($(printf '%s\n' "${walls[@]}" | sort -n | head -1)–$(printf '%s\n' "${walls[@]}" | sort -n | tail -1))"
     done
     rw=()
     for _ in $(seq "$RUNS"); do

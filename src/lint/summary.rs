@@ -103,14 +103,12 @@ struct Stored {
 }
 
 /// The summary file: the length of its first part, then two parts that two threads decode at
-/// once: everything but the later entries, and the later entries.
+/// once: the walk and the first half of the entries; the other entries, the results and the
+/// records.
 #[derive(Serialize)]
 struct FirstOut<'a> {
     version: &'a str,
     walk: &'a Option<WalkRecord>,
-    results: &'a Option<Results>,
-    records: &'a [crate::rank::rules::record::Record],
-    records_tool: &'a Option<Stamp>,
     entries: &'a [EntryOut<'a>],
 }
 
@@ -118,10 +116,25 @@ struct FirstOut<'a> {
 struct First {
     version: String,
     walk: Option<WalkRecord>,
-    results: Option<Results>,
-    records: Vec<crate::rank::rules::record::Record>,
-    records_tool: Option<Stamp>,
     entries: Vec<Entry>,
+}
+
+#[derive(Deserialize)]
+struct Second {
+    entries: Vec<Entry>,
+    results: Option<Results>,
+    records_tool: Option<Stamp>,
+    records: Vec<crate::rank::rules::record::Record>,
+}
+
+/// A summary file being written: its entries are (`Summary::start_write`), the results and
+/// records to come.
+struct Writing {
+    tmp: PathBuf,
+    out: Counted<std::io::BufWriter<std::fs::File>>,
+    first_len: u64,
+    /// Whether every file got an entry (none was modified too recently to trust its stamp).
+    all_recorded: bool,
 }
 
 /// Counts the bytes written through it.
@@ -142,40 +155,18 @@ impl<W: std::io::Write> std::io::Write for Counted<W> {
 }
 
 impl Stored {
-    /// Where the entries are split between the two parts: the first part also holds the walk
-    /// and the records, which take about as long to decode as a fifth of the entries.
-    fn split(n: usize) -> usize {
-        n * 2 / 5
-    }
-
-    /// Writes a summary file at `path` (through a small buffer rather than a whole encoded copy
-    /// in memory: a large project's summary is megabytes, fresh pages to fault in for bytes
-    /// written once).
-    fn encode(path: &Path, first: FirstOut<'_>, rest: &[EntryOut<'_>]) -> std::io::Result<()> {
-        use std::io::{Seek, Write};
-        let mut out = Counted { inner: std::io::BufWriter::with_capacity(64 << 10, std::fs::File::create(path)?), n: 0 };
-        let io = |e: bincode::Error| std::io::Error::other(e.to_string());
-        out.write_all(&[0; 8])?;
-        bincode::serialize_into(&mut out, &first).map_err(io)?;
-        let first_len = out.n - 8;
-        bincode::serialize_into(&mut out, rest).map_err(io)?;
-        let mut file = out.inner.into_inner().map_err(|e| e.into_error())?;
-        file.seek(std::io::SeekFrom::Start(0))?;
-        file.write_all(&first_len.to_le_bytes())
-    }
-
     /// The summary in `bytes` (None: damaged, or written by another version of cudasleuth).
     fn decode(bytes: &[u8]) -> Option<Stored> {
         let first_len = usize::try_from(u64::from_le_bytes(bytes.get(..8)?.try_into().ok()?)).ok()?;
         let first = bytes.get(8..first_len.checked_add(8)?)?;
         let rest = &bytes[8 + first_len..];
-        let (first, rest) = rayon::join(|| bincode::deserialize::<First>(first).ok(), || bincode::deserialize::<Vec<Entry>>(rest).ok());
+        let (first, rest) = rayon::join(|| bincode::deserialize::<First>(first).ok(), || bincode::deserialize::<Second>(rest).ok());
         let (mut first, rest) = (first?, rest?);
         if first.version != env!("CARGO_PKG_VERSION") {
             return None;
         }
-        first.entries.extend(rest);
-        Some(Stored { walk: first.walk, entries: first.entries, results: first.results, records: first.records, records_tool: first.records_tool })
+        first.entries.extend(rest.entries);
+        Some(Stored { walk: first.walk, entries: first.entries, results: rest.results, records: rest.records, records_tool: rest.records_tool })
     }
 }
 
@@ -356,8 +347,9 @@ impl Summary {
         let results = self.stored.results.take();
         // the facts are the same: so are their digests
         let digests: Vec<Option<Digest>> = self.entry_of.iter().map(|e| e.and_then(|i| self.stored.entries[i].digest.clone())).collect();
-        let (entries, all_recorded) = self.entries(files, keys, &digests);
-        self.store(entries, results.filter(|_| all_recorded));
+        let writing = self.start_write(files, keys, &digests);
+        let all_recorded = writing.as_ref().is_some_and(|w| w.all_recorded);
+        self.finish_write(writing, results.filter(|_| all_recorded));
     }
 
     /// The entries of this run: every file whose stamp is not too recent to trust, and whether
@@ -377,22 +369,58 @@ impl Summary {
         (entries, all_recorded)
     }
 
-    /// Writes this run's walk, entries and results, and the records.
-    fn store(mut self, entries: Vec<EntryOut<'_>>, results: Option<Results>) {
-        let split = Stored::split(entries.len());
-        let walk = self.walk.take();
-        let records_tool = self.stored.records_tool.take();
-        let first = FirstOut { version: env!("CARGO_PKG_VERSION"), walk: &walk, results: &results, records: &self.stored.records, records_tool: &records_tool, entries: &entries[..split] };
+    /// Starts writing the summary of this run: its walk and entries (the files whose stamp is
+    /// not too recent to trust), to a temporary file beside the summary. None when it cannot be
+    /// written (the summary then stays as it was).
+    fn start_write(&self, files: &ProjectFiles, keys: &[Option<String>], digests: &[Option<Digest>]) -> Option<Writing> {
+        use std::io::Write;
+        let (entries, all_recorded) = self.entries(files, keys, digests);
         let tmp = self.path.with_extension(format!("tmp{}", std::process::id()));
-        if Stored::encode(&tmp, first, &entries[split..]).is_ok() {
-            // the old summary is removed first: renaming over it makes the file system flush
-            // the new file's data at once (ext4's safeguard for replace-by-rename), a few
-            // milliseconds of a short run; a run that starts in between finds no summary and
-            // walks and reads the project itself
-            let _ = std::fs::remove_file(&self.path);
-            let _ = std::fs::rename(&tmp, &self.path);
-        } else {
-            let _ = std::fs::remove_file(&tmp);
+        let io = |e: bincode::Error| std::io::Error::other(e.to_string());
+        let start = || -> std::io::Result<Writing> {
+            // through a small buffer rather than a whole encoded copy in memory: a large
+            // project's summary is megabytes, fresh pages to fault in for bytes written once
+            let mut out = Counted { inner: std::io::BufWriter::with_capacity(64 << 10, std::fs::File::create(&tmp)?), n: 0 };
+            let half = entries.len() / 2;
+            out.write_all(&[0; 8])?;
+            bincode::serialize_into(&mut out, &FirstOut { version: env!("CARGO_PKG_VERSION"), walk: &self.walk, entries: &entries[..half] }).map_err(io)?;
+            let first_len = out.n - 8;
+            bincode::serialize_into(&mut out, &entries[half..]).map_err(io)?;
+            Ok(Writing { tmp: tmp.clone(), out, first_len, all_recorded })
+        };
+        match start() {
+            Ok(w) => Some(w),
+            Err(_) => {
+                let _ = std::fs::remove_file(&tmp);
+                None
+            }
+        }
+    }
+
+    /// Ends the summary begun by `start_write` with the results and the records (`self`'s), and
+    /// puts it in place.
+    fn finish_write(mut self, writing: Option<Writing>, results: Option<Results>) {
+        if let Some(mut w) = writing {
+            let io = |e: bincode::Error| std::io::Error::other(e.to_string());
+            let finish = || -> std::io::Result<()> {
+                use std::io::{Seek, Write};
+                bincode::serialize_into(&mut w.out, &results).map_err(io)?;
+                bincode::serialize_into(&mut w.out, &self.stored.records_tool).map_err(io)?;
+                bincode::serialize_into(&mut w.out, &self.stored.records).map_err(io)?;
+                let mut file = w.out.inner.into_inner().map_err(|e| e.into_error())?;
+                file.seek(std::io::SeekFrom::Start(0))?;
+                file.write_all(&w.first_len.to_le_bytes())
+            };
+            if finish().is_ok() {
+                // the old summary is removed first: renaming over it makes the file system
+                // flush the new file's data at once (ext4's safeguard for replace-by-rename), a
+                // few milliseconds of a short run; a run that starts in between finds no
+                // summary and walks and reads the project itself
+                let _ = std::fs::remove_file(&self.path);
+                let _ = std::fs::rename(&w.tmp, &self.path);
+            } else {
+                let _ = std::fs::remove_file(&w.tmp);
+            }
         }
         // the last summary's entries are thousands of small allocations, and saving is the last
         // thing a lint run does before the `lint` command exits (as `lint::run` does with the
@@ -508,9 +536,10 @@ impl Summary {
     pub fn save(mut self, root: &Path, files: &ProjectFiles, scan: &Scan<'_>, findings: Option<&[Finding]>, records: Vec<crate::rank::rules::record::Record>) {
         self.stored.records = records;
         self.stored.records_tool = tool_stamp();
-        let (entries, all_recorded) = self.entries(files, &scan.keys, &scan.digests);
+        let writing = self.start_write(files, &scan.keys, &scan.digests);
         // results are kept only when every file is recorded: an unrecorded file could change
         // (or go) unseen
+        let all_recorded = writing.as_ref().is_some_and(|w| w.all_recorded);
         let results = findings.filter(|_| all_recorded).map(|findings| {
             let findings = findings
                 .iter()
@@ -519,9 +548,8 @@ impl Summary {
                 .collect();
             Results { tool: tool_stamp(), data: data_stamps(root, &scan.project), findings, warnings: scan.warnings.clone() }
         });
-        self.store(entries, results);
+        self.finish_write(writing, results);
     }
-
 }
 
 /// The summary's bytes, mapped rather than copied (a large project's summary is megabytes,
@@ -571,23 +599,29 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("cudasleuth-summary-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("summary");
-        let digests: Vec<Option<Digest>> = (0..7).map(|i| (i % 3 != 0).then(|| digest(&format!("import torch\nN = {i}\nfc = torch.nn.Linear(8, N)\n")))).collect();
-        let keys: Vec<Option<String>> = (0..7).map(|i| (i % 2 == 0).then(|| format!("{i:032x}"))).collect();
-        let paths: Vec<String> = (0..7).map(|i| format!("pkg/m{i}.py")).collect();
-        let entries: Vec<EntryOut<'_>> = (0..7).map(|i| EntryOut { path: &paths[i], stamp: Stamp { size: i as u64, mtime_ns: 1000 + i as u64 }, key: keys[i].as_deref(), digest: digests[i].as_ref() }).collect();
-        let records_tool = Some(Stamp { size: 1, mtime_ns: 2 });
-        let results = Some(Results { tool: records_tool, data: vec![("a.json".into(), None)], findings: Vec::new(), warnings: vec![("x.py".into(), "skipped".into())] });
-        let split = Stored::split(entries.len());
-        let first = FirstOut { version: env!("CARGO_PKG_VERSION"), walk: &None, results: &results, records: &[], records_tool: &records_tool, entries: &entries[..split] };
-        Stored::encode(&path, first, &entries[split..]).unwrap();
+        let n = 7;
+        let digests: Vec<Option<Digest>> = (0..n).map(|i| (i % 3 != 0).then(|| digest(&format!("import torch\nN = {i}\nfc = torch.nn.Linear(8, N)\n")))).collect();
+        let keys: Vec<Option<String>> = (0..n).map(|i| (i % 2 == 0).then(|| format!("{i:032x}"))).collect();
+        let paths: Vec<String> = (0..n).map(|i| format!("pkg/m{i}.py")).collect();
+        let files = ProjectFiles::from_list(paths.clone());
+        let an_hour_ago = SystemTime::now() - Duration::from_secs(3600);
+        let stamp = |i: usize| Stamp { size: i as u64, mtime_ns: 1000 + i as u64 };
+        // the last file was modified just now: no entry for it
+        let stamps = (0..n).map(|i| Some((stamp(i), if i + 1 == n { SystemTime::now() } else { an_hour_ago }))).collect();
+        let mut summary = Summary { path: path.clone(), stored: Stored::default(), stamps, matched: vec![None; n], entry_of: vec![None; n], walk: None, fresh: Default::default() };
+        summary.stored.records_tool = Some(Stamp { size: 1, mtime_ns: 2 });
+        let writing = summary.start_write(&files, &keys, &digests);
+        assert!(writing.as_ref().is_some_and(|w| !w.all_recorded));
+        let results = Some(Results { tool: None, data: vec![("a.json".into(), None)], findings: Vec::new(), warnings: vec![("x.py".into(), "skipped".into())] });
+        summary.finish_write(writing, results);
         let bytes = std::fs::read(&path).unwrap();
         let back = Stored::decode(&bytes).expect("reads back");
-        assert_eq!(back.entries.len(), 7);
+        assert_eq!(back.entries.len(), n - 1);
         for (i, e) in back.entries.iter().enumerate() {
-            assert_eq!((e.path.as_str(), e.stamp, e.key.as_deref(), e.digest.as_ref()), (paths[i].as_str(), entries[i].stamp, keys[i].as_deref(), digests[i].as_ref()));
+            assert_eq!((e.path.as_str(), e.stamp, e.key.as_deref(), e.digest.as_ref()), (paths[i].as_str(), stamp(i), keys[i].as_deref(), digests[i].as_ref()));
         }
         assert_eq!(back.results.as_ref().map(|r| r.warnings.clone()), Some(vec![("x.py".to_string(), "skipped".to_string())]));
-        assert_eq!(back.records_tool, records_tool);
+        assert_eq!(back.records_tool, Some(Stamp { size: 1, mtime_ns: 2 }));
         // cut anywhere, or a first part's length past the end: no summary (and no panic)
         for cut in [0, 4, 8, 9, bytes.len() / 2, bytes.len() - 1] {
             assert!(Stored::decode(&bytes[..cut]).is_none(), "cut at {cut}");

@@ -13,6 +13,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::rank::rules::project::Files;
@@ -224,28 +225,46 @@ impl<'f, 'a> Answers<'f, 'a> {
                 }
             }
         }
-        let mut found: HashMap<(Table, u32), Vec<usize>> = HashMap::new();
         for hs in wanted.values_mut() {
             hs.sort_unstable();
             hs.dedup();
         }
-        for i in 0..self.files.len() {
-            let d = self.files.digest_of(i);
-            for (t, hs) in &wanted {
-                let have = d.of_table(*t);
-                // both sorted: walk them together
-                let (mut a, mut b) = (0, 0);
-                while a < have.len() && b < hs.len() {
-                    match have[a].cmp(&hs[b]) {
-                        std::cmp::Ordering::Less => a += 1,
-                        std::cmp::Ordering::Greater => b += 1,
-                        std::cmp::Ordering::Equal => {
-                            found.entry((*t, hs[b])).or_default().push(i);
-                            a += 1;
-                            b += 1;
+        if wanted.is_empty() {
+            return;
+        }
+        // the files in a few ranges, searched in parallel; each range's answers in file order
+        let n = self.files.len();
+        let ranges: Vec<std::ops::Range<usize>> = (0..n).step_by(512).map(|a| a..(a + 512).min(n)).collect();
+        let parts: Vec<HashMap<(Table, u32), Vec<usize>>> = ranges
+            .into_par_iter()
+            .map(|range| {
+                let mut found: HashMap<(Table, u32), Vec<usize>> = HashMap::new();
+                for i in range {
+                    let d = self.files.digest_of(i);
+                    for (t, hs) in &wanted {
+                        let have = d.of_table(*t);
+                        // both sorted: walk them together
+                        let (mut a, mut b) = (0, 0);
+                        while a < have.len() && b < hs.len() {
+                            match have[a].cmp(&hs[b]) {
+                                std::cmp::Ordering::Less => a += 1,
+                                std::cmp::Ordering::Greater => b += 1,
+                                std::cmp::Ordering::Equal => {
+                                    found.entry((*t, hs[b])).or_default().push(i);
+                                    a += 1;
+                                    b += 1;
+                                }
+                            }
                         }
                     }
                 }
+                found
+            })
+            .collect();
+        let mut found: HashMap<(Table, u32), Vec<usize>> = HashMap::new();
+        for part in parts {
+            for (k, v) in part {
+                found.entry(k).or_default().extend(v);
             }
         }
         let mut names = self.names.lock().unwrap_or_else(|e| e.into_inner());
