@@ -24,6 +24,7 @@ for i in $(seq "$n"); do
     sleep 2.1
     CUDASLEUTH_CACHE_DIR=$work/cache-a "$a" lint --format json > /dev/null 2>&1 || true
     CUDASLEUTH_CACHE_DIR=$work/cache-b "$b" lint --format json > /dev/null 2>&1 || true
+    sync
     for f in $files; do [ -z "$(tail -c1 "$f")" ] || echo >> "$f"; echo "_bench_edit_$i = $RANDOM" >> "$f"; done
     sleep 2.1
     if [ $((i % 2)) = 0 ]; then ra+=("$(ms "$work/cache-a" "$a")"); rb+=("$(ms "$work/cache-b" "$b")"); else rb+=("$(ms "$work/cache-b" "$b")"); ra+=("$(ms "$work/cache-a" "$a")"); fi
