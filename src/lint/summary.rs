@@ -127,8 +127,8 @@ struct Second {
     records: Vec<crate::rank::rules::record::Record>,
 }
 
-/// A summary file being written: its entries are (`Summary::start_write`), the results and
-/// records to come.
+/// A summary file being written: its walk and entries are written (`Summary::start_write`), its
+/// results and records are to come.
 struct Writing {
     tmp: PathBuf,
     out: Counted<std::io::BufWriter<std::fs::File>>,
