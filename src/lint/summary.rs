@@ -243,6 +243,14 @@ impl Summary {
         Summary { path, stored, stamps, matched, entry_of, walk, fresh: Default::default() }
     }
 
+    /// Files to read, in parallel: the largest first, one file per task (a few large files
+    /// among many small ones must not end up on one thread).
+    fn largest_first(&self, files: impl Iterator<Item = usize>) -> impl IndexedParallelIterator<Item = usize> {
+        let mut files: Vec<usize> = files.collect();
+        files.sort_by_key(|&i| std::cmp::Reverse(self.stamps[i].map_or(0, |s| s.0.size)));
+        files.into_par_iter().with_max_len(1)
+    }
+
     /// The stored results, when the same files are there, the executable and the data files the
     /// code names are unchanged (file stamps are checked by the callers).
     fn usable_results(&self, root: &Path) -> Option<&Results> {
@@ -294,14 +302,11 @@ impl Summary {
         let r = self.usable_results(root)?;
         let paths = files.paths();
         // every file recorded with its stamp keeps its key; the others are read, hashed and
-        // (when their bytes changed) parsed again, the largest first, one file per task (a
-        // few large files must not end up on one thread)
-        let mut changed: Vec<usize> = (0..paths.len()).filter(|&i| self.matched[i].is_none() && !paths[i].ends_with(".json")).collect();
-        changed.sort_by_key(|&i| std::cmp::Reverse(self.stamps[i].map_or(0, |s| s.0.size)));
-        let outcomes: Vec<(usize, Option<Option<String>>)> = changed
-            .par_iter()
-            .with_max_len(1)
-            .map(|&i| {
+        // (when their bytes changed) parsed again
+        let changed = (0..paths.len()).filter(|&i| self.matched[i].is_none() && !paths[i].ends_with(".json"));
+        let outcomes: Vec<(usize, Option<Option<String>>)> = self
+            .largest_first(changed)
+            .map(|i| {
                 let rel = &paths[i];
                 let check = || {
                     let entry = &self.stored.entries[self.entry_of[i]?];
@@ -477,14 +482,12 @@ impl Summary {
             }
         };
         // a file whose facts are at hand or left for later costs next to nothing; the others
-        // are read (and the changed ones digested), the largest first, one file per task
+        // are read (and the changed ones digested)
         let light = |i: usize| {
             paths[i].ends_with(".json")
                 || (!eager && !now[i] && self.matched[i].is_some_and(|e| self.stored.entries[e].key.is_some() && self.stored.entries[e].digest.is_some()) && (fresh == 0 || !self.fresh.lock().unwrap_or_else(|e| e.into_inner()).contains_key(&i)))
         };
-        let mut heavy: Vec<usize> = (0..paths.len()).filter(|&i| !light(i)).collect();
-        heavy.sort_by_key(|&i| std::cmp::Reverse(self.stamps[i].map_or(0, |s| s.0.size)));
-        let mut done: HashMap<usize, FileRead> = heavy.par_iter().with_max_len(1).map(|&i| (i, read(i))).collect();
+        let mut done: HashMap<usize, FileRead> = self.largest_first((0..paths.len()).filter(|&i| !light(i))).map(|i| (i, read(i))).collect();
         let scanned = (0..paths.len()).map(|i| done.remove(&i).unwrap_or_else(|| read(i)));
         let t = crate::timings::phase("project: files", t0);
         let mut keys = Vec::with_capacity(paths.len());
@@ -534,8 +537,9 @@ impl Summary {
     /// `findings`: every rule's over the whole project, or None after a run on some files only
     /// (the stamps, keys and digests are recorded, no results).
     pub fn save(mut self, root: &Path, files: &ProjectFiles, scan: &Scan<'_>, findings: Option<&[Finding]>, records: Vec<crate::rank::rules::record::Record>) {
+        let tool = tool_stamp();
         self.stored.records = records;
-        self.stored.records_tool = tool_stamp();
+        self.stored.records_tool = tool;
         let writing = self.start_write(files, &scan.keys, &scan.digests);
         // results are kept only when every file is recorded: an unrecorded file could change
         // (or go) unseen
@@ -546,7 +550,7 @@ impl Summary {
                 .filter(|f| f.lint)
                 .map(|f| StoredFinding { rule: f.rule.to_string(), finding: SavedFinding::of(f) })
                 .collect();
-            Results { tool: tool_stamp(), data: data_stamps(root, &scan.project), findings, warnings: scan.warnings.clone() }
+            Results { tool, data: data_stamps(root, &scan.project), findings, warnings: scan.warnings.clone() }
         });
         self.finish_write(writing, results);
     }

@@ -320,11 +320,8 @@ pub struct Files<'a> {
     source: Source<'a>,
     focus: Option<Vec<bool>>,
     by_path: OnceLock<FxHashMap<String, usize>>,
-    calls_index: OnceLock<FxHashMap<u32, Vec<u32>>>,
-    defined_index: OnceLock<FxHashMap<u32, Vec<u32>>>,
-    targets_index: OnceLock<FxHashMap<u32, Vec<u32>>>,
-    flags_index: OnceLock<FxHashMap<u32, Vec<u32>>>,
-    config_index: OnceLock<FxHashMap<u32, Vec<u32>>>,
+    /// Each table's index (by `Table as usize`), built after its first lookups.
+    indexes: [OnceLock<FxHashMap<u32, Vec<u32>>>; 5],
     /// Lookups made in each table without its index.
     searches: [std::sync::atomic::AtomicUsize; 5],
 }
@@ -359,11 +356,7 @@ impl<'a> Files<'a> {
             source,
             focus,
             by_path: OnceLock::new(),
-            calls_index: OnceLock::new(),
-            defined_index: OnceLock::new(),
-            targets_index: OnceLock::new(),
-            flags_index: OnceLock::new(),
-            config_index: OnceLock::new(),
+            indexes: Default::default(),
             searches: Default::default(),
         }
     }
@@ -486,13 +479,7 @@ impl<'a> Files<'a> {
     /// lookups of a table search the digests one by one (a run on a few files makes a few
     /// dozen); later ones build an index of the table.
     pub(crate) fn lookup_hash(&self, t: Table, h: u32) -> Box<dyn Iterator<Item = usize> + '_> {
-        let index = match t {
-            Table::Calls => &self.calls_index,
-            Table::Defined => &self.defined_index,
-            Table::Targets => &self.targets_index,
-            Table::Flags => &self.flags_index,
-            Table::Config => &self.config_index,
-        };
+        let index = &self.indexes[t as usize];
         if index.get().is_none() && self.searches[t as usize].fetch_add(1, std::sync::atomic::Ordering::Relaxed) < SEARCHES_BEFORE_INDEX {
             return Box::new((0..self.len()).filter(move |&i| self.digest_of(i).of_table(t).binary_search(&h).is_ok()));
         }
