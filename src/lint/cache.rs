@@ -61,8 +61,8 @@ impl Cache {
         &self.dir
     }
 
-    pub fn put(&self, path: &str, bytes: &[u8], entry: &Entry) {
-        let key = Self::key(path, bytes);
+    /// Stores an entry under its key (`Cache::key` of the file's path and bytes).
+    pub fn put(&self, key: &str, entry: &Entry) {
         let tmp = self.dir.join(format!("{key}.tmp{}", std::process::id()));
         if write_encoded(&tmp, entry) {
             let _ = std::fs::rename(&tmp, self.dir.join(key));
@@ -75,7 +75,7 @@ impl Cache {
 /// Writes `value` encoded (bincode) to a new file at `path`, through a small buffer rather than
 /// a whole encoded copy in memory (a large file's facts are hundreds of kilobytes: fresh pages
 /// to fault in, for bytes written once). Whether it was written whole.
-fn write_encoded<T: Serialize>(path: &std::path::Path, value: &T) -> bool {
+pub(crate) fn write_encoded<T: Serialize>(path: &std::path::Path, value: &T) -> bool {
     use std::io::Write;
     let Ok(file) = std::fs::File::create(path) else { return false };
     let mut out = std::io::BufWriter::with_capacity(64 << 10, file);

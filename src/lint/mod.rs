@@ -107,12 +107,12 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
     } else {
         let mut set = BTreeSet::new();
         let mut dirs = Vec::new();
-        let known: std::collections::HashSet<&str> = files.paths().iter().map(String::as_str).collect();
+        let known = |rel: &str| files.paths().binary_search_by(|p| p.as_str().cmp(rel)).is_ok();
         for p in &opts.paths {
             let abs = std::fs::canonicalize(p).unwrap_or_else(|_| cwd.join(p));
             let Ok(rel) = abs.strip_prefix(&root) else { continue };
             let rel = rel.to_string_lossy().replace('\\', "/");
-            if known.contains(rel.as_str()) {
+            if known(&rel) {
                 set.insert(rel);
             } else {
                 dirs.push(if rel.is_empty() { rel } else { format!("{rel}/") });

@@ -30,11 +30,11 @@ use crate::rank::rules::record::SavedFinding;
 use crate::rank::rules::{self, Finding};
 use crate::rank::rules::project::{Digest, Project};
 use crate::scan::facts::FileFacts;
-use crate::scan::files::{ProjectFiles, WalkRecord};
+use crate::scan::files::{ProjectFiles, RootDir, WalkRecord};
 
 /// The layout of the summary file (bincode is not self-describing: a new layout gets a new
 /// file name).
-const SUMMARY_FORMAT: u32 = 6;
+const SUMMARY_FORMAT: u32 = 7;
 
 /// Files modified this close to a summary write are not recorded.
 const RACY: Duration = Duration::from_secs(2);
@@ -51,6 +51,12 @@ impl Stamp {
         let t = m.modified().ok()?;
         let ns = t.duration_since(UNIX_EPOCH).ok()?.as_nanos() as u64;
         Some((Stamp { size: m.len(), mtime_ns: ns }, t))
+    }
+
+    /// The stamp of a project file, and its modification time.
+    fn at(root: &RootDir, rel: &str) -> Option<(Stamp, SystemTime)> {
+        let (size, mtime_ns) = root.stat(rel, true)?;
+        Some((Stamp { size, mtime_ns }, UNIX_EPOCH + Duration::from_nanos(mtime_ns)))
     }
 }
 
@@ -91,6 +97,10 @@ struct Results {
 
 #[derive(Default)]
 struct Stored {
+    /// Which summary file this is (its recent changes name it: `Delta::base`); 0: none was read.
+    id: u64,
+    /// The paths of the recent changes read with it (`Delta`).
+    delta_paths: Vec<String>,
     /// The last walk of the project: its files, reused while no directory changed.
     walk: Option<WalkRecord>,
     entries: Vec<Entry>,
@@ -108,13 +118,15 @@ struct Stored {
 #[derive(Serialize)]
 struct FirstOut<'a> {
     version: &'a str,
-    walk: &'a Option<WalkRecord>,
+    id: u64,
+    walk: Option<crate::scan::files::WalkOut<'a>>,
     entries: &'a [EntryOut<'a>],
 }
 
 #[derive(Deserialize)]
 struct First {
     version: String,
+    id: u64,
     walk: Option<WalkRecord>,
     entries: Vec<Entry>,
 }
@@ -127,14 +139,42 @@ struct Second {
     records: Vec<crate::rank::rules::record::Record>,
 }
 
+/// The summary's recent changes, in a small file beside it: a run on some files (a pre-commit
+/// run) records the entries that changed since the summary was written whole, with its records,
+/// rather than rewriting the summary's entries for every file of the project. Each such run
+/// writes all the changes since (the last delta's and its own); the summary is written whole
+/// again when they grow large, after a walk, and by a run on the whole project.
+#[derive(Deserialize)]
+struct Delta {
+    version: String,
+    /// The `id` of the summary file it changes (another summary's delta is of no use).
+    base: u64,
+    /// New or changed entries, in path order.
+    entries: Vec<Entry>,
+    /// Paths whose entries are gone (modified too recently to be recorded).
+    dropped: Vec<String>,
+    results: Option<Results>,
+    records_tool: Option<Stamp>,
+    records: Vec<crate::rank::rules::record::Record>,
+}
+
+#[derive(Serialize)]
+struct DeltaOut<'a> {
+    version: &'a str,
+    base: u64,
+    entries: Vec<&'a EntryOut<'a>>,
+    dropped: Vec<&'a str>,
+    results: &'a Option<Results>,
+    records_tool: &'a Option<Stamp>,
+    records: &'a [crate::rank::rules::record::Record],
+}
+
 /// A summary file being written: its walk and entries are written (`Summary::start_write`), its
 /// results and records are to come.
 struct Writing {
     tmp: PathBuf,
     out: Counted<std::io::BufWriter<std::fs::File>>,
     first_len: u64,
-    /// Whether every file got an entry (none was modified too recently to trust its stamp).
-    all_recorded: bool,
 }
 
 /// Counts the bytes written through it.
@@ -166,7 +206,34 @@ impl Stored {
             return None;
         }
         first.entries.extend(rest.entries);
-        Some(Stored { walk: first.walk, entries: first.entries, results: rest.results, records: rest.records, records_tool: rest.records_tool })
+        Some(Stored { id: first.id, delta_paths: Vec::new(), walk: first.walk, entries: first.entries, results: rest.results, records: rest.records, records_tool: rest.records_tool })
+    }
+
+    /// The summary with its recent changes in `bytes` (`Delta`), when they are this summary's.
+    fn apply(&mut self, bytes: &[u8]) {
+        let Ok(delta) = bincode::deserialize::<Delta>(bytes) else { return };
+        if self.id == 0 || delta.base != self.id || delta.version != env!("CARGO_PKG_VERSION") {
+            return;
+        }
+        let mut paths = Vec::with_capacity(delta.entries.len() + delta.dropped.len());
+        for e in delta.entries {
+            paths.push(e.path.clone());
+            match self.entries.binary_search_by(|x| x.path.cmp(&e.path)) {
+                Ok(i) => self.entries[i] = e,
+                Err(i) => self.entries.insert(i, e),
+            }
+        }
+        for p in delta.dropped {
+            if let Ok(i) = self.entries.binary_search_by(|x| x.path.cmp(&p)) {
+                self.entries.remove(i);
+            }
+            paths.push(p);
+        }
+        paths.sort();
+        self.delta_paths = paths;
+        self.results = delta.results;
+        self.records_tool = delta.records_tool;
+        self.records = delta.records;
     }
 }
 
@@ -197,6 +264,8 @@ pub struct Summary {
     entry_of: Vec<Option<usize>>,
     /// What this run's walk saw (a new walk's, or the stored one still valid).
     walk: Option<WalkRecord>,
+    /// Whether the project was walked this run (the stored walk did not hold).
+    walked: bool,
     /// Changed files read by `results_same_facts` whose facts changed: their new facts and keys.
     fresh: std::sync::Mutex<HashMap<usize, (FileFacts, Option<String>)>>,
 }
@@ -221,26 +290,36 @@ impl Summary {
             }
         }
         let mut stored = mapped.and_then(|b| Stored::decode(&b)).unwrap_or_default();
+        if stored.id != 0 {
+            if let Ok(bytes) = std::fs::read(delta_path(&path)) {
+                stored.apply(&bytes);
+            }
+        }
         let t = crate::timings::phase("summary read", t);
-        let reused = stored.walk.take().and_then(|w| Some((w.files_if_unchanged(root)?, w)));
-        let (files, walk) = match reused {
-            Some((files, w)) => (files, Some(w)),
-            None => ProjectFiles::walk_recorded(root),
+        let dir = RootDir::open(root);
+        let stamp_all = |paths: &[String]| -> Vec<Option<(Stamp, SystemTime)>> { paths.par_iter().map(|p| Stamp::at(&dir, p)).collect() };
+        // the recorded walk checked and its files stamped at once (a stat per path either way,
+        // on every core)
+        let mut walk = stored.walk.take();
+        let checked = walk.as_ref().map(|w| rayon::join(|| w.unchanged(&dir), || stamp_all(w.files())));
+        let (files, walk, stamps, walked) = match (walk.as_mut(), checked) {
+            (Some(w), Some((true, stamps))) => (w.take_files(), walk, stamps, false),
+            _ => {
+                let (files, walk) = ProjectFiles::walk_recorded(root);
+                let stamps = stamp_all(files.paths());
+                (files, walk, stamps, true)
+            }
         };
-        crate::timings::phase("walk", t);
-        let summary = Self::with_files(path, stored, walk, root, &files);
+        crate::timings::phase("walk and stamps", t);
+        let summary = Self::with_files(path, stored, walk, walked, &files, stamps);
         (summary, files)
     }
 
-    fn with_files(path: PathBuf, stored: Stored, walk: Option<WalkRecord>, root: &Path, files: &ProjectFiles) -> Summary {
+    fn with_files(path: PathBuf, stored: Stored, walk: Option<WalkRecord>, walked: bool, files: &ProjectFiles, stamps: Vec<Option<(Stamp, SystemTime)>>) -> Summary {
         let paths = files.paths();
-        let t = std::time::Instant::now();
-        let stamps: Vec<Option<(Stamp, SystemTime)>> = paths.par_iter().map(|p| Stamp::of(&root.join(p))).collect();
-        crate::timings::phase("stamps", t);
-        let by_path: HashMap<&str, usize> = stored.entries.iter().enumerate().map(|(i, e)| (e.path.as_str(), i)).collect();
-        let entry_of: Vec<Option<usize>> = paths.iter().map(|p| by_path.get(p.as_str()).copied()).collect();
+        let entry_of = match_sorted(paths, &stored.entries);
         let matched = entry_of.iter().zip(&stamps).map(|(e, s)| e.filter(|&i| s.map(|s| s.0) == Some(stored.entries[i].stamp))).collect();
-        Summary { path, stored, stamps, matched, entry_of, walk, fresh: Default::default() }
+        Summary { path, stored, stamps, matched, entry_of, walk, walked, fresh: Default::default() }
     }
 
     /// Files to read, in parallel: the largest first, one file per task (a few large files
@@ -318,7 +397,7 @@ impl Summary {
                     }
                     // the old entry is read once: to compare with, and for its chunks
                     let old = cache.get_entry(stored)?;
-                    let (new, new_key) = crate::scan::scan_file(root, rel, Some(cache), crate::scan::Prior::Entry(&old));
+                    let (new, new_key) = crate::scan::scan_bytes(rel, bytes, Some(key), Some(cache), crate::scan::Prior::Entry(&old));
                     let new = new.ok()?;
                     let same = same_shape(&new, &old.facts) && bincode::serialize(&new).ok()? == bincode::serialize(&old.facts).ok()?;
                     if !same {
@@ -352,46 +431,85 @@ impl Summary {
         let results = self.stored.results.take();
         // the facts are the same: so are their digests
         let digests: Vec<Option<Digest>> = self.entry_of.iter().map(|e| e.and_then(|i| self.stored.entries[i].digest.clone())).collect();
-        let writing = self.start_write(files, keys, &digests);
-        let all_recorded = writing.as_ref().is_some_and(|w| w.all_recorded);
-        self.finish_write(writing, results.filter(|_| all_recorded));
+        self.write(files, keys, &digests, false, || results);
     }
 
-    /// The entries of this run: every file whose stamp is not too recent to trust, and whether
-    /// that is every file.
-    fn entries<'a>(&self, files: &'a ProjectFiles, keys: &'a [Option<String>], digests: &'a [Option<Digest>]) -> (Vec<EntryOut<'a>>, bool) {
+    /// The entries of this run, file by file: none for a file whose stamp is too recent to
+    /// trust.
+    fn entries<'a>(&self, files: &'a ProjectFiles, keys: &'a [Option<String>], digests: &'a [Option<Digest>]) -> Vec<Option<EntryOut<'a>>> {
         let now = SystemTime::now();
-        let mut entries = Vec::with_capacity(keys.len());
-        let mut all_recorded = true;
-        for (((p, s), key), digest) in files.paths().iter().zip(&self.stamps).zip(keys).zip(digests) {
-            let recorded = s.filter(|(_, t)| now.duration_since(*t).is_ok_and(|d| d >= RACY));
-            let Some((stamp, _)) = recorded else {
-                all_recorded = false;
-                continue;
-            };
-            entries.push(EntryOut { path: p, stamp, key: key.as_deref(), digest: digest.as_ref() });
-        }
-        (entries, all_recorded)
+        let recorded = |s: &Option<(Stamp, SystemTime)>| s.filter(|(_, t)| now.duration_since(*t).is_ok_and(|d| d >= RACY)).map(|s| s.0);
+        files.paths().iter().zip(&self.stamps).zip(keys).zip(digests).map(|(((p, s), key), digest)| Some(EntryOut { path: p, stamp: recorded(s)?, key: key.as_deref(), digest: digest.as_ref() })).collect()
     }
 
-    /// Starts writing the summary of this run: its walk and entries (the files whose stamp is
-    /// not too recent to trust), to a temporary file beside the summary. None when it cannot be
-    /// written (the summary then stays as it was).
-    fn start_write(&self, files: &ProjectFiles, keys: &[Option<String>], digests: &[Option<Digest>]) -> Option<Writing> {
+    /// Writes this run's summary: the stamps, keys and digests of the files, the results (made
+    /// only when every file is recorded: an unrecorded file could change or go unseen) and
+    /// `self`'s records. As recent changes (`Delta`) when they are few and the summary read
+    /// holds the rest, unless `whole`; else the summary whole.
+    fn write(mut self, files: &ProjectFiles, keys: &[Option<String>], digests: &[Option<Digest>], whole: bool, results: impl FnOnce() -> Option<Results>) {
+        let per_file = self.entries(files, keys, digests);
+        let all_recorded = per_file.iter().all(Option::is_some);
+        let results = if all_recorded { results() } else { None };
+        if !whole && self.write_delta(files, &per_file, &results) {
+            std::mem::forget(std::mem::take(&mut self.stored));
+            return;
+        }
+        let entries: Vec<EntryOut<'_>> = per_file.into_iter().flatten().collect();
+        let writing = self.start_write(files, &entries);
+        self.finish_write(writing, results);
+    }
+
+    /// Writes the changes since the summary was written whole, when the summary read was whole
+    /// and walked the same files and the changes are few. Whether it was written.
+    fn write_delta(&self, files: &ProjectFiles, per_file: &[Option<EntryOut<'_>>], results: &Option<Results>) -> bool {
+        if self.stored.id == 0 || self.walked || self.walk.is_none() {
+            return false;
+        }
+        let paths = files.paths();
+        // changed: every file whose stamp did not match, and those the last delta changed
+        let in_last = |p: &String| self.stored.delta_paths.binary_search(p).is_ok();
+        let changed: Vec<usize> = (0..paths.len()).filter(|&i| self.matched[i].is_none() || in_last(&paths[i])).collect();
+        if changed.len() > 64 + paths.len() / 16 {
+            return false;
+        }
+        let delta = DeltaOut {
+            version: env!("CARGO_PKG_VERSION"),
+            base: self.stored.id,
+            entries: changed.iter().filter_map(|&i| per_file[i].as_ref()).collect(),
+            dropped: changed.iter().filter(|&&i| per_file[i].is_none()).map(|&i| paths[i].as_str()).collect(),
+            results,
+            records_tool: &self.stored.records_tool,
+            records: &self.stored.records,
+        };
+        let path = delta_path(&self.path);
+        let tmp = path.with_extension(format!("recent-tmp{}", std::process::id()));
+        if !crate::lint::cache::write_encoded(&tmp, &delta) {
+            let _ = std::fs::remove_file(&tmp);
+            return false;
+        }
+        // removed first, as the summary is (`finish_write`)
+        let _ = std::fs::remove_file(&path);
+        std::fs::rename(&tmp, &path).is_ok()
+    }
+
+    /// Starts writing the summary of this run whole: its walk and entries, to a temporary file
+    /// beside the summary. None when it cannot be written (the summary then stays as it was).
+    fn start_write(&self, files: &ProjectFiles, entries: &[EntryOut<'_>]) -> Option<Writing> {
         use std::io::Write;
-        let (entries, all_recorded) = self.entries(files, keys, digests);
         let tmp = self.path.with_extension(format!("tmp{}", std::process::id()));
         let io = |e: bincode::Error| std::io::Error::other(e.to_string());
+        // any number but 0 ("none read") that another write is unlikely to pick
+        let id = SystemTime::now().duration_since(UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64) ^ (u64::from(std::process::id()) << 40) | 1;
         let start = || -> std::io::Result<Writing> {
             // through a small buffer rather than a whole encoded copy in memory: a large
             // project's summary is megabytes, fresh pages to fault in for bytes written once
             let mut out = Counted { inner: std::io::BufWriter::with_capacity(64 << 10, std::fs::File::create(&tmp)?), n: 0 };
             let half = entries.len() / 2;
             out.write_all(&[0; 8])?;
-            bincode::serialize_into(&mut out, &FirstOut { version: env!("CARGO_PKG_VERSION"), walk: &self.walk, entries: &entries[..half] }).map_err(io)?;
+            bincode::serialize_into(&mut out, &FirstOut { version: env!("CARGO_PKG_VERSION"), id, walk: self.walk.as_ref().map(|w| w.with_files(files)), entries: &entries[..half] }).map_err(io)?;
             let first_len = out.n - 8;
             bincode::serialize_into(&mut out, &entries[half..]).map_err(io)?;
-            Ok(Writing { tmp: tmp.clone(), out, first_len, all_recorded })
+            Ok(Writing { tmp: tmp.clone(), out, first_len })
         };
         match start() {
             Ok(w) => Some(w),
@@ -403,7 +521,7 @@ impl Summary {
     }
 
     /// Ends the summary begun by `start_write` with the results and the records (`self`'s), and
-    /// puts it in place.
+    /// puts it in place (its recent changes, now in it, removed).
     fn finish_write(mut self, writing: Option<Writing>, results: Option<Results>) {
         if let Some(mut w) = writing {
             let io = |e: bincode::Error| std::io::Error::other(e.to_string());
@@ -421,6 +539,7 @@ impl Summary {
                 // flush the new file's data at once (ext4's safeguard for replace-by-rename), a
                 // few milliseconds of a short run; a run that starts in between finds no
                 // summary and walks and reads the project itself
+                let _ = std::fs::remove_file(delta_path(&self.path));
                 let _ = std::fs::remove_file(&self.path);
                 let _ = std::fs::rename(&w.tmp, &self.path);
             } else {
@@ -540,20 +659,32 @@ impl Summary {
         let tool = tool_stamp();
         self.stored.records = records;
         self.stored.records_tool = tool;
-        let writing = self.start_write(files, &scan.keys, &scan.digests);
-        // results are kept only when every file is recorded: an unrecorded file could change
-        // (or go) unseen
-        let all_recorded = writing.as_ref().is_some_and(|w| w.all_recorded);
-        let results = findings.filter(|_| all_recorded).map(|findings| {
-            let findings = findings
-                .iter()
-                .filter(|f| f.lint)
-                .map(|f| StoredFinding { rule: f.rule.to_string(), finding: SavedFinding::of(f) })
-                .collect();
-            Results { tool, data: data_stamps(root, &scan.project), findings, warnings: scan.warnings.clone() }
-        });
-        self.finish_write(writing, results);
+        let results = || {
+            let findings = findings?.iter().filter(|f| f.lint).map(|f| StoredFinding { rule: f.rule.to_string(), finding: SavedFinding::of(f) }).collect();
+            Some(Results { tool, data: data_stamps(root, &scan.project), findings, warnings: scan.warnings.clone() })
+        };
+        // a run on the whole project writes the summary whole
+        self.write(files, &scan.keys, &scan.digests, findings.is_some(), results);
     }
+}
+
+/// Where a summary's recent changes are kept (`Delta`).
+fn delta_path(summary: &Path) -> PathBuf {
+    summary.with_extension("recent")
+}
+
+/// For each path, the entry of the same path. Both are in path order (a walk's files are
+/// sorted and the entries written in their order): one pass over both, without hashing.
+fn match_sorted(paths: &[String], entries: &[Entry]) -> Vec<Option<usize>> {
+    let mut out = Vec::with_capacity(paths.len());
+    let mut e = 0;
+    for p in paths {
+        while e < entries.len() && entries[e].path.as_str() < p.as_str() {
+            e += 1;
+        }
+        out.push((e < entries.len() && entries[e].path == *p).then_some(e));
+    }
+    out
 }
 
 /// The summary's bytes, mapped rather than copied (a large project's summary is megabytes,
@@ -612,11 +743,13 @@ mod tests {
         let stamp = |i: usize| Stamp { size: i as u64, mtime_ns: 1000 + i as u64 };
         // the last file was modified just now: no entry for it
         let stamps = (0..n).map(|i| Some((stamp(i), if i + 1 == n { SystemTime::now() } else { an_hour_ago }))).collect();
-        let mut summary = Summary { path: path.clone(), stored: Stored::default(), stamps, matched: vec![None; n], entry_of: vec![None; n], walk: None, fresh: Default::default() };
+        let mut summary = Summary { path: path.clone(), stored: Stored::default(), stamps, matched: vec![None; n], entry_of: vec![None; n], walk: Some(WalkRecord::default()), walked: true, fresh: Default::default() };
         summary.stored.records_tool = Some(Stamp { size: 1, mtime_ns: 2 });
-        let writing = summary.start_write(&files, &keys, &digests);
-        assert!(writing.as_ref().is_some_and(|w| !w.all_recorded));
+        let per_file = summary.entries(&files, &keys, &digests);
+        assert!(per_file[n - 1].is_none() && per_file[..n - 1].iter().all(Option::is_some));
         let results = Some(Results { tool: None, data: vec![("a.json".into(), None)], findings: Vec::new(), warnings: vec![("x.py".into(), "skipped".into())] });
+        let entries: Vec<EntryOut<'_>> = per_file.into_iter().flatten().collect();
+        let writing = summary.start_write(&files, &entries);
         summary.finish_write(writing, results);
         let bytes = std::fs::read(&path).unwrap();
         let back = Stored::decode(&bytes).expect("reads back");
@@ -633,6 +766,35 @@ mod tests {
         let mut long = bytes.clone();
         long[..8].copy_from_slice(&u64::MAX.to_le_bytes());
         assert!(Stored::decode(&long).is_none());
+
+        // A run on some files: m1 changed (new stamp and key), m6 still too recent, the others
+        // as recorded. Its changes are written beside the summary, which stays as it was.
+        let mut keys2 = keys.clone();
+        keys2[1] = Some("changed".into());
+        let stamps2 = (0..n).map(|i| Some((if i == 1 { Stamp { size: 99, mtime_ns: 5 } } else { stamp(i) }, if i + 1 == n { SystemTime::now() } else { an_hour_ago }))).collect();
+        let mut stored = Stored::decode(&bytes).unwrap();
+        let id = stored.id;
+        assert_ne!(id, 0);
+        stored.walk = Some(WalkRecord::default());
+        let entry_of: Vec<Option<usize>> = (0..n).map(|i| (i + 1 < n).then_some(i)).collect();
+        let matched = (0..n).map(|i| (i != 1 && i + 1 < n).then_some(i)).collect();
+        let summary = Summary { path: path.clone(), walk: stored.walk.take(), stored, stamps: stamps2, matched, entry_of, walked: false, fresh: Default::default() };
+        summary.write(&files, &keys2, &digests, false, || None);
+        assert_eq!(std::fs::read(&path).unwrap(), bytes, "the summary itself is not rewritten");
+        let recent = std::fs::read(delta_path(&path)).expect("recent changes written");
+        let mut back = Stored::decode(&bytes).unwrap();
+        back.apply(&recent);
+        assert_eq!(back.entries.len(), n - 1);
+        assert_eq!((back.entries[1].stamp, back.entries[1].key.as_deref()), (Stamp { size: 99, mtime_ns: 5 }, Some("changed")));
+        assert_eq!(back.entries[2].key.as_deref(), keys[2].as_deref());
+        assert!(back.results.is_none(), "the stored results went with the change");
+        assert_eq!(back.delta_paths, ["pkg/m1.py", "pkg/m6.py"]);
+        // the changes of another summary are not applied
+        let mut other = Stored::decode(&bytes).unwrap();
+        other.id ^= 2;
+        other.apply(&recent);
+        assert_eq!(other.entries[1].stamp, stamp(1));
+        assert!(other.results.is_some());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

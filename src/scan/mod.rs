@@ -50,7 +50,6 @@ pub fn scan_file(root: &Path, rel: &String, cache: Option<&crate::lint::cache::C
 }
 
 fn scan_one(root: &Path, rel: &String, cache: Option<&crate::lint::cache::Cache>, prior: Prior<'_>, key: &mut Option<String>) -> Result<FileFacts, (String, String)> {
-    use crate::lint::cache::{Cache, Entry};
     if rel.ends_with(".json") {
         // configs are read below, when the code names them
         return Ok(FileFacts::default());
@@ -58,21 +57,39 @@ fn scan_one(root: &Path, rel: &String, cache: Option<&crate::lint::cache::Cache>
     let full = root.join(rel);
     let size = std::fs::metadata(&full).map(|m| m.len()).unwrap_or(0);
     if size > MAX_FILE_BYTES {
-        return Err((rel.clone(), format!("skipped: larger than {} MiB", MAX_FILE_BYTES >> 20)));
+        return Err(too_large(rel));
     }
     let bytes = std::fs::read(&full).map_err(|e| (rel.clone(), format!("unreadable: {e}")))?;
+    scan_read(rel, bytes, None, cache, prior, key)
+}
+
+fn too_large(rel: &str) -> (String, String) {
+    (rel.to_string(), format!("skipped: larger than {} MiB", MAX_FILE_BYTES >> 20))
+}
+
+/// `scan_file` of bytes already read, and their cache key when it is known (a file is read
+/// and hashed once).
+pub fn scan_bytes(rel: &String, bytes: Vec<u8>, known_key: Option<String>, cache: Option<&crate::lint::cache::Cache>, prior: Prior<'_>) -> Scanned {
+    let mut key = None;
+    let r = if bytes.len() as u64 > MAX_FILE_BYTES { Err(too_large(rel)) } else { scan_read(rel, bytes, known_key, cache, prior, &mut key) };
+    (r, key)
+}
+
+fn scan_read(rel: &String, bytes: Vec<u8>, known_key: Option<String>, cache: Option<&crate::lint::cache::Cache>, prior: Prior<'_>, key: &mut Option<String>) -> Result<FileFacts, (String, String)> {
+    use crate::lint::cache::{Cache, Entry};
     if let Some(c) = cache {
-        let k = Cache::key(rel, &bytes);
+        let k = known_key.unwrap_or_else(|| Cache::key(rel, &bytes));
         let hit = c.get_key(&k);
         *key = Some(k);
         if let Some(hit) = hit {
             return Ok(hit);
         }
     }
-    let text = std::str::from_utf8(&bytes).map_err(|_| (rel.clone(), "skipped: not valid UTF-8".to_string()))?.to_string();
+    // the bytes become the text (the cache key, all they were still needed for, is taken)
+    let text = String::from_utf8(bytes).map_err(|_| (rel.clone(), "skipped: not valid UTF-8".to_string()))?;
     let put = |entry: Entry| {
-        if let Some(c) = cache {
-            c.put(rel, &bytes, &entry);
+        if let (Some(c), Some(k)) = (cache, key.as_deref()) {
+            c.put(k, &entry);
         }
         Ok(entry.facts)
     };
