@@ -176,6 +176,80 @@ fn a_file_added_to_a_recorded_tree_is_seen() {
     assert!(rules_of(&v).is_empty(), "a removed file's findings go with it: {v}");
 }
 
+/// The files of the project's summary in the cache: (the summary itself, its recent changes).
+fn summary_files(p: &Project) -> (bool, bool) {
+    let names: Vec<String> = std::fs::read_dir(p.cache.join(format!("facts-v2-{}", env!("CARGO_PKG_VERSION")))).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    (names.iter().any(|n| n.starts_with("summary-") && !n.contains('.')), names.iter().any(|n| n.starts_with("summary-") && n.ends_with(".recent")))
+}
+
+/// How many project files a run on `args` finds changed since the summary (and its recent
+/// changes) recorded them.
+fn changed_files(p: &Project, args: &[&str]) -> usize {
+    let out = bin().arg("lint").args(args).current_dir(&p.dir).env("CUDASLEUTH_CACHE_DIR", &p.cache).env("CUDASLEUTH_TIMINGS", "1").output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let line = err.lines().find_map(|l| l.strip_prefix("count files changed since the summary: ")).unwrap_or_else(|| panic!("{err}"));
+    line.trim().parse().unwrap()
+}
+
+#[test]
+fn runs_on_some_files_record_their_changes_beside_the_summary() {
+    let p = Project::new("recent");
+    p.write("model.py", MODEL);
+    p.write("config.py", "NUM_CLASSES = 9\n");
+    p.write("data/dataset.py", DATASET);
+    // an hour-old tree: its walk is recorded, so runs on some files can record only changes
+    for f in ["model.py", "config.py", "data/dataset.py", "pyproject.toml"] {
+        age(&p.dir.join(f), 3600);
+    }
+    for d in ["data", ""] {
+        let t = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        std::fs::File::open(p.dir.join(d)).unwrap().set_modified(t).unwrap();
+    }
+    let (v, _) = p.json(&[]);
+    assert_eq!(rules_of(&v).len(), 1, "{v}");
+    assert_eq!(summary_files(&p), (true, false), "a whole-project run writes the summary whole");
+    // a run on model.py after config.py changed: the head now disagrees with config.py
+    p.write("config.py", "NUM_CLASSES = 10\n");
+    age(&p.dir.join("config.py"), 1800);
+    assert_eq!(changed_files(&p, &["model.py"]), 1);
+    let (v, _) = p.json(&["model.py"]);
+    assert_eq!(rules_of(&v), [("CS102".to_string(), "model.py".to_string(), 7)], "{v}");
+    assert_eq!(summary_files(&p), (true, true), "a run on some files writes its changes beside the summary");
+    // the next runs read the summary with those changes: config.py is known as it is now, the
+    // answer is the same, and a further change to the same file is seen
+    assert_eq!(changed_files(&p, &["model.py"]), 0);
+    let (v, _) = p.json(&["model.py"]);
+    assert_eq!(rules_of(&v).len(), 1, "{v}");
+    p.write("config.py", "NUM_CLASSES = 9\n\n");
+    age(&p.dir.join("config.py"), 900);
+    let (v, _) = p.json(&["model.py"]);
+    assert!(rules_of(&v).is_empty(), "{v}");
+    // a change to another file on top of the recorded ones
+    p.write("data/dataset.py", &DATASET.replace("label + 1", "label"));
+    age(&p.dir.join("data/dataset.py"), 900);
+    let (v, _) = p.json(&["data/dataset.py"]);
+    assert!(rules_of(&v).is_empty(), "{v}");
+    let (v, _) = p.json(&["model.py", "data/dataset.py"]);
+    assert!(rules_of(&v).is_empty(), "{v}");
+    assert_eq!(changed_files(&p, &["model.py"]), 0, "both changes are recorded");
+    // the whole project agrees with the cache off, and its run folds the changes into the summary
+    let (all, _) = p.json(&[]);
+    let (nc, _) = p.json(&["--no-cache"]);
+    assert_eq!(rules_of(&all), rules_of(&nc));
+    assert!(rules_of(&all).is_empty(), "{all}");
+    assert_eq!(summary_files(&p), (true, false));
+    // a damaged file of changes is of no use, and no harm
+    p.write("config.py", "NUM_CLASSES = 11\n");
+    age(&p.dir.join("config.py"), 600);
+    let (v, _) = p.json(&["model.py"]);
+    assert_eq!(rules_of(&v).len(), 1, "{v}");
+    let dir = p.cache.join(format!("facts-v2-{}", env!("CARGO_PKG_VERSION")));
+    let recent = std::fs::read_dir(&dir).unwrap().flatten().find(|e| e.file_name().to_string_lossy().ends_with(".recent")).unwrap();
+    std::fs::write(recent.path(), b"\x01\x02").unwrap();
+    let (v, _) = p.json(&["model.py"]);
+    assert_eq!(rules_of(&v).len(), 1, "{v}");
+}
+
 #[test]
 fn a_run_on_some_files_reports_their_warnings_and_findings_from_other_files() {
     let p = Project::new("focus");

@@ -312,6 +312,7 @@ impl Summary {
         };
         crate::timings::phase("walk and stamps", t);
         let summary = Self::with_files(path, stored, walk, walked, &files, stamps);
+        crate::timings::count("files changed since the summary", summary.matched.iter().filter(|m| m.is_none()).count());
         (summary, files)
     }
 
