@@ -37,7 +37,7 @@ fn main() {
     let mut times = Vec::new();
     for b in 0..k {
         let focus: Vec<bool> = (0..n).map(|i| i % k == b).collect();
-        let project = Project::new(facts.files.iter().map(|f| f.path.clone()).collect(), digests.clone(), (0..n).map(|_| None).collect(), Box::new(|i| facts.files[i].clone()));
+        let project = Project::new(facts.files.iter().map(|f| f.path.clone()).collect(), digests.clone(), (0..n).map(|_| None).collect(), Box::new(|i, _, _| facts.files[i].clone()));
         let t = Instant::now();
         let got = rules::run(&Files::of_project(&project, Some(focus.clone())));
         times.push(t.elapsed().as_secs_f64());

@@ -17,6 +17,10 @@ pub struct Cache {
     dir: PathBuf,
 }
 
+/// Entries this large are mapped rather than copied into fresh memory (a large file's facts
+/// are hundreds of kilobytes, read once).
+const MAP_AT_LEAST: u64 = 64 << 10;
+
 /// cudasleuth's cache directory: `$CUDASLEUTH_CACHE_DIR`, else `$XDG_CACHE_HOME/cudasleuth`, else
 /// `~/.cache/cudasleuth`.
 pub fn base_dir() -> Option<PathBuf> {
@@ -53,7 +57,18 @@ impl Cache {
 
     /// The facts and chunks stored under `key`.
     pub fn get_entry(&self, key: &str) -> Option<Entry> {
-        bincode::deserialize(&std::fs::read(self.dir.join(key)).ok()?).ok()
+        use std::io::Read;
+        let mut file = std::fs::File::open(self.dir.join(key)).ok()?;
+        let len = file.metadata().ok()?.len();
+        if len >= MAP_AT_LEAST {
+            // SAFETY: an entry is never written in place (a new one is written beside it and
+            // renamed over it), so the mapped bytes do not change while they are read
+            let bytes = unsafe { memmap2::Mmap::map(&file) }.ok()?;
+            return bincode::deserialize(&bytes).ok();
+        }
+        let mut bytes = Vec::with_capacity(len as usize);
+        file.read_to_end(&mut bytes).ok()?;
+        bincode::deserialize(&bytes).ok()
     }
 
     /// Where the cache lives (the project summaries sit beside the facts).

@@ -640,16 +640,15 @@ impl Summary {
             p_facts.push(Some(Box::new(f)));
         }
         crate::timings::phase("project: tables", t);
-        let record_keys = p_keys.clone();
-        let load_paths = p_paths.clone();
-        let load = move |i: usize| -> FileFacts {
-            if let Some(f) = p_keys[i].as_deref().and_then(|k| cache.get_key(k)) {
+        let load = move |_: usize, path: &str, key: Option<&str>| -> FileFacts {
+            if let Some(f) = key.and_then(|k| cache.get_key(k)) {
                 return f;
             }
             // gone from the cache since: read again
-            crate::scan::scan_file(root, &load_paths[i], Some(cache), crate::scan::Prior::None).0.unwrap_or_else(|_| FileFacts { path: load_paths[i].clone(), ..Default::default() })
+            let path = path.to_string();
+            crate::scan::scan_file(root, &path, Some(cache), crate::scan::Prior::None).0.unwrap_or_else(|_| FileFacts { path, ..Default::default() })
         };
-        let project = Project::new(p_paths, p_digests, p_facts, Box::new(load)).with_keys(record_keys);
+        let project = Project::new(p_paths, p_digests, p_facts, Box::new(load)).with_keys(p_keys);
         Scan { project, keys, digests, warnings }
     }
 

@@ -39,6 +39,18 @@ fn line_starts(text: &str) -> Vec<usize> {
     v
 }
 
+/// The bytes the lexer acts on outside a string.
+const SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut k = 0;
+    let bytes = b"#'\"([{)]}\\";
+    while k < bytes.len() {
+        t[bytes[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
+
 fn is_clause(line: &[u8]) -> bool {
     ["else", "elif", "except", "finally"].iter().any(|k| line.starts_with(k.as_bytes()) && line.get(k.len()).map_or(true, |&b| !(b.is_ascii_alphanumeric() || b == b'_')))
 }
@@ -93,6 +105,14 @@ pub fn split(text: &str) -> Option<Vec<Chunk>> {
         let mut i = 0;
         let mut escaped_eol = false;
         while i < line.len() {
+            // only quotes and backslashes matter inside a string, and only the bytes of
+            // `SPECIAL` outside one: the others are skipped in bulk
+            let skip = match string {
+                Some((q, _)) => memchr::memchr2(q, b'\\', &line[i..]),
+                None => line[i..].iter().position(|&b| SPECIAL[b as usize]),
+            };
+            let Some(skip) = skip else { break };
+            i += skip;
             let b = line[i];
             if let Some((q, triple)) = string {
                 if b == b'\\' {

@@ -133,7 +133,7 @@ pub fn lazy(facts: &Facts) -> Project<'_> {
     let digests = facts.files.iter().map(Digest::of).collect();
     let none = facts.files.iter().map(|_| None).collect();
     let keys = facts.files.iter().map(|f| Some(content_key(f))).collect();
-    Project::new(paths, digests, none, Box::new(move |i| facts.files[i].clone())).with_keys(keys)
+    Project::new(paths, digests, none, Box::new(move |i, _, _| facts.files[i].clone())).with_keys(keys)
 }
 
 /// The projects of the recall corpus.

@@ -261,12 +261,15 @@ impl Digest {
     }
 }
 
+/// Reads file `i`'s facts, given its path and its content key (`Project::with_keys`).
+pub type Loader<'l> = Box<dyn Fn(usize, &str, Option<&str>) -> FileFacts + Send + Sync + 'l>;
+
 /// A project whose files' facts are read when first asked for.
 pub struct Project<'l> {
     pub paths: Vec<String>,
     pub digests: Vec<Digest>,
     slots: Vec<OnceLock<Box<FileFacts>>>,
-    load: Box<dyn Fn(usize) -> FileFacts + Send + Sync + 'l>,
+    load: Loader<'l>,
     loaded: std::sync::atomic::AtomicUsize,
     /// Each file's content key (`record::Dep::File`), when known.
     keys: Vec<Option<String>>,
@@ -276,7 +279,7 @@ impl<'l> Project<'l> {
     /// `facts[i]`, when given, is file `i`'s facts already at hand; the others are read by `load`.
     /// (Boxed: a large project has thousands of files, most of them never read, and a slot
     /// is a pointer rather than a whole `FileFacts`.)
-    pub fn new(paths: Vec<String>, digests: Vec<Digest>, facts: Vec<Option<Box<FileFacts>>>, load: Box<dyn Fn(usize) -> FileFacts + Send + Sync + 'l>) -> Project<'l> {
+    pub fn new(paths: Vec<String>, digests: Vec<Digest>, facts: Vec<Option<Box<FileFacts>>>, load: Loader<'l>) -> Project<'l> {
         let slots = facts
             .into_iter()
             .map(|f| {
@@ -304,7 +307,7 @@ impl<'l> Project<'l> {
     fn file(&self, i: usize) -> &FileFacts {
         self.slots[i].get_or_init(|| {
             self.loaded.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            Box::new((self.load)(i))
+            Box::new((self.load)(i, &self.paths[i], self.keys.get(i).and_then(|k| k.as_deref())))
         })
     }
 }
