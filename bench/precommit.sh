@@ -5,8 +5,12 @@
 # appended (new bytes, same facts: the chunks are re-split, nothing is parsed, the stored
 # results hold) and a line of code appended (`_bench_edit_N = ...`: new facts, so the rules run
 # over the project). Beside it: ruff on the same 20 files. Median of RUNS runs (default 5), with
-# the fastest and slowest run in brackets.
+# the fastest and slowest run in brackets. Timed by hyperfine when it is installed (the command
+# alone, started without a shell, each run after a `--prepare` step that records the tree and
+# edits the files), else by `date` around the command (which also counts starting `date` and
+# the command from the shell, a few milliseconds on a slow machine).
 # Usage: bench/precommit.sh [TREE...]   (default: lightning torchvision timm transformers)
+# TIMER=date: time with `date` even where hyperfine is installed (as before 2026-12-01).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -22,6 +26,11 @@ cache=$(mktemp -d)
 trap 'rm -rf "$cache"' EXIT
 export CUDASLEUTH_CACHE_DIR=$cache
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# hyperfine's runs: median (fastest–slowest), seconds
+summarize() { python3 -c "import json, statistics, sys; t = json.load(open(sys.argv[1]))['results'][0]['times']; print(f'{statistics.median(t):.3f} ({min(t):.3f}–{max(t):.3f})')" "$1"; }
+hyperfine=$([ "${TIMER:-}" = date ] || command -v hyperfine || true)
+if [ -n "$hyperfine" ]; then echo "timer: $("$hyperfine" --version)"; else echo "timer: date around the command"; fi
+
 echo "| tree | lines | 20 files, comment appended: wall s (min–max) | 20 files, code appended: wall s (min–max) | code: phases (scan / rules) s | ruff, same files: wall s |"
 echo "|---|--:|--:|--:|--:|--:|"
 for t in "${trees[@]}"; do
@@ -35,34 +44,54 @@ for t in "${trees[@]}"; do
     declare -A med=()
     phases=""
     for kind in comment code; do
-        walls=()
-        for run in $(seq "$RUNS"); do
-            # a whole-tree run records the tree as it is (restored files older than 2 s)
-            sleep 2.1
-            "$bin" lint --format json > /dev/null 2>&1 || true
-            # its writes (the first run writes the whole cache) flushed now, not during the run
-            # measured
-            sync
-            for f in $files; do
-                cp "$cache/orig/$t/$f" "$f"
-                [ -z "$(tail -c1 "$f")" ] || echo >> "$f"
-                if [ "$kind" = comment ]; then echo "# edited $run" >> "$f"; else echo "_bench_edit_$run = $RANDOM" >> "$f"; fi
+        # before each run: the files restored, a whole-tree run records the tree as it is
+        # (restored files older than 2 s), its writes (the first run writes the whole cache)
+        # flushed now rather than during the run measured, the 20 files edited
+        cat > "$cache/prepare.sh" <<PREP
+set -e
+cd "$dir"
+for f in $files; do cp "$cache/orig/$t/\$f" "\$f"; done
+sleep 2.1
+CUDASLEUTH_CACHE_DIR="$cache" "$bin" lint --format json > /dev/null 2>&1 || true
+sync
+for f in $files; do
+    [ -z "\$(tail -c1 "\$f")" ] || echo >> "\$f"
+    if [ "$kind" = comment ]; then echo "# edited \$RANDOM" >> "\$f"; else echo "_bench_edit_\$RANDOM = \$RANDOM" >> "\$f"; fi
+done
+sleep 2.1
+PREP
+        if [ -n "$hyperfine" ]; then
+            "$hyperfine" -N --runs "$RUNS" --prepare "bash $cache/prepare.sh" --export-json "$cache/hf.json" "$bin lint --format json $files" > /dev/null 2>&1 || true
+            med[$kind]=$(summarize "$cache/hf.json")
+        else
+            walls=()
+            for run in $(seq "$RUNS"); do
+                bash "$cache/prepare.sh"
+                s=$(date +%s.%N)
+                "$bin" lint --format json $files > /dev/null 2>&1 || true
+                e=$(date +%s.%N)
+                walls+=("$(python3 -c "print(f'{$e - $s:.3f}')")")
             done
-            sleep 2.1
-            s=$(date +%s.%N)
+            med[$kind]="$(printf '%s\n' "${walls[@]}" | median) ($(printf '%s\n' "${walls[@]}" | sort -n | head -1)–$(printf '%s\n' "${walls[@]}" | sort -n | tail -1))"
+        fi
+        if [ "$kind" = code ]; then
+            # one more run for the phases
+            bash "$cache/prepare.sh"
             CUDASLEUTH_TIMINGS=1 "$bin" lint --format json $files > /dev/null 2> "$cache/timings" || true
-            e=$(date +%s.%N)
-            walls+=("$(python3 -c "print(f'{$e - $s:.3f}')")")
-            [ "$kind" = code ] && phases="$(awk '/^timing scan/ {s=$3} /^timing rules/ {r=$3} END {print s " / " r}' "$cache/timings")"
-            for f in $files; do cp "$cache/orig/$t/$f" "$f"; done
+            phases="$(awk '/^timing scan/ {s=$3} /^timing rules/ {r=$3} END {print s " / " r}' "$cache/timings")"
+        fi
+        for f in $files; do cp "$cache/orig/$t/$f" "$f"; done
+    done
+    if [ -n "$hyperfine" ]; then
+        "$hyperfine" -N --runs "$RUNS" --warmup 1 --export-json "$cache/hf.json" "$ruff check --no-cache --exit-zero -q --select E,F $files" > /dev/null 2>&1 || true
+        rf=$(summarize "$cache/hf.json")
+    else
+        rw=()
+        for _ in $(seq "$RUNS"); do
+            s=$(date +%s.%N); "$ruff" check --no-cache --exit-zero -q --select E,F $files > /dev/null; e=$(date +%s.%N)
+            rw+=("$(python3 -c "print(f'{$e - $s:.3f}')")")
         done
-        med[$kind]="$(printf '%s\n' "${walls[@]}" | median) ($(printf '%s\n' "${walls[@]}" | sort -n | head -1)–$(printf '%s\n' "${walls[@]}" | sort -n | tail -1))"
-    done
-    rw=()
-    for _ in $(seq "$RUNS"); do
-        s=$(date +%s.%N); "$ruff" check --no-cache --exit-zero -q --select E,F $files > /dev/null; e=$(date +%s.%N)
-        rw+=("$(python3 -c "print(f'{$e - $s:.3f}')")")
-    done
-    rf=$(printf '%s\n' "${rw[@]}" | median)
+        rf=$(printf '%s\n' "${rw[@]}" | median)
+    fi
     echo "| $t | $lines | ${med[comment]} | ${med[code]} | $phases | $rf |"
 done
