@@ -28,6 +28,17 @@ impl Project {
     fn write(&self, rel: &str, text: &str) {
         std::fs::write(self.dir.join(rel), text).unwrap();
     }
+    /// Makes `files` and the project's directories an hour old: the tree and its walk are then
+    /// recorded (nothing in it changed within the last two seconds).
+    fn settle(&self, files: &[&str]) {
+        for f in files {
+            age(&self.dir.join(f), 3600);
+        }
+        for d in ["data", ""] {
+            let t = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+            std::fs::File::open(self.dir.join(d)).unwrap().set_modified(t).unwrap();
+        }
+    }
     fn lint(&self, args: &[&str]) -> Output {
         bin().arg("lint").args(args).current_dir(&self.dir).env("CUDASLEUTH_CACHE_DIR", &self.cache).output().unwrap()
     }
@@ -150,15 +161,7 @@ fn a_file_added_to_a_recorded_tree_is_seen() {
     p.write("model.py", MODEL);
     p.write("config.py", "NUM_CLASSES = 9\n");
     // files and directories an hour old: the walk is recorded, and reused while no directory changes
-    let settle = || {
-        for f in ["model.py", "config.py", "pyproject.toml"] {
-            age(&p.dir.join(f), 3600);
-        }
-        for d in ["data", ""] {
-            let t = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-            std::fs::File::open(p.dir.join(d)).unwrap().set_modified(t).unwrap();
-        }
-    };
+    let settle = || p.settle(&["model.py", "config.py", "pyproject.toml"]);
     settle();
     let (v, _) = p.json(&[]);
     assert!(rules_of(&v).is_empty(), "{v}");
@@ -198,13 +201,7 @@ fn runs_on_some_files_record_their_changes_beside_the_summary() {
     p.write("config.py", "NUM_CLASSES = 9\n");
     p.write("data/dataset.py", DATASET);
     // an hour-old tree: its walk is recorded, so runs on some files can record only changes
-    for f in ["model.py", "config.py", "data/dataset.py", "pyproject.toml"] {
-        age(&p.dir.join(f), 3600);
-    }
-    for d in ["data", ""] {
-        let t = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-        std::fs::File::open(p.dir.join(d)).unwrap().set_modified(t).unwrap();
-    }
+    p.settle(&["model.py", "config.py", "data/dataset.py", "pyproject.toml"]);
     let (v, _) = p.json(&[]);
     assert_eq!(rules_of(&v).len(), 1, "{v}");
     assert_eq!(summary_files(&p), (true, false), "a whole-project run writes the summary whole");
@@ -232,18 +229,32 @@ fn runs_on_some_files_record_their_changes_beside_the_summary() {
     let (v, _) = p.json(&["model.py", "data/dataset.py"]);
     assert!(rules_of(&v).is_empty(), "{v}");
     assert_eq!(changed_files(&p, &["model.py"]), 0, "both changes are recorded");
+    // the cache entries of the versions edited away are kept until the summary is written whole
+    let dir = p.cache.join(format!("facts-v2-{}", env!("CARGO_PKG_VERSION")));
+    let entries = || std::fs::read_dir(&dir).unwrap().flatten().filter(|e| !e.file_name().to_string_lossy().starts_with("summary-")).count();
+    assert_eq!(entries(), 6);
     // the whole project agrees with the cache off, and its run folds the changes into the summary
     let (all, _) = p.json(&[]);
     let (nc, _) = p.json(&["--no-cache"]);
     assert_eq!(rules_of(&all), rules_of(&nc));
     assert!(rules_of(&all).is_empty(), "{all}");
     assert_eq!(summary_files(&p), (true, false));
+    assert_eq!(entries(), 3, "one cache entry per file once the summary is written whole");
+    // a file back at a version edited away (a revert) keeps that version's entry
+    p.write("config.py", "NUM_CLASSES = 12\n");
+    age(&p.dir.join("config.py"), 700);
+    let (v, _) = p.json(&["model.py"]);
+    assert_eq!(rules_of(&v).len(), 1, "{v}");
+    p.write("config.py", "NUM_CLASSES = 9\n\n");
+    age(&p.dir.join("config.py"), 650);
+    let (all, _) = p.json(&[]);
+    assert!(rules_of(&all).is_empty(), "{all}");
+    assert_eq!(entries(), 3);
     // a damaged file of changes is of no use, and no harm
     p.write("config.py", "NUM_CLASSES = 11\n");
     age(&p.dir.join("config.py"), 600);
     let (v, _) = p.json(&["model.py"]);
     assert_eq!(rules_of(&v).len(), 1, "{v}");
-    let dir = p.cache.join(format!("facts-v2-{}", env!("CARGO_PKG_VERSION")));
     let recent = std::fs::read_dir(&dir).unwrap().flatten().find(|e| e.file_name().to_string_lossy().ends_with(".recent")).unwrap();
     std::fs::write(recent.path(), b"\x01\x02").unwrap();
     let (v, _) = p.json(&["model.py"]);
