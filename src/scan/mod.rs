@@ -69,13 +69,13 @@ fn too_large(rel: &str) -> (String, String) {
 
 /// `scan_file` of bytes already read, and their cache key when it is known (a file is read
 /// and hashed once).
-pub fn scan_bytes(rel: &String, bytes: Vec<u8>, known_key: Option<String>, cache: Option<&crate::lint::cache::Cache>, prior: Prior<'_>) -> Scanned {
+pub fn scan_bytes(rel: &str, bytes: Vec<u8>, known_key: Option<String>, cache: Option<&crate::lint::cache::Cache>, prior: Prior<'_>) -> Scanned {
     let mut key = None;
     let r = if bytes.len() as u64 > MAX_FILE_BYTES { Err(too_large(rel)) } else { scan_read(rel, bytes, known_key, cache, prior, &mut key) };
     (r, key)
 }
 
-fn scan_read(rel: &String, bytes: Vec<u8>, known_key: Option<String>, cache: Option<&crate::lint::cache::Cache>, prior: Prior<'_>, key: &mut Option<String>) -> Result<FileFacts, (String, String)> {
+fn scan_read(rel: &str, bytes: Vec<u8>, known_key: Option<String>, cache: Option<&crate::lint::cache::Cache>, prior: Prior<'_>, key: &mut Option<String>) -> Result<FileFacts, (String, String)> {
     use crate::lint::cache::{Cache, Entry};
     if let Some(c) = cache {
         let k = known_key.unwrap_or_else(|| Cache::key(rel, &bytes));
@@ -86,7 +86,7 @@ fn scan_read(rel: &String, bytes: Vec<u8>, known_key: Option<String>, cache: Opt
         }
     }
     // the bytes become the text (the cache key, all they were still needed for, is taken)
-    let text = String::from_utf8(bytes).map_err(|_| (rel.clone(), "skipped: not valid UTF-8".to_string()))?;
+    let text = String::from_utf8(bytes).map_err(|_| (rel.to_string(), "skipped: not valid UTF-8".to_string()))?;
     let put = |entry: Entry| {
         if let (Some(c), Some(k)) = (cache, key.as_deref()) {
             c.put(k, &entry);
@@ -97,7 +97,7 @@ fn scan_read(rel: &String, bytes: Vec<u8>, known_key: Option<String>, cache: Opt
         return put(Entry { facts: yaml::scan_yaml(rel, &text), chunks: None });
     }
     if rel.ends_with(".ipynb") {
-        let code = python::notebook_source(&text).ok_or_else(|| (rel.clone(), "skipped: not a notebook (invalid JSON)".to_string()))?;
+        let code = python::notebook_source(&text).ok_or_else(|| (rel.to_string(), "skipped: not a notebook (invalid JSON)".to_string()))?;
         return put(Entry { facts: python::scan_source(rel, &code), chunks: None });
     }
     // the previous version's unchanged statements keep their facts
