@@ -180,14 +180,6 @@ struct DeltaOut<'a> {
     unused: &'a [String],
 }
 
-/// A summary file being written: its walk and entries are written (`Summary::start_write`), its
-/// results and records are to come.
-struct Writing {
-    tmp: PathBuf,
-    out: Counted<std::io::BufWriter<std::fs::File>>,
-    first_len: u64,
-}
-
 /// Counts the bytes written through it.
 struct Counted<W> {
     inner: W,
@@ -486,14 +478,15 @@ impl Summary {
             std::mem::forget(std::mem::take(&mut self.stored));
             return;
         }
+        if !unused.is_empty() {
+            // a file can be back at an earlier version (a revert, a checkout): its key is in use
+            let current: std::collections::HashSet<&str> = keys.iter().flatten().map(String::as_str).collect();
+            unused.retain(|k| !current.contains(k.as_str()));
+        }
         let entries: Vec<EntryOut<'_>> = per_file.into_iter().flatten().collect();
-        let writing = self.start_write(files, &entries);
-        // a file can be back at an earlier version (a revert, a checkout): its key is in use
-        let current: std::collections::HashSet<&str> = keys.iter().flatten().map(String::as_str).collect();
-        unused.retain(|k| !current.contains(k.as_str()));
         // the entries the summary named before and no longer does (another checkout of the
         // project with a file at an old version reads that file again)
-        if let (true, Some(dir)) = (self.finish_write(writing, results), dir) {
+        if let (true, Some(dir)) = (self.write_whole(files, &entries, results), dir) {
             for key in unused {
                 let _ = std::fs::remove_file(dir.join(key));
             }
@@ -529,20 +522,21 @@ impl Summary {
             let _ = std::fs::remove_file(&tmp);
             return false;
         }
-        // removed first, as the summary is (`finish_write`)
+        // removed first, as the summary is (`write_whole`)
         let _ = std::fs::remove_file(&path);
         std::fs::rename(&tmp, &path).is_ok()
     }
 
-    /// Starts writing the summary of this run whole: its walk and entries, to a temporary file
-    /// beside the summary. None when it cannot be written (the summary then stays as it was).
-    fn start_write(&self, files: &ProjectFiles, entries: &[EntryOut<'_>]) -> Option<Writing> {
-        use std::io::Write;
+    /// Writes the summary of this run whole: its walk and entries, the results and the records
+    /// (`self`'s), to a temporary file beside the summary put in place (its recent changes, now
+    /// in it, removed). Whether it was written (if not, the summary stays as it was).
+    fn write_whole(mut self, files: &ProjectFiles, entries: &[EntryOut<'_>], results: Option<Results>) -> bool {
+        use std::io::{Seek, Write};
         let tmp = self.path.with_extension(format!("tmp{}", std::process::id()));
         let io = |e: bincode::Error| std::io::Error::other(e.to_string());
         // any number but 0 ("none read") that another write is unlikely to pick
         let id = SystemTime::now().duration_since(UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64) ^ (u64::from(std::process::id()) << 40) | 1;
-        let start = || -> std::io::Result<Writing> {
+        let write = || -> std::io::Result<()> {
             // through a small buffer rather than a whole encoded copy in memory: a large
             // project's summary is megabytes, fresh pages to fault in for bytes written once
             let mut out = Counted { inner: std::io::BufWriter::with_capacity(64 << 10, std::fs::File::create(&tmp)?), n: 0 };
@@ -551,44 +545,25 @@ impl Summary {
             bincode::serialize_into(&mut out, &FirstOut { version: env!("CARGO_PKG_VERSION"), id, walk: self.walk.as_ref().map(|w| w.with_files(files)), entries: &entries[..half] }).map_err(io)?;
             let first_len = out.n - 8;
             bincode::serialize_into(&mut out, &entries[half..]).map_err(io)?;
-            Ok(Writing { tmp: tmp.clone(), out, first_len })
+            bincode::serialize_into(&mut out, &results).map_err(io)?;
+            bincode::serialize_into(&mut out, &self.stored.records_tool).map_err(io)?;
+            bincode::serialize_into(&mut out, &self.stored.records).map_err(io)?;
+            let mut file = out.inner.into_inner().map_err(|e| e.into_error())?;
+            file.seek(std::io::SeekFrom::Start(0))?;
+            file.write_all(&first_len.to_le_bytes())
         };
-        match start() {
-            Ok(w) => Some(w),
-            Err(_) => {
-                let _ = std::fs::remove_file(&tmp);
-                None
-            }
-        }
-    }
-
-    /// Ends the summary begun by `start_write` with the results and the records (`self`'s), and
-    /// puts it in place (its recent changes, now in it, removed).
-    fn finish_write(mut self, writing: Option<Writing>, results: Option<Results>) -> bool {
-        let mut written = false;
-        if let Some(mut w) = writing {
-            let io = |e: bincode::Error| std::io::Error::other(e.to_string());
-            let finish = || -> std::io::Result<()> {
-                use std::io::{Seek, Write};
-                bincode::serialize_into(&mut w.out, &results).map_err(io)?;
-                bincode::serialize_into(&mut w.out, &self.stored.records_tool).map_err(io)?;
-                bincode::serialize_into(&mut w.out, &self.stored.records).map_err(io)?;
-                let mut file = w.out.inner.into_inner().map_err(|e| e.into_error())?;
-                file.seek(std::io::SeekFrom::Start(0))?;
-                file.write_all(&w.first_len.to_le_bytes())
-            };
-            if finish().is_ok() {
-                // the old summary is removed first: renaming over it makes the file system
-                // flush the new file's data at once (ext4's safeguard for replace-by-rename), a
-                // few milliseconds of a short run; a run that starts in between finds no
-                // summary and walks and reads the project itself
-                let _ = std::fs::remove_file(delta_path(&self.path));
-                let _ = std::fs::remove_file(&self.path);
-                written = std::fs::rename(&w.tmp, &self.path).is_ok();
-            } else {
-                let _ = std::fs::remove_file(&w.tmp);
-            }
-        }
+        let written = if write().is_ok() {
+            // the old summary is removed first: renaming over it makes the file system flush
+            // the new file's data at once (ext4's safeguard for replace-by-rename), a few
+            // milliseconds of a short run; a run that starts in between finds no summary and
+            // walks and reads the project itself
+            let _ = std::fs::remove_file(delta_path(&self.path));
+            let _ = std::fs::remove_file(&self.path);
+            std::fs::rename(&tmp, &self.path).is_ok()
+        } else {
+            let _ = std::fs::remove_file(&tmp);
+            false
+        };
         // the last summary's entries are thousands of small allocations, and saving is the last
         // thing a lint run does before the `lint` command exits (as `lint::run` does with the
         // project's facts, they are left to the process)
@@ -793,8 +768,7 @@ mod tests {
         assert!(per_file[n - 1].is_none() && per_file[..n - 1].iter().all(Option::is_some));
         let results = Some(Results { tool: None, data: vec![("a.json".into(), None)], findings: Vec::new(), warnings: vec![("x.py".into(), "skipped".into())] });
         let entries: Vec<EntryOut<'_>> = per_file.into_iter().flatten().collect();
-        let writing = summary.start_write(&files, &entries);
-        summary.finish_write(writing, results);
+        assert!(summary.write_whole(&files, &entries, results));
         let bytes = std::fs::read(&path).unwrap();
         let back = Stored::decode(&bytes).expect("reads back");
         assert_eq!(back.entries.len(), n - 1);

@@ -227,12 +227,6 @@ pub struct WalkRecord {
 }
 
 impl WalkRecord {
-    /// The files of the recorded walk (taken from the record), when no directory, ignore file or
-    /// large JSON file it saw has changed.
-    pub fn take_files_if_unchanged(&mut self, root: &RootDir) -> Option<ProjectFiles> {
-        self.unchanged(root).then(|| self.take_files())
-    }
-
     /// Whether no directory, ignore file or large JSON file the walk saw has changed.
     pub fn unchanged(&self, root: &RootDir) -> bool {
         use rayon::prelude::*;
@@ -305,21 +299,23 @@ mod tests {
         assert_eq!(ProjectFiles::walk_recorded(&root).0.paths(), ["a.py", "sub/b.py"]);
         let mut record = recorded(&root).expect("an hour-old tree is recorded");
         let dir = RootDir::open(&root);
-        assert_eq!(record.take_files_if_unchanged(&dir).unwrap().paths(), ["a.py", "sub/b.py"]);
+        assert!(record.unchanged(&dir));
+        assert_eq!(record.take_files().paths(), ["a.py", "sub/b.py"]);
         // an edited file changes no directory: the list stands (its stamp is the summary's business)
         std::fs::write(root.join("a.py"), "x = 2\n").unwrap();
-        assert!(record.take_files_if_unchanged(&dir).is_some());
+        assert!(record.unchanged(&dir));
         // a new file in a subdirectory
         std::fs::write(root.join("sub/c.py"), "z = 3\n").unwrap();
-        assert!(record.take_files_if_unchanged(&dir).is_none());
+        assert!(!record.unchanged(&dir));
         settle();
         age(&root.join("sub/c.py"));
         let mut record = recorded(&root).unwrap();
-        assert_eq!(record.take_files_if_unchanged(&dir).unwrap().paths(), ["a.py", "sub/b.py", "sub/c.py"]);
+        assert!(record.unchanged(&dir));
+        assert_eq!(record.take_files().paths(), ["a.py", "sub/b.py", "sub/c.py"]);
         // an edited .gitignore (its directory's time unchanged) can hide files
         std::fs::write(root.join(".gitignore"), "sub/\n").unwrap();
         age(&root);
-        assert!(record.take_files_if_unchanged(&dir).is_none());
+        assert!(!record.unchanged(&dir));
         // a tree changed just now is not recorded at all
         std::fs::write(root.join("d.py"), "w = 4\n").unwrap();
         assert!(ProjectFiles::walk_recorded(&root).1.is_none());
