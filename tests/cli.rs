@@ -179,6 +179,21 @@ sses` failed.\n";
 }
 
 #[test]
+fn a_signature_wrapped_before_a_pointer_keeps_its_space() {
+    // cunn#448: the wrap fell on the space of `Dtype *` and swallowed it
+    let log = "/build/lib/THCUNN/ClassNLLCriterion.cu:52: void cunn_ClassNLLCriterion_updateOutput_kernel(Dtype *, Dtype *, Dtype\n\
+*, long *, Dtype *, int, int, int, int) [with Dtype = float, Acctype = float]: block: [0,0,0], thread: [2,0,0] Assertion `t >= 0 && t < n_classes` fail\n\
+ed.\n";
+    let out = run_stdin(&["explain", "--format", "json"], log.as_bytes());
+    let v = &json_lines(&out)[0];
+    assert_eq!(
+        v["asserts"][0]["kernel"],
+        "void cunn_ClassNLLCriterion_updateOutput_kernel(Dtype *, Dtype *, Dtype *, long *, Dtype *, int, int, int, int) [with Dtype = float, Acctype = float]"
+    );
+    assert_eq!(v["asserts"][0]["assertion"], "t >= 0 && t < n_classes");
+}
+
+#[test]
 fn secondary_symptoms_are_never_the_error() {
     let log = "/pytorch/aten/src/ATen/native/cuda/Indexing.cu:1422: indexSelectLargeIndex: block: [15,0,0], thread: [96,0,0] Assertion `srcIndex < srcSelectDimSize` failed.\n\
 RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`\n\

@@ -129,6 +129,15 @@ impl LineSink for Collector {
     }
 }
 
+/// Whether a hard wrap between `head` and `next` fell on a space that the wrap swallowed: the
+/// compilers' pretty-printed kernel signatures write a pointer or reference parameter with a space
+/// before its `*` or `&` (`Dtype *, long *`), so a signature line ending in a name and a next line
+/// starting with `*` or `&` lost that space. Only before the assertion text, which can hold `a*b`.
+fn wrap_ate_a_space(head: &str, next: &str) -> bool {
+    let ends_in_name = head.bytes().last().is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_');
+    ends_in_name && next.starts_with(['*', '&']) && !head.contains("Assertion")
+}
+
 impl Collector {
     fn try_fast(&mut self, raw: &[u8], lineno: u64) -> bool {
         let Some(f) = &self.fast else { return false };
@@ -179,7 +188,9 @@ impl Collector {
             let prev = prev.get();
             if !prev.is_empty() {
                 let prev_clean = normalize::clean(prev);
-                let joined = format!("{}{}", prev_clean.text.trim_start(), text.trim_start());
+                let (head, rest) = (prev_clean.text.trim_start(), text.trim_start());
+                let gap = if wrap_ate_a_space(head, rest) { " " } else { "" };
+                let joined = format!("{head}{gap}{rest}");
                 let found = assert_line::parse_all(&joined);
                 if !found.is_empty() {
                     self.take_reports(found, &joined, lineno, rank.or(prev_clean.rank));
@@ -232,6 +243,9 @@ impl Collector {
         if starts_new || text.trim().is_empty() || p.joins >= MAX_WRAP_JOINS || p.text.len() + text.len() > MAX_WRAP_LEN {
             self.flush_pending(p);
             return false;
+        }
+        if wrap_ate_a_space(&p.text, text) {
+            p.text.push(' ');
         }
         p.text.push_str(text);
         p.joins += 1;
