@@ -228,16 +228,12 @@ impl Kb {
             if site.generic {
                 continue;
             }
-            let mut text_hit = false;
-            if let Some(t) = &text {
-                if self.norm_assertions[i].iter().any(|a| a == t) {
-                    text_hit = true;
-                } else if p.truncated && !t.is_empty() && self.norm_assertions[i].iter().any(|a| a.starts_with(t.as_str())) {
-                    text_hit = true;
-                } else if site.assertion_prefixes.iter().any(|pre| t.starts_with(pre.as_str())) {
-                    text_hit = true;
-                }
-            }
+            // the whole text, the front of a cut-off one, or a known prefix of a formatted one
+            let text_hit = text.as_ref().is_some_and(|t| {
+                self.norm_assertions[i].iter().any(|a| a == t)
+                    || (p.truncated && !t.is_empty() && self.norm_assertions[i].iter().any(|a| a.starts_with(t.as_str())))
+                    || site.assertion_prefixes.iter().any(|pre| t.starts_with(pre.as_str()))
+            });
             let site_base = basename(&site.file);
             let file_hit = base.as_deref().is_some_and(|b| !site.file.is_empty() && b == site_base);
             let kernel_hit = !names.is_empty()

@@ -332,7 +332,7 @@ fn file_token(before: &str) -> Option<String> {
     let mut tok = &before[start..];
     if !tok.starts_with('<') {
         // "it/s]/pytorch/aten/..." or "|/pytorch/...": cut after glued punctuation.
-        if let Some(cut) = tok.rfind(|c: char| matches!(c, ']' | '|' | ',' | '"' | '\'' | '(' | ')' | '{' | '}' | '`')) {
+        if let Some(cut) = tok.rfind([']', '|', ',', '"', '\'', '(', ')', '{', '}', '`']) {
             tok = &tok[cut + 1..];
         }
         // A repr'd message: "...\\n/opt/conda/.../triton_helpers.py"
@@ -340,7 +340,7 @@ fn file_token(before: &str) -> Option<String> {
             tok = &tok[p + 2..];
         }
         // Prose glued in front of an absolute path ("我能够帮助您解答/pytorch/...").
-        if let Some((p, c)) = tok.char_indices().filter(|(_, c)| !c.is_ascii()).last() {
+        if let Some((p, c)) = tok.char_indices().rfind(|(_, c)| !c.is_ascii()) {
             let rest = &tok[p + c.len_utf8()..];
             if rest.starts_with('/') || is_drive(rest) {
                 tok = rest;
@@ -363,7 +363,7 @@ fn file_token(before: &str) -> Option<String> {
 /// The byte offset right after the last whitespace character (which may be multi-byte, such
 /// as U+3000).
 pub fn after_last_whitespace(s: &str) -> usize {
-    s.char_indices().filter(|(_, c)| c.is_whitespace()).last().map_or(0, |(p, c)| p + c.len_utf8())
+    s.char_indices().rfind(|(_, c)| c.is_whitespace()).map_or(0, |(p, c)| p + c.len_utf8())
 }
 
 fn is_drive(s: &str) -> bool {

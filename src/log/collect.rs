@@ -68,6 +68,7 @@ struct FastPath {
     rank: Option<RankRef>,
 }
 
+#[derive(Default)]
 pub struct Collector {
     pub incident: Incident,
     fast: Option<FastPath>,
@@ -77,20 +78,6 @@ pub struct Collector {
     dsa: DsaParser,
     pending: Option<Pending>,
     note_index: HashMap<(String, String), usize>,
-}
-
-impl Default for Collector {
-    fn default() -> Self {
-        Collector {
-            incident: Incident::default(),
-            fast: None,
-            current_raw: None,
-            traceback: TracebackParser::default(),
-            dsa: DsaParser::default(),
-            pending: None,
-            note_index: HashMap::new(),
-        }
-    }
 }
 
 impl LineSink for Collector {

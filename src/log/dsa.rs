@@ -113,10 +113,8 @@ impl DsaParser {
 
     pub fn flush(&mut self) {
         if let Some(r) = self.cur.take() {
-            if r.message.is_some() || r.file.is_some() {
-                if self.records.len() < 1024 {
-                    self.records.push(r);
-                }
+            if (r.message.is_some() || r.file.is_some()) && self.records.len() < 1024 {
+                self.records.push(r);
             }
         }
     }

@@ -332,11 +332,7 @@ impl<'t> Builder<'_, '_, 't> {
             // (assignment left: (identifier) @field.name type: (_) right: (_) @field.value) @field
             // (assignment left: (_) @assign.left right: (_) @assign.right) @assign
             "assignment" => match (field("left").filter(|x| x.is_named()), field("right").filter(|x| x.is_named())) {
-                (Some(l), Some(r)) if field("type").is_some_and(|x| x.is_named()) => {
-                    if l.kind() == "identifier" {
-                        self.field(n, l, r);
-                    }
-                }
+                (Some(l), Some(r)) if field("type").is_some_and(|x| x.is_named()) && l.kind() == "identifier" => self.field(n, l, r),
                 (Some(l), Some(r)) if field("type").is_none() => self.assign(n, l, r),
                 _ => {}
             },

@@ -44,7 +44,7 @@ pub fn resized_after(helpers: &[crate::scan::facts::Text], file: &crate::scan::f
     if add.scope.function.as_ref().is_some_and(|fun| helpers.contains(fun)) {
         return true;
     }
-    file.calls.iter().any(|r| (r.name == "resize_token_embeddings" || helpers.iter().any(|h| h == &r.name)) && r.scope == add.scope && r.span.line > add.span.line)
+    file.calls.iter().any(|r| (r.name == "resize_token_embeddings" || helpers.contains(&r.name)) && r.scope == add.scope && r.span.line > add.span.line)
 }
 
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
@@ -58,7 +58,7 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
         return;
     }
     let helpers = resizing_functions(files);
-    let resizes = |c: &crate::scan::facts::Call| c.name == "resize_token_embeddings" || helpers.iter().any(|h| h == &c.name);
+    let resizes = |c: &crate::scan::facts::Call| c.name == "resize_token_embeddings" || helpers.contains(&c.name);
     // a resize anywhere: a call of resize_token_embeddings or of a helper that calls it
     let any_resize = std::cell::OnceCell::new();
     let any_resize = || *any_resize.get_or_init(|| files.any(RESIZE) || helpers.iter().any(|h| files.calling(h).any(|i| files.file(i).calls.iter().any(|c| c.name == *h))));

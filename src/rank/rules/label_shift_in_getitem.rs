@@ -245,7 +245,7 @@ fn check_pipeline(cx: &Ctx, out: &mut Vec<Finding>) {
             let Some(func) = a.scope.function.as_deref() else { continue };
             let Some(k) = a.shift.filter(|k| *k != 0) else { continue };
             let label = is_label_name(label_key(&a.target));
-            let first_param = f.functions.iter().any(|d| d.name == func && d.params.first().is_some_and(|p| p == &a.target));
+            let first_param = f.functions.iter().any(|d| d.name == func && d.params.first().is_some_and(|p| *p == a.target));
             if !label && !first_param {
                 continue;
             }

@@ -231,12 +231,15 @@ pub fn find_rule(code: &str) -> Option<&'static RuleInfo> {
 /// What the rules share while they run: the files (`project::Files`), and what several rules
 /// derive from them, each built once by the first rule that asks (the value index, the heads,
 /// the evidence lines naming the head and the loss).
+/// The evidence lines naming the head and the loss.
+type HeadAndLoss = (Option<String>, Option<String>);
+
 pub struct Ctx<'a> {
     pub files: &'a project::Files<'a>,
     values: std::sync::OnceLock<values::Values<'a>>,
     /// (with what computing them read: `record`)
     head_calls: std::sync::OnceLock<(HeadCalls<'a>, Vec<record::Read>)>,
-    evidence: std::sync::OnceLock<((Option<String>, Option<String>), Vec<record::Read>)>,
+    evidence: std::sync::OnceLock<(HeadAndLoss, Vec<record::Read>)>,
     /// The last run's records of the rules' reads, to take origins' findings from.
     previous: Option<&'a record::Previous>,
     /// This run's records, to keep for the next (None: none are kept).
@@ -325,7 +328,7 @@ impl<'a> Ctx<'a> {
         shared::heads_of(self.head_calls())
     }
 
-    fn evidence(&self) -> &(Option<String>, Option<String>) {
+    fn evidence(&self) -> &HeadAndLoss {
         record::once(&self.evidence, || {
             // the project's first head and first loss: only the first file with each is read
             let head = self.files.with(project::HEAD).next().and_then(|(_, f)| shared::head_evidence_of(&shared::heads_in(f)));
