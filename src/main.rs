@@ -424,7 +424,7 @@ fn rule(code: Option<String>, format: RuleFormat) -> ExitCode {
     match code {
         None => {
             for r in RULES {
-                let _ = writeln!(out, "{}  {:<38} {}", r.code, r.name, r.category);
+                let _ = writeln!(out, "{}  {:<38} {}{}", r.code, r.name, r.category, if r.preview { " (preview)" } else { "" });
             }
             ExitCode::SUCCESS
         }
@@ -432,7 +432,7 @@ fn rule(code: Option<String>, format: RuleFormat) -> ExitCode {
             Some(r) => {
                 let text = match format {
                     RuleFormat::Markdown => rules::markdown(r),
-                    RuleFormat::Text => format!("{} ({}): leads to {}\n\n{}\n", r.code, r.name, r.category.replace('_', " "), r.doc),
+                    RuleFormat::Text => format!("{} ({}): leads to {}.{}\n\n{}\n", r.code, r.name, r.category.replace('_', " "), rules::preview_note(r), r.doc),
                 };
                 let _ = out.write_all(text.as_bytes());
                 ExitCode::SUCCESS

@@ -323,6 +323,10 @@ fn configuration_and_suppressions() {
     let out = p.lint(&[]);
     assert_eq!(out.status.code(), Some(2), "a typo in the config is an error");
     assert!(String::from_utf8_lossy(&out.stderr).contains("selct"));
+    std::fs::write(p.dir.join("pyproject.toml"), "[tool.cudasleuth]\nignore = [\"CS1O2\"]\n").unwrap();
+    let out = p.lint(&[]);
+    assert_eq!(out.status.code(), Some(2), "a code that names no rule would silently ignore nothing");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("`CS1O2` in `ignore` is not a rule code"));
 
     std::fs::write(p.dir.join("pyproject.toml"), "[project]\nname='d'\n").unwrap();
     p.write("data/dataset.py", &DATASET.replace("label = label + 1\n", "label = label + 1  # cudasleuth: ignore[CS101]\n"));

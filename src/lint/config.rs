@@ -49,10 +49,17 @@ pub fn load(pyproject: &Path) -> Result<LintConfig, ConfigError> {
     let Ok(text) = std::fs::read_to_string(pyproject) else { return Ok(LintConfig::default()) };
     let err = |message: String| ConfigError { path: pyproject.to_path_buf(), message };
     let doc: toml::Value = toml::from_str(&text).map_err(|e| err(e.to_string()))?;
-    match doc.get("tool").and_then(|t| t.get("cudasleuth")) {
-        None => Ok(LintConfig::default()),
-        Some(v) => v.clone().try_into().map_err(|e: toml::de::Error| err(e.to_string())),
-    }
+    let config: LintConfig = match doc.get("tool").and_then(|t| t.get("cudasleuth")) {
+        None => return Ok(LintConfig::default()),
+        Some(v) => v.clone().try_into().map_err(|e: toml::de::Error| err(e.to_string()))?,
+    };
+    config.check_codes().map_err(err)?;
+    Ok(config)
+}
+
+/// Whether a selector names at least one rule: `ALL`, a code, or a code's prefix (`CS1`).
+fn names_a_rule(sel: &str) -> bool {
+    sel == "ALL" || (sel.len() >= 2 && crate::rank::rules::RULES.iter().any(|r| r.code.starts_with(sel)))
 }
 
 fn matches_code(code: &str, sel: &str) -> bool {
@@ -69,6 +76,20 @@ pub fn glob_match(pattern: &str, path: &str) -> bool {
 }
 
 impl LintConfig {
+    /// A selector that names no rule is a typo that would silently turn a check off (or on
+    /// nothing): refuse it, the way Python linters do.
+    fn check_codes(&self) -> Result<(), String> {
+        let lists = [("select", self.select.as_deref().unwrap_or_default()), ("extend-select", &self.extend_select), ("ignore", &self.ignore)];
+        let pfi = self.per_file_ignores.iter().map(|(glob, codes)| (glob.as_str(), codes.as_slice()));
+        for (key, codes) in lists.into_iter().chain(pfi) {
+            if let Some(bad) = codes.iter().find(|c| !names_a_rule(c)) {
+                let known = crate::rank::rules::RULES.iter().map(|r| r.code).collect::<Vec<_>>().join(", ");
+                return Err(format!("`{bad}` in `{key}` is not a rule code or a prefix of one (the rules: {known}; `ALL` selects every one)"));
+            }
+        }
+        Ok(())
+    }
+
     pub fn enabled(&self, rule: &RuleInfo) -> bool {
         if rule.preview && !self.preview {
             return false;
@@ -92,6 +113,18 @@ impl LintConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn selectors_must_name_rules() {
+        let parse = |t: &str| -> LintConfig { toml::from_str(t).unwrap() };
+        for ok in ["select = [\"CS1\", \"CS101\"]", "ignore = [\"ALL\"]", "[per-file-ignores]\n\"tests/*\" = [\"CS10\"]"] {
+            assert!(parse(ok).check_codes().is_ok(), "{ok}");
+        }
+        for bad in ["select = [\"CS999\"]", "extend-select = [\"E501\"]", "ignore = [\"C\"]", "[per-file-ignores]\n\"tests/*\" = [\"CS9\"]"] {
+            let e = parse(bad).check_codes().unwrap_err();
+            assert!(e.contains("is not a rule code"), "{bad}: {e}");
+        }
+    }
 
     #[test]
     fn globs() {

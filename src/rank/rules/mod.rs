@@ -414,9 +414,18 @@ pub fn fingerprint(rule: &str, file: &FileFacts, scope: &str, what: &str) -> Str
     format!("{rule}:{}:{scope}:{}", file.path, what.replace(' ', ""))
 }
 
+/// Said of a rule in preview, which runs only when asked for (docs/lint.md).
+pub fn preview_note(r: &RuleInfo) -> &'static str {
+    if r.preview {
+        " In preview: runs only with `--preview` or `preview = true` in `[tool.cudasleuth]`."
+    } else {
+        ""
+    }
+}
+
 /// A rule's page in docs/rules/ (and its SARIF help text).
 pub fn markdown(r: &RuleInfo) -> String {
-    format!("# {} ({})\n\nFailure class: `{}`.\n\n{}\n", r.code, r.name, r.category, r.doc)
+    format!("# {} ({})\n\nFailure class: `{}`.{}\n\n{}\n", r.code, r.name, r.category, preview_note(r), r.doc)
 }
 
 #[cfg(test)]
