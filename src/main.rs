@@ -7,6 +7,7 @@ use thiserror::Error;
 
 use cudasleuth::log::{self, InputError, LogSource};
 use cudasleuth::report::{assemble, human, model::Verdict};
+use cudasleuth::lint;
 
 /// Explains PyTorch's `CUDA error: device-side assert triggered`: which kernel failed, which
 /// op and Python call reached it, and what to check next.
@@ -39,7 +40,7 @@ enum Command {
         project: Option<std::path::PathBuf>,
     },
     /// Check data pipelines without a log: the pre-commit and CI linter.
-    #[command(after_help = "Examples:\n  cudasleuth lint\n  cudasleuth lint data/dataset.py model.py\n  cudasleuth lint --format sarif > cudasleuth.sarif\n\nConfigure in pyproject.toml under [tool.cudasleuth] (select, ignore, extend-select,\nper-file-ignores, exclude, preview); silence one line with `# cudasleuth: ignore[CS101]`.\nExit codes: 0 no findings, 1 findings, 2 usage or configuration error.")]
+    #[command(after_help = "Examples:\n  cudasleuth lint\n  cudasleuth lint data/dataset.py model.py\n  cudasleuth lint --format sarif > cudasleuth.sarif\n  cudasleuth lint --select CS101,CS102 --preview\n\nConfigure in pyproject.toml under [tool.cudasleuth] (select, ignore, extend-select,\nper-file-ignores, exclude, preview); silence one line with `# cudasleuth: ignore[CS101]`.\nExit codes: 0 no findings, 1 findings, 2 usage or configuration error.")]
     Lint {
         /// Files or directories to report on (as pre-commit passes them); none: the whole project.
         paths: Vec<std::path::PathBuf>,
@@ -54,6 +55,15 @@ enum Command {
         /// Also run rules still in preview.
         #[arg(long)]
         preview: bool,
+        /// Rule codes or prefixes to run, in place of the configuration's `select` (comma-separated).
+        #[arg(long, value_delimiter = ',', value_name = "CODES")]
+        select: Option<Vec<String>>,
+        /// Rule codes or prefixes to run as well (comma-separated).
+        #[arg(long, value_delimiter = ',', value_name = "CODES")]
+        extend_select: Vec<String>,
+        /// Rule codes or prefixes not to report (comma-separated).
+        #[arg(long, value_delimiter = ',', value_name = "CODES")]
+        ignore: Vec<String>,
         #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
         color: ColorChoice,
     },
@@ -189,6 +199,9 @@ enum CliError {
     #[error("{0}")]
     #[diagnostic(code(cudasleuth::config), help("see `cudasleuth lint --help` for the keys of [tool.cudasleuth]"))]
     Config(cudasleuth::lint::config::ConfigError),
+    #[error("{0}")]
+    #[diagnostic(code(cudasleuth::usage), help("`cudasleuth rule` lists the rules; a prefix such as CS1 selects the rules it begins"))]
+    Selector(String),
     #[error("unknown rule {0}")]
     #[diagnostic(code(cudasleuth::rule), help("`cudasleuth rule` lists the rules"))]
     UnknownRule(String),
@@ -247,7 +260,9 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Rule { code, format } => rule(code, format),
-        Command::Lint { paths, format, exit_zero, no_cache, preview, color } => lint(paths, format, exit_zero, no_cache, preview, color),
+        Command::Lint { paths, format, exit_zero, no_cache, preview, select, extend_select, ignore, color } => {
+            lint(lint::Options { paths, no_cache, preview, select, extend_select, ignore }, format, exit_zero, color)
+        }
         Command::Repro { command, project, cpu, sweep, timeout, out, no_values, print_env, read, log, replay, format, color, quiet } => {
             let opts = cudasleuth::repro::Options {
                 argv: command,
@@ -445,15 +460,20 @@ fn rule(code: Option<String>, format: RuleFormat) -> ExitCode {
     }
 }
 
-fn lint(paths: Vec<std::path::PathBuf>, format: LintFormat, exit_zero: bool, no_cache: bool, preview: bool, color: ColorChoice) -> ExitCode {
-    use cudasleuth::lint::{self, output};
-    for p in &paths {
+fn lint(opts: lint::Options, format: LintFormat, exit_zero: bool, color: ColorChoice) -> ExitCode {
+    use lint::{config, output};
+    let flags = [("--select", opts.select.as_deref().unwrap_or_default()), ("--extend-select", &opts.extend_select), ("--ignore", &opts.ignore)];
+    if let Some(message) = flags.into_iter().find_map(|(flag, codes)| config::unknown_selector(codes, flag)) {
+        eprint!("{:?}", miette::Report::new(CliError::Selector(message)));
+        return ExitCode::from(2);
+    }
+    for p in &opts.paths {
         if !p.exists() {
             eprint!("{:?}", miette::Report::new(CliError::Input(InputError::NotFound { path: p.clone() })));
             return ExitCode::from(2);
         }
     }
-    let result = match lint::run(&lint::Options { paths, no_cache, preview }) {
+    let result = match lint::run(&opts) {
         Ok(r) => r,
         Err(e) => {
             eprint!("{:?}", miette::Report::new(CliError::Config(e)));

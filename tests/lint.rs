@@ -313,6 +313,14 @@ fn configuration_and_suppressions() {
     p.write("config.py", "NUM_CLASSES = 10\n");
     let (v, _) = p.json(&[]);
     assert_eq!(rules_of(&v).len(), 2);
+    // the command line: --select in place of the configuration's, --ignore and --extend-select added
+    let codes = |args: &[&str]| -> Vec<String> { rules_of(&p.json(args).0).into_iter().map(|(r, _, _)| r).collect() };
+    assert_eq!(codes(&["--select", "CS101"]), ["CS101"]);
+    assert_eq!(codes(&["--select", "CS101", "--extend-select", "CS102"]).len(), 2);
+    assert!(rules_of(&p.json(&["--ignore", "CS101,CS102"]).0).is_empty());
+    let out = p.lint(&["--select", "CS1O1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("`CS1O1` in `--select` is not a rule code"));
     std::fs::write(p.dir.join("pyproject.toml"), "[project]\nname='d'\n[tool.cudasleuth]\nignore = [\"CS102\"]\n").unwrap();
     assert_eq!(rules_of(&p.json(&[]).0).len(), 1);
     std::fs::write(p.dir.join("pyproject.toml"), "[tool.cudasleuth]\nselect = [\"CS102\"]\n[tool.cudasleuth.per-file-ignores]\n\"model.py\" = [\"CS102\"]\n").unwrap();

@@ -62,6 +62,13 @@ fn names_a_rule(sel: &str) -> bool {
     sel == "ALL" || (sel.len() >= 2 && crate::rank::rules::RULES.iter().any(|r| r.code.starts_with(sel)))
 }
 
+/// The first selector of `codes` that names no rule, with the message that says so.
+pub fn unknown_selector(codes: &[String], key: &str) -> Option<String> {
+    let bad = codes.iter().find(|c| !names_a_rule(c))?;
+    let known = crate::rank::rules::RULES.iter().map(|r| r.code).collect::<Vec<_>>().join(", ");
+    Some(format!("`{bad}` in `{key}` is not a rule code or a prefix of one (the rules: {known}; `ALL` selects every one)"))
+}
+
 fn matches_code(code: &str, sel: &str) -> bool {
     sel == "ALL" || code.starts_with(sel)
 }
@@ -81,13 +88,10 @@ impl LintConfig {
     fn check_codes(&self) -> Result<(), String> {
         let lists = [("select", self.select.as_deref().unwrap_or_default()), ("extend-select", &self.extend_select), ("ignore", &self.ignore)];
         let pfi = self.per_file_ignores.iter().map(|(glob, codes)| (glob.as_str(), codes.as_slice()));
-        for (key, codes) in lists.into_iter().chain(pfi) {
-            if let Some(bad) = codes.iter().find(|c| !names_a_rule(c)) {
-                let known = crate::rank::rules::RULES.iter().map(|r| r.code).collect::<Vec<_>>().join(", ");
-                return Err(format!("`{bad}` in `{key}` is not a rule code or a prefix of one (the rules: {known}; `ALL` selects every one)"));
-            }
+        match lists.into_iter().chain(pfi).find_map(|(key, codes)| unknown_selector(codes, key)) {
+            Some(message) => Err(message),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     pub fn enabled(&self, rule: &RuleInfo) -> bool {
@@ -99,6 +103,16 @@ impl LintConfig {
             None => true,
         } || self.extend_select.iter().any(|s| matches_code(rule.code, s));
         selected && !self.ignore.iter().any(|s| matches_code(rule.code, s))
+    }
+
+    /// The command line's `--select` (in place of the configuration's), `--extend-select` and
+    /// `--ignore` (added to it).
+    pub fn override_with(&mut self, select: Option<Vec<String>>, extend_select: &[String], ignore: &[String]) {
+        if select.is_some() {
+            self.select = select;
+        }
+        self.extend_select.extend_from_slice(extend_select);
+        self.ignore.extend_from_slice(ignore);
     }
 
     pub fn excluded(&self, path: &str) -> bool {

@@ -79,6 +79,11 @@ pub struct Options {
     pub no_cache: bool,
     /// Run preview rules too (as `preview = true` in the config).
     pub preview: bool,
+    /// Rules selected on the command line, in place of the configuration's `select`.
+    pub select: Option<Vec<String>>,
+    /// Added to the configuration's `extend-select` and `ignore`.
+    pub extend_select: Vec<String>,
+    pub ignore: Vec<String>,
 }
 
 /// One lint run, as the `lint` command makes it (once per process: the project's facts are
@@ -88,6 +93,7 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
     let root = project_root(opts.paths.first().map(PathBuf::as_path).unwrap_or(&cwd));
     let mut cfg = config::load(&root.join("pyproject.toml"))?;
     cfg.preview |= opts.preview;
+    cfg.override_with(opts.select.clone(), &opts.extend_select, &opts.ignore);
     let cache = if opts.no_cache { None } else { cache::Cache::open() };
     // The project's files: with a cache, the summary's record of the last walk while no
     // directory changed since
