@@ -116,6 +116,13 @@ fn lint_flags_every_culprit() {
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{name}: {}", String::from_utf8_lossy(&out.stderr)));
         let hit = v["diagnostics"].as_array().unwrap().iter().any(|d| d["file"] == culprit["file"] && d["line"] == culprit["line"]);
         assert!(hit, "{name}: no diagnostic at {}:{}: {}", culprit["file"], culprit["line"], v["diagnostics"]);
+        // a finding in a notebook points at the line of the .ipynb file that holds the code,
+        // one the hand-written answer names (the culprit or a supporting line)
+        let named: Vec<(&serde_json::Value, &serde_json::Value)> =
+            std::iter::once(culprit).chain(expected["supporting"].as_array().into_iter().flatten()).map(|e| (&e["file"], &e["line"])).collect();
+        for d in v["diagnostics"].as_array().unwrap().iter().filter(|d| d["file"].as_str().is_some_and(|f| f.ends_with(".ipynb"))) {
+            assert!(named.contains(&(&d["file"], &d["line"])), "{name}: {}:{} is not a line the answer names", d["file"], d["line"]);
+        }
         checked += 1;
     }
     assert!(checked >= 13, "{checked}");

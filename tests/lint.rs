@@ -122,7 +122,7 @@ fn summary_follows_a_constant_in_another_file() {
     }
     // the first run records every file's stamp and the project's results
     let (all, _) = p.json(&[]);
-    let summary = std::fs::read_dir(p.cache.join(format!("facts-v2-{}", env!("CARGO_PKG_VERSION"))))
+    let summary = std::fs::read_dir(p.cache.join(format!("facts-v3-{}", env!("CARGO_PKG_VERSION"))))
         .unwrap()
         .flatten()
         .find(|e| e.file_name().to_string_lossy().starts_with("summary-"))
@@ -181,7 +181,7 @@ fn a_file_added_to_a_recorded_tree_is_seen() {
 
 /// The files of the project's summary in the cache: (the summary itself, its recent changes).
 fn summary_files(p: &Project) -> (bool, bool) {
-    let names: Vec<String> = std::fs::read_dir(p.cache.join(format!("facts-v2-{}", env!("CARGO_PKG_VERSION")))).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    let names: Vec<String> = std::fs::read_dir(p.cache.join(format!("facts-v3-{}", env!("CARGO_PKG_VERSION")))).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
     (names.iter().any(|n| n.starts_with("summary-") && !n.contains('.')), names.iter().any(|n| n.starts_with("summary-") && n.ends_with(".recent")))
 }
 
@@ -230,7 +230,7 @@ fn runs_on_some_files_record_their_changes_beside_the_summary() {
     assert!(rules_of(&v).is_empty(), "{v}");
     assert_eq!(changed_files(&p, &["model.py"]), 0, "both changes are recorded");
     // the cache entries of the versions edited away are kept until the summary is written whole
-    let dir = p.cache.join(format!("facts-v2-{}", env!("CARGO_PKG_VERSION")));
+    let dir = p.cache.join(format!("facts-v3-{}", env!("CARGO_PKG_VERSION")));
     let entries = || std::fs::read_dir(&dir).unwrap().flatten().filter(|e| !e.file_name().to_string_lossy().starts_with("summary-")).count();
     assert_eq!(entries(), 6);
     // the whole project agrees with the cache off, and its run folds the changes into the summary
@@ -410,7 +410,7 @@ fn corrupt_fact_cache_entries_are_parsed_again() {
     p.write("data/dataset.py", DATASET);
     let (first, _) = p.json(&["model.py"]);
     assert_eq!(rules_of(&first).len(), 1, "{first}");
-    let dir = p.cache.join(format!("facts-v2-{}", env!("CARGO_PKG_VERSION")));
+    let dir = p.cache.join(format!("facts-v3-{}", env!("CARGO_PKG_VERSION")));
     let (summaries, entries): (Vec<_>, Vec<_>) = std::fs::read_dir(&dir).unwrap().flatten().partition(|e| e.file_name().to_string_lossy().starts_with("summary-"));
     assert!(entries.len() >= 3, "one entry per file");
     // truncated, garbage, and a length prefix that claims 2^62 elements

@@ -5,6 +5,7 @@ pub mod chunks;
 pub mod data;
 pub mod facts;
 pub mod files;
+pub mod notebook;
 pub mod python;
 pub mod yaml;
 
@@ -97,8 +98,10 @@ fn scan_read(rel: &str, bytes: Vec<u8>, known_key: Option<String>, cache: Option
         return put(Entry { facts: yaml::scan_yaml(rel, &text), chunks: None });
     }
     if rel.ends_with(".ipynb") {
-        let code = python::notebook_source(&text).ok_or_else(|| (rel.to_string(), "skipped: not a notebook (invalid JSON)".to_string()))?;
-        return put(Entry { facts: python::scan_source(rel, &code), chunks: None });
+        let nb = notebook::Notebook::read(&text).ok_or_else(|| (rel.to_string(), "skipped: not a notebook (invalid JSON)".to_string()))?;
+        let mut facts = python::scan_source(rel, &nb.code);
+        nb.place_facts(&mut facts);
+        return put(Entry { facts, chunks: None });
     }
     // the previous version's unchanged statements keep their facts
     let read;

@@ -538,32 +538,6 @@ fn assign_scopes(facts: &mut FileFacts, mut ranges: Vec<(usize, usize, bool, Tex
     }
 }
 
-/// The code cells of a notebook, joined in order (magics and shell lines commented out so
-/// they parse); lines in the facts count over this joined text.
-pub fn notebook_source(json: &str) -> Option<String> {
-    let v: serde_json::Value = serde_json::from_str(json).ok()?;
-    let mut out = String::new();
-    for cell in v.get("cells")?.as_array()? {
-        if cell.get("cell_type").and_then(|t| t.as_str()) != Some("code") {
-            continue;
-        }
-        let text = match cell.get("source") {
-            Some(serde_json::Value::Array(lines)) => lines.iter().filter_map(|l| l.as_str()).collect::<String>(),
-            Some(serde_json::Value::String(s)) => s.clone(),
-            _ => continue,
-        };
-        for line in text.lines() {
-            let t = line.trim_start();
-            if t.starts_with('%') || t.starts_with('!') {
-                out.push('#');
-            }
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-    Some(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -701,14 +675,5 @@ mod tests {
         assert_eq!(y.span.column, 10);
         assert!(f.parse_errors);
         assert!(f.assigns.iter().any(|a| a.target == "num_classes" && a.int == Some(10)));
-    }
-
-    #[test]
-    fn notebooks_join_code_cells() {
-        let nb = r##"{"cells": [{"cell_type": "markdown", "source": ["# t"]}, {"cell_type": "code", "source": ["%matplotlib inline\n", "y = y - 1\n"]}]}"##;
-        let text = notebook_source(nb).unwrap();
-        let f = scan_source("n.ipynb", &text);
-        assert_eq!(f.assigns[0].shift, Some(-1));
-        assert_eq!(f.assigns[0].span.line, 2);
     }
 }

@@ -1,0 +1,379 @@
+//! Jupyter notebooks: the code cells joined into one Python text for the scan, and the way back
+//! from a place in that text to the line and column of the `.ipynb` file, so that findings,
+//! snippets, SARIF regions and suppression comments point into the file the user has.
+//!
+//! The notebook is read by a small JSON reader that keeps, for every character of a cell's
+//! source, where its (possibly escaped) form starts in the file. A notebook saved by Jupyter
+//! holds each source line as one string on its own line, so a line of code maps to one line of
+//! the file; a source saved as one string maps all its lines to the line of that string, at the
+//! columns of their characters.
+
+use super::facts::{FileFacts, Span};
+
+/// The joined code of a notebook and, for each of its lines, where it lies in the file.
+pub struct Notebook {
+    pub code: String,
+    lines: Vec<LineMap>,
+}
+
+/// A place in the file: 1-based line and column (in characters).
+type At = (u32, u32);
+
+/// A character of a cell's source and where its form starts in the file; `None` marks where a
+/// source string ends (its closing quote).
+type Piece = (Option<char>, At);
+
+struct LineMap {
+    /// Where each character of the line starts in the file, and where the line ends (its `\n`
+    /// escape, or the closing quote).
+    at: Vec<At>,
+    /// Characters put in front of the line in the joined code (`#` before a magic).
+    added: u32,
+}
+
+impl Notebook {
+    /// The code cells of a notebook, in order, with magics and shell lines (`%`, `!`) commented
+    /// out so they parse. None when the text is not a JSON object.
+    pub fn read(json: &str) -> Option<Notebook> {
+        let mut r = Reader { s: json, i: 0, line: 1, col: 1 };
+        let mut cells: Vec<Vec<Piece>> = Vec::new();
+        r.object(|r, key| {
+            if key != "cells" {
+                return r.skip();
+            }
+            r.array(|r| {
+                let (mut code, mut source) = (false, Vec::new());
+                r.object(|r, key| match key.as_str() {
+                    "cell_type" => {
+                        code = r.string(None)? == "code";
+                        Some(())
+                    }
+                    "source" if r.peek() == Some(b'[') => r.array(|r| r.string(Some(&mut source)).map(drop)),
+                    "source" if r.peek() == Some(b'"') => r.string(Some(&mut source)).map(drop),
+                    _ => r.skip(),
+                })?;
+                if code {
+                    cells.push(source);
+                }
+                Some(())
+            })
+        })?;
+        r.ws();
+        if r.i != r.s.len() {
+            return None;
+        }
+        let mut nb = Notebook { code: String::new(), lines: Vec::new() };
+        for cell in &cells {
+            nb.push_cell(cell);
+        }
+        Some(nb)
+    }
+
+    /// A cell's lines, split the way `str::lines` splits text (`\n`, or `\r\n`).
+    fn push_cell(&mut self, cell: &[Piece]) {
+        let mut line: Vec<(char, At)> = Vec::new();
+        let mut end = None;
+        for &(c, at) in cell {
+            match c {
+                Some('\n') => {
+                    let ends = if line.last().is_some_and(|x| x.0 == '\r') { line.pop().map_or(at, |x| x.1) } else { at };
+                    self.push_line(&line, ends);
+                    line.clear();
+                    end = None;
+                }
+                Some(c) => line.push((c, at)),
+                None => end = Some(at),
+            }
+        }
+        if !line.is_empty() {
+            let ends = end.unwrap_or_else(|| line.last().map_or((0, 0), |x| (x.1 .0, x.1 .1 + 1)));
+            self.push_line(&line, ends);
+        }
+    }
+
+    fn push_line(&mut self, chars: &[(char, At)], end: At) {
+        let text: String = chars.iter().map(|c| c.0).collect();
+        let magic = matches!(text.trim_start().chars().next(), Some('%' | '!'));
+        if magic {
+            self.code.push('#');
+        }
+        self.code.push_str(&text);
+        self.code.push('\n');
+        let at = chars.iter().map(|c| c.1).chain([end]).collect();
+        self.lines.push(LineMap { at, added: magic as u32 });
+    }
+
+    /// The file's place for a place in the joined code.
+    pub fn place(&self, s: Span) -> Span {
+        let (line, column) = self.point(s.line, s.column);
+        let (end_line, end_column) = self.point(s.end_line, s.end_column);
+        Span { line, column, end_line, end_column }
+    }
+
+    fn point(&self, line: u32, column: u32) -> At {
+        let Some(m) = line.checked_sub(1).and_then(|l| self.lines.get(l as usize)) else { return (line, column) };
+        let i = column.saturating_sub(1 + m.added) as usize;
+        m.at.get(i).or(m.at.last()).copied().unwrap_or((line, column))
+    }
+
+    /// Moves every place in the facts from the joined code to the file.
+    pub fn place_facts(&self, f: &mut FileFacts) {
+        let spans = f.calls.iter_mut().map(|x| &mut x.span)
+            .chain(f.classes.iter_mut().map(|x| &mut x.span))
+            .chain(f.functions.iter_mut().map(|x| &mut x.span))
+            .chain(f.assigns.iter_mut().map(|x| &mut x.span))
+            .chain(f.returns.iter_mut().map(|x| &mut x.span))
+            .chain(f.fors.iter_mut().map(|x| &mut x.span))
+            .chain(f.conds.iter_mut().map(|x| &mut x.span));
+        for s in spans {
+            *s = self.place(*s);
+        }
+        for l in &mut f.import_lines {
+            *l = self.point(*l, 1).0;
+        }
+    }
+}
+
+/// A JSON reader that keeps the line and column it is at.
+struct Reader<'a> {
+    s: &'a str,
+    i: usize,
+    line: u32,
+    col: u32,
+}
+
+impl Reader<'_> {
+    fn byte(&self) -> Option<u8> {
+        self.s.as_bytes().get(self.i).copied()
+    }
+
+    fn peek(&mut self) -> Option<u8> {
+        self.ws();
+        self.byte()
+    }
+
+    /// Steps over one byte; columns count characters (UTF-8 continuation bytes add none).
+    fn bump(&mut self) {
+        if let Some(b) = self.byte() {
+            self.i += 1;
+            if b == b'\n' {
+                self.line += 1;
+                self.col = 1;
+            } else if b & 0xC0 != 0x80 {
+                self.col += 1;
+            }
+        }
+    }
+
+    fn ws(&mut self) {
+        while matches!(self.byte(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.bump();
+        }
+    }
+
+    fn eat(&mut self, b: u8) -> Option<()> {
+        (self.peek()? == b).then(|| self.bump())
+    }
+
+    /// `{ "key": value, ... }`, each value read by `each`.
+    fn object(&mut self, mut each: impl FnMut(&mut Self, String) -> Option<()>) -> Option<()> {
+        self.eat(b'{')?;
+        if self.eat(b'}').is_some() {
+            return Some(());
+        }
+        loop {
+            self.ws();
+            let key = self.string(None)?;
+            self.eat(b':')?;
+            self.ws();
+            each(self, key)?;
+            match self.peek()? {
+                b',' => self.bump(),
+                b'}' => return self.eat(b'}'),
+                _ => return None,
+            }
+        }
+    }
+
+    /// `[ value, ... ]`, each value read by `each`.
+    fn array(&mut self, mut each: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        self.eat(b'[')?;
+        if self.eat(b']').is_some() {
+            return Some(());
+        }
+        loop {
+            self.ws();
+            each(self)?;
+            match self.peek()? {
+                b',' => self.bump(),
+                b']' => return self.eat(b']'),
+                _ => return None,
+            }
+        }
+    }
+
+    /// Any value, read and dropped.
+    fn skip(&mut self) -> Option<()> {
+        match self.peek()? {
+            b'{' => self.object(|r, _| r.skip()),
+            b'[' => self.array(|r| r.skip()),
+            b'"' => self.string(None).map(drop),
+            _ => {
+                let start = self.i;
+                while matches!(self.byte(), Some(b'-' | b'+' | b'.' | b'0'..=b'9' | b'a'..=b'z' | b'A'..=b'Z')) {
+                    self.bump();
+                }
+                (self.i > start).then_some(())
+            }
+        }
+    }
+
+    /// A string, decoded; with `at`, each character with the place its form starts at, and the
+    /// place of the closing quote.
+    fn string(&mut self, mut at: Option<&mut Vec<Piece>>) -> Option<String> {
+        self.ws();
+        if self.byte() != Some(b'"') {
+            return None;
+        }
+        self.bump();
+        let mut out = String::new();
+        loop {
+            let here = (self.line, self.col);
+            let c = match self.byte()? {
+                b'"' => {
+                    self.bump();
+                    if let Some(v) = at {
+                        v.push((None, here));
+                    }
+                    return Some(out);
+                }
+                b'\\' => {
+                    self.bump();
+                    let e = self.byte()?;
+                    self.bump();
+                    match e {
+                        b'n' => '\n',
+                        b't' => '\t',
+                        b'r' => '\r',
+                        b'b' => '\u{8}',
+                        b'f' => '\u{c}',
+                        b'/' | b'\\' | b'"' => e as char,
+                        b'u' => self.unicode_escape()?,
+                        _ => return None,
+                    }
+                }
+                b if b < 0x20 => return None,
+                _ => {
+                    let c = self.s[self.i..].chars().next()?;
+                    for _ in 0..c.len_utf8() {
+                        self.bump();
+                    }
+                    c
+                }
+            };
+            out.push(c);
+            if let Some(v) = at.as_deref_mut() {
+                v.push((Some(c), here));
+            }
+        }
+    }
+
+    /// The character of `\uXXXX` (the `\u` read), a surrogate pair taking the second escape too.
+    fn unicode_escape(&mut self) -> Option<char> {
+        let hi = self.hex4()?;
+        if (0xD800..0xDC00).contains(&hi) && self.s.as_bytes().get(self.i..self.i + 2) == Some(b"\\u") {
+            let save = (self.i, self.line, self.col);
+            self.bump();
+            self.bump();
+            let lo = self.hex4()?;
+            if (0xDC00..0xE000).contains(&lo) {
+                return char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00));
+            }
+            (self.i, self.line, self.col) = save;
+        }
+        Some(char::from_u32(hi).unwrap_or('\u{FFFD}'))
+    }
+
+    fn hex4(&mut self) -> Option<u32> {
+        let h = self.s.get(self.i..self.i + 4)?;
+        let v = u32::from_str_radix(h, 16).ok()?;
+        for _ in 0..4 {
+            self.bump();
+        }
+        Some(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NB: &str = r##"{
+ "cells": [
+  {
+   "cell_type": "markdown",
+   "metadata": {},
+   "source": ["# Title\n", "y = y + 1\n"]
+  },
+  {
+   "cell_type": "code",
+   "execution_count": 3,
+   "metadata": {"tags": [], "x": null, "n": -1.5e3, "ok": true},
+   "outputs": [{"output_type": "stream", "text": ["a\n"]}],
+   "source": [
+    "%matplotlib inline\n",
+    "s = \"caf\u00e9\"; y = y - 1\n",
+    "z = 2"
+   ]
+  },
+  {
+   "cell_type": "code",
+   "source": "a = 1\nb = 2\n"
+  }
+ ],
+ "metadata": {},
+ "nbformat": 4,
+ "nbformat_minor": 5
+}
+"##;
+
+    #[test]
+    fn code_cells_joined_and_placed_in_the_file() {
+        let nb = Notebook::read(NB).unwrap();
+        assert_eq!(nb.code, "#%matplotlib inline\ns = \"café\"; y = y - 1\nz = 2\na = 1\nb = 2\n");
+        // `y` on the second code line: column 13 of the joined line; in the file, line 15, after
+        // the indent and quote, and the escapes (`\"`, `\u00e9`) that stand for one character each
+        let file_line = NB.lines().nth(14).unwrap();
+        assert!(file_line.contains("y = y - 1"));
+        let y_col = file_line.find("y = y").unwrap() as u32 + 1;
+        assert_eq!(nb.point(2, 13), (15, y_col));
+        // the magic's `#` is not in the file: its first character is the `%` after the quote
+        assert_eq!(nb.point(1, 2), (14, 6));
+        // a source saved as one string: both lines on the string's line
+        let line = NB.lines().position(|l| l.contains("\"a = 1")).unwrap() as u32 + 1;
+        let b_col = NB.lines().nth(line as usize - 1).unwrap().find("b = 2").unwrap() as u32 + 1;
+        assert_eq!(nb.point(4, 1).0, line);
+        assert_eq!(nb.point(5, 1), (line, b_col));
+        // one past a line's last character: its closing quote
+        assert_eq!(nb.point(3, 6), (16, 11));
+        assert_eq!(nb.point(2, 22), (15, file_line.find("\\n").unwrap() as u32 + 1));
+    }
+
+    #[test]
+    fn facts_of_a_notebook_point_into_it() {
+        let nb = Notebook::read(NB).unwrap();
+        let mut f = super::super::python::scan_source("n.ipynb", &nb.code);
+        nb.place_facts(&mut f);
+        let y = f.assigns.iter().find(|a| a.target == "y").unwrap();
+        assert_eq!((y.span.line, y.span.end_line), (15, 15));
+        assert_eq!(y.shift, Some(-1));
+    }
+
+    #[test]
+    fn not_a_notebook() {
+        for bad in ["", "[]", "{\"cells\": [ this is not json", "{\"cells\": []} trailing", "{\"cells\": [{\"source\": \"\\x\"}]}"] {
+            assert!(Notebook::read(bad).is_none(), "{bad}");
+        }
+        assert_eq!(Notebook::read("{\"cells\": []}").unwrap().code, "");
+    }
+}
