@@ -370,7 +370,7 @@ fn explain(logs: Vec<String>, format: Format, redact: bool, color: ColorChoice, 
                 continue;
             }
         };
-        let mut report = assemble::assemble_with(&source.display_name(), &incident, kb, files.as_ref());
+        let mut report = assemble::assemble_with(&source.display_name(), &incident, kb, project.as_deref().zip(files.as_ref()));
         if let (Some(facts), Some(root)) = (&facts, &project) {
             report.suspects = cudasleuth::rank::suspects::rank(&report, facts);
             report.next_steps = cudasleuth::report::advice::next_steps(&report, &incident);
@@ -577,7 +577,7 @@ fn repro(
     };
     let argv = if read.is_some() { Vec::new() } else { opts.argv.clone() };
     let source = if argv.is_empty() { outcome.log.display().to_string() } else { argv.join(" ") };
-    let mut report = assemble::assemble_with(&source, &incident, cudasleuth::kb::kb(), Some(&files));
+    let mut report = assemble::assemble_with(&source, &incident, cudasleuth::kb::kb(), Some((root.as_path(), &files)));
     let cpu = opts.cpu || outcome.collected.loaded.iter().any(|l| l.get("cpu").and_then(|c| c.as_bool()).unwrap_or(false));
     let code = confirm::finish(&mut report, &outcome, &argv, opts.sweep, cpu);
     report.suspects = cudasleuth::rank::suspects::rank(&report, &facts);

@@ -319,3 +319,53 @@ fn project_suspects_name_the_line_that_made_the_bad_label() {
     let text = String::from_utf8(human.stdout).unwrap();
     assert!(text.contains("17 |             y = y + 1"), "{text}");
 }
+
+/// A crash pasted from Jupyter (the verbatim public log 097, VS Code's notebook format) and the
+/// notebook it ran in: the traceback's cells are found in the .ipynb by their `In[n]` and line.
+#[test]
+fn jupyter_frames_are_found_in_the_project_notebook() {
+    let dir = std::env::temp_dir().join(format!("cudasleuth-nb-frames-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let cell = |count: u32, lines: &[&str]| {
+        let n = lines.len();
+        let source: Vec<String> = lines.iter().enumerate().map(|(i, l)| if i + 1 < n { format!("{l}\n") } else { l.to_string() }).collect();
+        serde_json::json!({"cell_type": "code", "execution_count": count, "metadata": {}, "outputs": [], "source": source})
+    };
+    let nb = serde_json::json!({
+        "cells": [
+            {"cell_type": "markdown", "metadata": {}, "source": ["# Multi-class classification\n"]},
+            cell(8, &["def accuracy_cal(y_pred, y_true):", "    correct = torch.eq(y_true, y_pred).sum().item()", "    return (correct / len(y_pred))*100"]),
+            cell(11, &[
+                "for epoch in range(epochs):", "    model.train()", "    y_logits = model(X_train)", "    y_pred = torch.softmax(y_logits, dim=1).argmax(dim=1)",
+                "", "", "", "", "", "",
+                "# 2. Calculate loss and accuracy", "loss = loss_func(y_logits, y_train)", "acc = accuracy_cal(y_pred, y_train)", "",
+                "# 3. Back propagation", "optimizer.zero_grad()",
+            ]),
+        ],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5
+    });
+    // indented one space per level, as Jupyter saves
+    let mut text = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(&mut text, serde_json::ser::PrettyFormatter::with_indent(b" "));
+    serde::Serialize::serialize(&nb, &mut ser).unwrap();
+    let text = String::from_utf8(text).unwrap();
+    std::fs::write(dir.join("classify.ipynb"), &text).unwrap();
+    let line_of = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    let eq_line = line_of("correct = torch.eq");
+
+    let log = common::root().join("fixtures/public-logs/097.log");
+    let out = bin().args(["explain", log.to_str().unwrap(), "--project", dir.to_str().unwrap(), "--color", "never"]).output().unwrap();
+    let text_out = String::from_utf8_lossy(&out.stdout);
+    assert!(text_out.contains(&format!("Cell In[8]:2 (classify.ipynb:{eq_line})")), "{text_out}");
+    // the advice is for a notebook, not for a script that does not exist
+    assert!(text_out.contains("run `%env CUDA_LAUNCH_BLOCKING=1` in the first cell") && !text_out.contains("python train.py"), "{text_out}");
+    // the JSON contract's frames keep the printed file and line, with no project path
+    let out = bin().args(["explain", log.to_str().unwrap(), "--project", dir.to_str().unwrap(), "--format", "json"]).output().unwrap();
+    let v = &json_lines(&out)[0];
+    assert_eq!(v["frames"][0]["file"], "Cell In[11]");
+    assert_eq!(v["frames"][0]["line"], 13);
+    assert!(v["frames"][0]["path"].is_null());
+    assert!(v["frames"][0].get("notebook").is_none());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -78,8 +78,16 @@ pub fn rank(report: &Report, facts: &Facts) -> Vec<Suspect> {
         return Vec::new();
     }
     let cats = categories(report);
-    let frame_files: BTreeSet<&str> = report.frames.iter().filter_map(|f| f.path.as_deref()).collect();
-    let call_file = report.call.as_ref().and_then(|c| report.frames.iter().find(|f| f.file == c.file).and_then(|f| f.path.as_deref()));
+    // a Jupyter cell's frame counts for the notebook that holds the cell
+    let frame_files: BTreeSet<&str> = report.frames.iter().filter_map(|f| f.path.as_deref().or(f.notebook.as_ref().map(|n| n.0.as_str()))).collect();
+    let call_place = report.call.as_ref().map(|c| {
+        let frame = report.frames.iter().find(|f| f.file == c.file && f.line == c.line).or_else(|| report.frames.iter().find(|f| f.file == c.file));
+        match frame {
+            Some(f) if f.path.is_none() && f.notebook.is_some() => f.notebook.as_ref().map(|(p, l)| format!("{p}:{l}")).unwrap_or_default(),
+            Some(f) => format!("{}:{}", f.path.as_deref().unwrap_or(&c.file), c.line),
+            None => format!("{}:{}", c.file, c.line),
+        }
+    });
     let mut findings = rules::run_all(facts);
     findings.retain(|f| cats.is_empty() || cats.contains(f.category));
     let mut out: Vec<(usize, usize, Suspect)> = findings
@@ -92,7 +100,7 @@ pub fn rank(report: &Report, facts: &Facts) -> Vec<Suspect> {
                 evidence.push(format!("assert: {} `{}`", sig.op, a.assertion.as_deref().unwrap_or("")));
             }
             if let Some(c) = &report.call {
-                evidence.push(format!("call: `{}` at {}:{}", c.code, call_file.unwrap_or(&c.file), c.line));
+                evidence.push(format!("call: `{}` at {}", c.code, call_place.as_deref().unwrap_or_default()));
             }
             evidence.extend(f.evidence.iter().cloned());
             let tier = if cats.is_empty() {

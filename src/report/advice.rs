@@ -17,23 +17,40 @@ pub fn user_command(report: &Report) -> String {
         .unwrap_or_else(|| "python train.py".to_string())
 }
 
+/// Whether the user's code ran in Jupyter: its frames are cells (`Cell In[11]`,
+/// `<ipython-input-…>`, IPython 7's `/tmp/ipykernel_…/….py`) and none is a script.
+fn in_notebook(report: &Report) -> bool {
+    let cell = |f: &crate::report::model::Frame| f.cell.is_some() || f.file.contains("ipykernel_");
+    let user = || report.frames.iter().filter(|f| f.user_code);
+    user().any(cell) && !user().any(|f| !cell(f) && f.file.ends_with(".py"))
+}
+
 pub fn next_steps(report: &Report, _incident: &Incident) -> Vec<String> {
     let mut steps = Vec::new();
     let cmd = user_command(report);
     let rocm = report.platform == Some(Platform::Rocm);
     let sync_env = if rocm { "AMD_SERIALIZE_KERNEL=3" } else { "CUDA_LAUNCH_BLOCKING=1" };
     let triton = report.asserts.iter().any(|a| a.shape == "triton");
+    let notebook = in_notebook(report);
     match report.verdict {
         Verdict::DeviceAssert => {
-            if report.asserts.is_empty() {
+            if report.asserts.is_empty() && notebook {
+                steps.push(
+                    "The log has the error but not the GPU's own assert line (the GPU prints it on the process's own output: from a notebook, look also in the terminal or log of the Jupyter server). Paste the lines containing `Assertion`, or re-run synchronized as below".to_string(),
+                );
+            } else if report.asserts.is_empty() {
                 steps.push(format!(
                     "The log has the error but not the GPU's own assert line (it goes to stdout, and is often lost or cut in a paste). Paste the lines containing `Assertion` from above the traceback, or capture them: `{sync_env} {cmd} 2>&1 | tee crash.log`"
                 ));
             }
             if report.error.as_ref().and_then(|e| e.launch_blocking) != Some(true) && !report.frames.is_empty() {
-                steps.push(format!(
-                    "Re-run synchronized so the traceback ends at the failing call: `{sync_env} {cmd}` (or `cudasleuth repro -- {cmd}` to catch the first bad value)"
-                ));
+                steps.push(if notebook {
+                    format!(
+                        "Restart the kernel (after a device-side assert its CUDA context is unusable), run `%env {sync_env}` in the first cell, before anything uses the GPU, and run the cells again: the traceback then ends at the failing call (`%load_ext cudasleuth_shim` in that cell also catches the first bad value)"
+                    )
+                } else {
+                    format!("Re-run synchronized so the traceback ends at the failing call: `{sync_env} {cmd}` (or `cudasleuth repro -- {cmd}` to catch the first bad value)")
+                });
             }
             if triton {
                 steps.push(format!(

@@ -14,17 +14,18 @@ pub fn assemble(source: &str, incident: &Incident) -> Report {
 
 /// With a knowledge base that holds the project's own sites, and the project's files to map
 /// traceback paths into.
-pub fn assemble_with(source: &str, incident: &Incident, kb: &kb::Kb, project: Option<&crate::scan::files::ProjectFiles>) -> Report {
+pub fn assemble_with(source: &str, incident: &Incident, kb: &kb::Kb, project: Option<(&std::path::Path, &crate::scan::files::ProjectFiles)>) -> Report {
     let context = context_words(incident);
     let asserts: Vec<AssertSite> = incident.sites.sites.iter().map(|s| assert_site(s, &context, kb)).collect();
     let verdict = verdict(incident, &asserts);
     let platform = platform(incident, verdict);
     let error = main_error(incident, verdict);
     let mut frames = frames(incident);
-    if let Some(p) = project {
+    if let Some((root, p)) = project {
         for f in &mut frames {
             f.path = p.resolve(&f.file);
         }
+        place_cells(&mut frames, root, p);
     }
     let traceback = trust(&frames, error.as_ref(), &asserts);
     let call = user_call(&frames, &asserts, traceback.level);
@@ -298,10 +299,30 @@ fn frames(incident: &Incident) -> Vec<Frame> {
                 code: f.code.clone(),
                 focus: f.focus.clone(),
                 log_line: f.log_line,
+                notebook: None,
             });
         }
     }
     out
+}
+
+/// Frames in Jupyter cells (`Cell In[11], line 13`, `<ipython-input-11-…>`) placed in the
+/// project's notebook that holds the cell (docs/scan.md).
+fn place_cells(frames: &mut [Frame], root: &std::path::Path, files: &crate::scan::files::ProjectFiles) {
+    let notebooks: Vec<&str> = files.paths().iter().map(String::as_str).filter(|p| p.ends_with(".ipynb")).collect();
+    if notebooks.is_empty() {
+        return;
+    }
+    for f in frames.iter_mut() {
+        let Some(count) = cell_count(&f.file) else { continue };
+        f.notebook = crate::scan::notebook::find_frame(root, &notebooks, count, f.line, f.code.as_deref());
+    }
+}
+
+/// The `n` of a cell's frame: `Cell In[n]` (IPython 8) or `<ipython-input-n-…>` (older).
+fn cell_count(file: &str) -> Option<u32> {
+    let n = file.strip_prefix("Cell In[").and_then(|r| r.strip_suffix(']')).or_else(|| file.strip_prefix("<ipython-input-")?.split('-').next())?;
+    n.parse().ok()
 }
 
 /// Whether the traceback points at the failing op: only a synchronous run's does for sure.

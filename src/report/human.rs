@@ -322,7 +322,10 @@ fn frame_diag(report: &Report) -> Option<Diag> {
     let f = report.frames.iter().rev().find(|f| f.user_code)?;
     let code = f.code.clone().unwrap_or_default();
     let trusted = report.traceback.level == "trusted";
-    let place = format!("{}:{}{}", f.file, f.line, f.function.as_deref().map(|n| format!(" in {n}")).unwrap_or_default());
+    let mut place = format!("{}:{}{}", f.file, f.line, f.function.as_deref().map(|n| format!(" in {n}")).unwrap_or_default());
+    if let Some((notebook, line)) = &f.notebook {
+        place.push_str(&format!(" ({notebook}:{line})"));
+    }
     let message = match report.traceback.level {
         "trusted" => format!("the failing call in your code: {place}"),
         "consistent" => format!("your code, probably the failing call: {place}"),

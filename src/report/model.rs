@@ -190,6 +190,11 @@ pub struct Frame {
     /// The sub-expression CPython 3.11+ marked with carets under that line.
     pub focus: Option<String>,
     pub log_line: u64,
+    /// A Jupyter cell's frame (`Cell In[11], line 13`) placed in the project's notebook: its
+    /// path and the line of the .ipynb file (not part of the JSON contract, whose `path` and
+    /// `line` go together; suspects' evidence and the human report use it).
+    #[serde(skip)]
+    pub notebook: Option<(String, u32)>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -14,6 +14,14 @@ use super::facts::{FileFacts, Span};
 pub struct Notebook {
     pub code: String,
     lines: Vec<LineMap>,
+    cells: Vec<Cell>,
+}
+
+/// A code cell: the `In[n]` it last ran as (when the notebook was saved after running it) and
+/// its lines in `lines`.
+struct Cell {
+    count: Option<u32>,
+    lines: std::ops::Range<usize>,
 }
 
 /// A place in the file: 1-based line and column (in characters).
@@ -36,16 +44,22 @@ impl Notebook {
     /// out so they parse. None when the text is not a JSON object.
     pub fn read(json: &str) -> Option<Notebook> {
         let mut r = Reader { s: json, i: 0, line: 1, col: 1 };
-        let mut cells: Vec<Vec<Piece>> = Vec::new();
+        let mut cells: Vec<(Option<u32>, Vec<Piece>)> = Vec::new();
         r.object(|r, key| {
             if key != "cells" {
                 return r.skip();
             }
             r.array(|r| {
-                let (mut code, mut source) = (false, Vec::new());
+                let (mut code, mut count, mut source) = (false, None, Vec::new());
                 r.object(|r, key| match key.as_str() {
                     "cell_type" => {
                         code = r.string(None)? == "code";
+                        Some(())
+                    }
+                    "execution_count" if r.peek().is_some_and(|b| b.is_ascii_digit()) => {
+                        let start = r.i;
+                        r.skip()?;
+                        count = r.s[start..r.i].parse().ok();
                         Some(())
                     }
                     "source" if r.peek() == Some(b'[') => r.array(|r| r.string(Some(&mut source)).map(drop)),
@@ -53,7 +67,7 @@ impl Notebook {
                     _ => r.skip(),
                 })?;
                 if code {
-                    cells.push(source);
+                    cells.push((count, source));
                 }
                 Some(())
             })
@@ -62,9 +76,11 @@ impl Notebook {
         if r.i != r.s.len() {
             return None;
         }
-        let mut nb = Notebook { code: String::new(), lines: Vec::new() };
-        for cell in &cells {
-            nb.push_cell(cell);
+        let mut nb = Notebook { code: String::new(), lines: Vec::new(), cells: Vec::new() };
+        for (count, source) in &cells {
+            let first = nb.lines.len();
+            nb.push_cell(source);
+            nb.cells.push(Cell { count: *count, lines: first..nb.lines.len() });
         }
         Some(nb)
     }
@@ -116,6 +132,32 @@ impl Notebook {
         m.at.get(i).or(m.at.last()).copied().unwrap_or((line, column))
     }
 
+    /// The file line of a traceback frame in a cell (`Cell In[11], line 13`: `count` 11, `line`
+    /// 13; `line` 0 when the frame gave none), with how sure the match is: 2 when the cell that
+    /// ran as `In[count]` has that line (and it reads as `code`, when the log printed it), 1 when
+    /// only the text matches, in a cell saved without its count or after a re-run.
+    pub fn frame_line(&self, count: u32, line: u32, code: Option<&str>) -> Option<(u32, u8)> {
+        let code = code.map(str::trim).filter(|c| !c.is_empty());
+        let text = |i: usize| self.code.lines().nth(i).map(str::trim);
+        let found = |c: &Cell| -> Option<usize> {
+            if line > 0 {
+                let i = c.lines.start + line as usize - 1;
+                (i < c.lines.end && code.map_or(true, |k| text(i) == Some(k))).then_some(i)
+            } else {
+                let k = code?;
+                let mut hits = c.lines.clone().filter(|&i| text(i) == Some(k));
+                hits.next().filter(|_| hits.next().is_none())
+            }
+        };
+        if let Some(i) = self.cells.iter().filter(|c| c.count == Some(count)).find_map(found) {
+            return Some((self.lines[i].at.first()?.0, 2));
+        }
+        code?;
+        let mut text_hits = self.cells.iter().filter_map(found);
+        let i = text_hits.next()?;
+        text_hits.next().is_none().then_some((self.lines[i].at.first()?.0, 1))
+    }
+
     /// Moves every place in the facts from the joined code to the file.
     pub fn place_facts(&self, f: &mut FileFacts) {
         let spans = f.calls.iter_mut().map(|x| &mut x.span)
@@ -132,6 +174,33 @@ impl Notebook {
             *l = self.point(*l, 1).0;
         }
     }
+}
+
+/// Notebooks larger than this are not searched for a traceback's cell.
+const MAX_NOTEBOOK: u64 = 64 << 20;
+
+/// The notebook of the project and its file line for a traceback frame in a Jupyter cell, when
+/// one notebook holds the cell better than every other.
+pub fn find_frame(root: &std::path::Path, notebooks: &[&str], count: u32, line: u32, code: Option<&str>) -> Option<(String, u32)> {
+    let mut best: Option<(u8, String, u32)> = None;
+    let mut tie = false;
+    for path in notebooks {
+        let full = root.join(path);
+        if std::fs::metadata(&full).map_or(true, |m| m.len() > MAX_NOTEBOOK) {
+            continue;
+        }
+        let Some(nb) = std::fs::read_to_string(&full).ok().and_then(|t| Notebook::read(&t)) else { continue };
+        let Some((at, score)) = nb.frame_line(count, line, code) else { continue };
+        match &best {
+            Some((b, _, _)) if score < *b => {}
+            Some((b, _, _)) if score == *b => tie = true,
+            _ => {
+                best = Some((score, path.to_string(), at));
+                tie = false;
+            }
+        }
+    }
+    best.filter(|_| !tie).map(|(_, p, l)| (p, l))
 }
 
 /// A JSON reader that keeps the line and column it is at.
@@ -367,6 +436,21 @@ mod tests {
         let y = f.assigns.iter().find(|a| a.target == "y").unwrap();
         assert_eq!((y.span.line, y.span.end_line), (15, 15));
         assert_eq!(y.shift, Some(-1));
+    }
+
+    #[test]
+    fn traceback_frames_find_their_cell() {
+        let nb = Notebook::read(NB).unwrap();
+        // the cell saved as In[3]: its second line
+        assert_eq!(nb.frame_line(3, 2, Some("s = \"café\"; y = y - 1")), Some((15, 2)));
+        assert_eq!(nb.frame_line(3, 3, None), Some((16, 2)));
+        // the printed code disagrees: the cell was edited after it ran
+        assert_eq!(nb.frame_line(3, 3, Some("z = 3")), None);
+        // no cell ran as In[7]: the text alone, where one line of one cell has it
+        assert_eq!(nb.frame_line(7, 2, Some("b = 2")), Some((nb.frame_line(7, 1, Some("a = 1")).unwrap().0, 1)));
+        assert_eq!(nb.frame_line(7, 2, None), None);
+        // a frame without a line (`<ipython-input-3-…>`): the line of In[3] that reads as the code
+        assert_eq!(nb.frame_line(3, 0, Some("z = 2")), Some((16, 2)));
     }
 
     #[test]
