@@ -97,11 +97,28 @@ pub fn next_steps(report: &Report, _incident: &Incident) -> Vec<String> {
     steps
 }
 
+/// A sentence with its first letter upper-case, unless it starts with code
+/// (`model.resize_token_embeddings(...)`, `ignore_index=-100`), which keeps its case.
 fn capitalize(s: &str) -> String {
+    let first = s.split(' ').next().unwrap_or("");
+    if !first.chars().all(|c| c.is_alphabetic() || matches!(c, '-' | ',' | ':')) {
+        return s.to_string();
+    }
     let mut c = s.chars();
     match c.next() {
         Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
         None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn capitalize_leaves_code_alone() {
+        assert_eq!(super::capitalize("check input.min() >= 0"), "Check input.min() >= 0");
+        assert_eq!(super::capitalize("re-run synchronized"), "Re-run synchronized");
+        assert_eq!(super::capitalize("model.resize_token_embeddings(len(tokenizer)) after adding tokens"), "model.resize_token_embeddings(len(tokenizer)) after adding tokens");
+        assert_eq!(super::capitalize("ignore_index=-100 on the loss"), "ignore_index=-100 on the loss");
     }
 }
 
