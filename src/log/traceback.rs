@@ -64,7 +64,8 @@ fn patterns() -> &'static Patterns {
     static P: OnceLock<Patterns> = OnceLock::new();
     P.get_or_init(|| Patterns {
         plain: Regex::new(r#"^\s*File "(.+?)", line (\d+)(?:, in (.+?))?\s*$"#).unwrap(),
-        ipy_file: Regex::new(r"^\s*File (\S.*?):(\d+), in (.+?)\s*$").unwrap(),
+        // `File path:N, in f`, or JupyterLab's linked `File [path:N](http://…#line=N-1), in f`
+        ipy_file: Regex::new(r"^\s*File \[?(\S.*?):(\d+)(?:\]\([^)\s]*\))?, in (.+?)\s*$").unwrap(),
         cell: Regex::new(r"^\s*(Cell In\[\d+\]), \[?line (\d+)\]?(?:\([^)]*\))?(?:, in (.+?))?\s*$").unwrap(),
         ipy_input: Regex::new(r"^\s*(<ipython-input-[^>]+>) in (\S+?)(?:\(.*)?\s*$").unwrap(),
         ipy7_file: Regex::new(r"^\s*((?:/|~/|[A-Za-z]:\\)\S+\.py) in (\w+)\(.*$").unwrap(),
@@ -373,6 +374,20 @@ mod tests {
         let frames: Vec<_> = tbs[0].frames.iter().map(|f| (f.file.clone(), f.line)).collect();
         assert_eq!(frames, [("Cell In[11]".to_string(), 13), ("Cell In[8]".to_string(), 2)]);
         assert_eq!(tbs[0].frames[1].code.as_deref(), Some("correct = torch.eq(y_true, y_pred).sum().item()"));
+    }
+
+    #[test]
+    fn jupyterlab_linked_files() {
+        // public log 247 (JupyterLab renders each frame's file as a link)
+        let tbs = run(&[
+            "File [~/miniconda3/envs/segger-env/lib/python3.10/site-packages/torch/nn/modules/sparse.py:190](http://localhost:8083/lab/workspaces/auto-I/tree/postdoctoral/spatial_t/~/miniconda3/envs/segger-env/lib/python3.10/site-packages/torch/nn/modules/sparse.py#line=189), in Embedding.forward(self, input)",
+            "    189 def forward(self, input: Tensor) -> Tensor:",
+            "--> 190     return F.embedding(",
+            "RuntimeError: CUDA error: device-side assert triggered",
+        ]);
+        let f = &tbs[0].frames[0];
+        assert_eq!((f.file.as_str(), f.line), ("~/miniconda3/envs/segger-env/lib/python3.10/site-packages/torch/nn/modules/sparse.py", 190));
+        assert_eq!(f.function.as_deref(), Some("Embedding.forward(self, input)"));
     }
 
     #[test]
