@@ -369,3 +369,18 @@ fn jupyter_frames_are_found_in_the_project_notebook() {
     assert!(v["frames"][0].get("notebook").is_none());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The notebook-only fixture project: its synchronous log's failing call (`Cell In[7], line 7`)
+/// is named by the notebook line the hand-written answer gives for it.
+#[test]
+fn a_cell_frame_becomes_the_notebook_line_in_the_evidence() {
+    let dir = common::root().join("fixtures/projects/015-notebook-one-based-classes");
+    let exp: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("EXPECTED.json")).unwrap()).unwrap();
+    let call = exp["supporting"].as_array().unwrap().iter().find(|s| s["what"].as_str().unwrap().contains("failing call")).unwrap();
+    let out = bin().args(["explain", "crash.sync.log", "--project", ".", "--format", "json"]).current_dir(&dir).output().unwrap();
+    let v = &json_lines(&out)[0];
+    let evidence: Vec<&str> = v["suspects"][0]["evidence"].as_array().unwrap().iter().map(|e| e.as_str().unwrap()).collect();
+    let want = format!("at {}:{}", call["file"].as_str().unwrap(), call["line"]);
+    assert!(evidence.iter().any(|e| e.starts_with("call:") && e.ends_with(&want)), "{evidence:?}");
+    assert_eq!(v["suspects"][0]["tier"], "strong");
+}
