@@ -336,3 +336,56 @@ fn ctrl_c_stops_the_command_and_everything_it_started() {
     assert!(!Path::new(&format!("/proc/{pid}")).exists() || std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.contains(") Z")), "grandchild {pid} survived Ctrl-C");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A notebook whose first cell is `%load_ext cudasleuth_shim`, run cell by cell under IPython
+/// (`fixtures/projects/run_notebook.py`, as Jupyter's Run All): the training cell raises at the
+/// first bad label, and `repro --read` names the lines of the notebook file, not the cells'
+/// names (`<ipython-input-8-…>`). Needs IPython beside torch (`.ci/run` installs it into
+/// `$CUDASLEUTH_TEST_PYTHONPATH`).
+#[test]
+fn a_notebook_run_with_the_shim_extension_points_into_the_notebook() {
+    let py = need_torch!();
+    let extra = std::env::var("CUDASLEUTH_TEST_PYTHONPATH").unwrap_or_default();
+    let shim_dir = common::root().join("python");
+    let pythonpath = std::env::join_paths([shim_dir.as_os_str(), std::ffi::OsStr::new(&extra)]).unwrap();
+    if !Command::new(py).args(["-c", "import IPython"]).env("PYTHONPATH", &pythonpath).output().is_ok_and(|o| o.status.success()) {
+        eprintln!("skipped: no IPython (set CUDASLEUTH_TEST_PYTHONPATH)");
+        return;
+    }
+    let d = tmp("notebook");
+    let fixture = common::root().join("fixtures/projects/015-notebook-one-based-classes/reviews.ipynb");
+    let mut nb: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
+    let cells = nb["cells"].as_array_mut().unwrap();
+    cells.insert(0, serde_json::json!({"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [], "source": ["%load_ext cudasleuth_shim"]}));
+    let mut n = 0;
+    for c in cells.iter_mut().filter(|c| c["cell_type"] == "code") {
+        n += 1;
+        c["execution_count"] = n.into();
+    }
+    let text = serde_json::to_string_pretty(&nb).unwrap();
+    std::fs::write(d.join("shim.ipynb"), &text).unwrap();
+    let line_of = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() as u64 + 1;
+
+    let runner = common::root().join("fixtures/projects/run_notebook.py");
+    let out = Command::new(py)
+        .arg(&runner)
+        .arg("shim.ipynb")
+        .current_dir(&d)
+        .env("PYTHONPATH", &pythonpath)
+        .env("CUDASLEUTH_OUT", d.join("out"))
+        .env("CUDA_VISIBLE_DEVICES", "")
+        .output()
+        .unwrap();
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(printed.contains("cudasleuth: nll_loss violates"), "{printed}\n{}", String::from_utf8_lossy(&out.stderr));
+
+    let out = Command::new(env!("CARGO_BIN_EXE_cudasleuth")).args(["repro", "--read", "out", "--project", ".", "--format", "json"]).current_dir(&d).output().unwrap();
+    let v = report(&out);
+    let first = &v["suspects"][0];
+    assert_eq!((first["file"].as_str(), first["line"].as_u64()), (Some("shim.ipynb"), Some(line_of("\"class_to_idx = {c: i + 1"))), "{}", v["suspects"]);
+    assert_eq!(first["confirmed"], true);
+    // where the value came from: the line of __getitem__, in the notebook
+    let read_at = format!("as read at shim.ipynb:{}", line_of("return self.x[i], class_to_idx"));
+    assert!(first["evidence"].as_array().unwrap().iter().any(|e| e.as_str().unwrap().contains(&read_at)), "{}", first["evidence"]);
+    let _ = std::fs::remove_dir_all(&d);
+}

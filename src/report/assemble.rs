@@ -314,15 +314,9 @@ fn place_cells(frames: &mut [Frame], root: &std::path::Path, files: &crate::scan
         return;
     }
     for f in frames.iter_mut() {
-        let Some(count) = cell_count(&f.file) else { continue };
+        let Some(count) = crate::scan::notebook::cell_number(&f.file) else { continue };
         f.notebook = crate::scan::notebook::find_frame(root, &notebooks, count, f.line, f.code.as_deref());
     }
-}
-
-/// The `n` of a cell's frame: `Cell In[n]` (IPython 8) or `<ipython-input-n-…>` (older).
-fn cell_count(file: &str) -> Option<u32> {
-    let n = file.strip_prefix("Cell In[").and_then(|r| r.strip_suffix(']')).or_else(|| file.strip_prefix("<ipython-input-")?.split('-').next())?;
-    n.parse().ok()
 }
 
 /// Whether the traceback points at the failing op: only a synchronous run's does for sure.

@@ -430,8 +430,14 @@ fn repro_section(out: &mut String, report: &Report, style: &Style, h: &dyn Fn(&s
         if let Some(f) = crate::repro::confirm::user_frame(w) {
             let code = f.get("code").and_then(Value::as_str).unwrap_or("").trim();
             let file = f.get("file").and_then(Value::as_str).unwrap_or("?");
-            let file = crate::repro::confirm::project_path(file, style.project.as_deref(), None).unwrap_or_else(|| file.to_string());
-            let _ = writeln!(out, "  at         {}:{}  {}", file, f.get("line").map(|l| l.to_string()).unwrap_or_default(), code);
+            let line = f.get("line").map(|l| l.to_string()).unwrap_or_default();
+            let at = match crate::repro::confirm::frame_place(f, style.project.as_deref(), None) {
+                // a notebook cell: the cell as the run named it, and the notebook line
+                Some((path, l)) if crate::scan::notebook::cell_number(file).is_some() => format!("{file}:{line} ({path}:{l})"),
+                Some((path, l)) => format!("{path}:{l}"),
+                None => format!("{file}:{line}"),
+            };
+            let _ = writeln!(out, "  at         {at}  {code}");
         }
         if let Some(b) = w.get("batch").filter(|b| !b.is_null()) {
             let idx: Vec<String> = b.get("indices").and_then(Value::as_array).map(|a| a.iter().take(12).map(|v| v.to_string()).collect()).unwrap_or_default();

@@ -22,6 +22,32 @@ pub fn project_path(file: &str, root: Option<&Path>, files: Option<&ProjectFiles
     files.and_then(|p| p.resolve(file))
 }
 
+/// A place the run recorded, as a project path and line: a file of the project, or the code of a
+/// Jupyter cell (`<ipython-input-5-…>`, ipykernel's temporary `.py`) found in the project's
+/// notebook that holds it (the cell's line becomes the notebook file's line).
+pub fn project_place(file: &str, line: u32, code: Option<&str>, root: Option<&Path>, files: Option<&ProjectFiles>) -> Option<(String, u32)> {
+    if let (Some(count), Some(root)) = (crate::scan::notebook::cell_number(file), root) {
+        let walked;
+        let files = match files {
+            Some(f) => f,
+            None => {
+                walked = ProjectFiles::walk(root);
+                &walked
+            }
+        };
+        let notebooks: Vec<&str> = files.paths().iter().map(String::as_str).filter(|p| p.ends_with(".ipynb")).collect();
+        return crate::scan::notebook::find_frame(root, &notebooks, count, line, code);
+    }
+    project_path(file, root, files).map(|p| (p, line))
+}
+
+/// [`project_place`] for a frame of the witness (`file`, `line`, `code`).
+pub fn frame_place(f: &Value, root: Option<&Path>, files: Option<&ProjectFiles>) -> Option<(String, u32)> {
+    let file = f.get("file").and_then(Value::as_str)?;
+    let line = f.get("line").and_then(int)? as u32;
+    project_place(file, line, f.get("code").and_then(Value::as_str), root, files)
+}
+
 fn int(v: &Value) -> Option<i64> {
     v.as_i64().or_else(|| v.as_f64().map(|f| f as i64))
 }
@@ -76,7 +102,7 @@ pub fn provenance_line(w: &Value, root: Option<&Path>, files: Option<&ProjectFil
     let place = || {
         let file = p.get("file").and_then(Value::as_str)?;
         let line = p.get("line").and_then(int)? as u32;
-        Some((project_path(file, root, files).unwrap_or_else(|| file.to_string()), line))
+        Some(frame_place(p, root, files).unwrap_or_else(|| (file.to_string(), line)))
     };
     let bound = w.get("bound").map(|b| format!(" ({} = {})", b.get("name").and_then(Value::as_str).unwrap_or("bound"), b.get("value").map(show).unwrap_or_default())).unwrap_or_default();
     let sample = p.get("sample").and_then(int).map(|s| format!(" for sample {s}")).unwrap_or_default();
@@ -187,7 +213,7 @@ pub fn confirm(report: &mut Report, root: Option<&Path>, files: Option<&ProjectF
     let ran: Vec<String> = w
         .get("stack")
         .and_then(Value::as_array)
-        .map(|s| s.iter().filter_map(|f| f.get("file").and_then(Value::as_str)).filter_map(|f| project_path(f, root, files)).collect())
+        .map(|s| s.iter().filter_map(|f| frame_place(f, root, files)).map(|(p, _)| p).collect())
         .unwrap_or_default();
     confirmed.sort_by_key(|s| !ran.contains(&s.file));
     let mut out = confirmed;
@@ -203,10 +229,9 @@ pub fn confirm(report: &mut Report, root: Option<&Path>, files: Option<&ProjectF
     if out.is_empty() && rest.is_empty() {
         // nothing static: the call that received the bad value is what the run proves
         if let Some(f) = user_frame(&w) {
-            let file = f.get("file").and_then(Value::as_str).unwrap_or("");
-            if let (Some(rel), Some(line)) = (project_path(file, root, files), f.get("line").and_then(int)) {
+            if let Some((rel, line)) = frame_place(f, root, files) {
                 let msg = format!("received the bad value: {caught}");
-                let mut s = new_suspect(&rel, line as u32, &w, &msg);
+                let mut s = new_suspect(&rel, line, &w, &msg);
                 s.tier = "likely".into();
                 if let Some((sentence, _)) = &named {
                     s.evidence.push(format!("repro: {sentence}"));

@@ -176,6 +176,23 @@ impl Notebook {
     }
 }
 
+/// The `In[n]` of a Jupyter cell's code as a traceback or the repro shim names it: `Cell In[n]`
+/// (IPython 8), `<ipython-input-n-…>` (IPython 7 and the bare shell, also as a path's last part);
+/// 0 for ipykernel's `/tmp/ipykernel_<pid>/<hash>.py`, which names no count (no cell ran as
+/// `In[0]`, so such a frame is matched by its code alone).
+pub fn cell_number(file: &str) -> Option<u32> {
+    if let Some(n) = file.strip_prefix("Cell In[").and_then(|r| r.strip_suffix(']')) {
+        return n.parse().ok();
+    }
+    let mut parts = file.rsplit(['/', '\\']);
+    let name = parts.next()?;
+    if let Some(rest) = name.strip_prefix("<ipython-input-") {
+        return rest.split('-').next()?.parse().ok();
+    }
+    let in_kernel_dir = parts.next().is_some_and(|d| d.starts_with("ipykernel_"));
+    (in_kernel_dir && name.ends_with(".py")).then_some(0)
+}
+
 /// Notebooks larger than this are not searched for a traceback's cell.
 const MAX_NOTEBOOK: u64 = 64 << 20;
 
@@ -451,6 +468,17 @@ mod tests {
         assert_eq!(nb.frame_line(7, 2, None), None);
         // a frame without a line (`<ipython-input-3-…>`): the line of In[3] that reads as the code
         assert_eq!(nb.frame_line(3, 0, Some("z = 2")), Some((16, 2)));
+    }
+
+    #[test]
+    fn cell_names() {
+        assert_eq!(cell_number("Cell In[11]"), Some(11));
+        assert_eq!(cell_number("<ipython-input-5-2d3c4e>"), Some(5));
+        assert_eq!(cell_number("/tmp/nb/<ipython-input-5-110da7771b2c>"), Some(5));
+        assert_eq!(cell_number("/tmp/ipykernel_2431/3016913371.py"), Some(0));
+        assert_eq!(cell_number("C:\\Users\\u\\AppData\\Local\\Temp\\ipykernel_9\\1.py"), Some(0));
+        assert_eq!(cell_number("train.py"), None);
+        assert_eq!(cell_number("/tmp/ipykernel_2431/notes.txt"), None);
     }
 
     #[test]
