@@ -111,6 +111,16 @@ fn capitalize(s: &str) -> String {
     }
 }
 
+fn shell_word(s: &str) -> String {
+    if s == "<stdin>" {
+        "crash.log".to_string()
+    } else if s.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c)) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -119,15 +129,5 @@ mod tests {
         assert_eq!(super::capitalize("re-run synchronized"), "Re-run synchronized");
         assert_eq!(super::capitalize("model.resize_token_embeddings(len(tokenizer)) after adding tokens"), "model.resize_token_embeddings(len(tokenizer)) after adding tokens");
         assert_eq!(super::capitalize("ignore_index=-100 on the loss"), "ignore_index=-100 on the loss");
-    }
-}
-
-fn shell_word(s: &str) -> String {
-    if s == "<stdin>" {
-        "crash.log".to_string()
-    } else if s.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c)) {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
     }
 }
