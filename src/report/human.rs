@@ -419,7 +419,18 @@ fn repro_section(out: &mut String, report: &Report, style: &Style, h: &dyn Fn(&s
                 None => "stopped".to_string(),
             }
         };
-        let _ = writeln!(out, "  run        {how} in {:.1} s ({status})", run.seconds);
+        if run.command.is_empty() {
+            // `--read`: a run made elsewhere (a job script, a notebook with %load_ext)
+            let synced = report.witness.as_ref().and_then(|w| w.get("cuda_launch_blocking")).and_then(Value::as_bool);
+            let how = match (run.mode, synced) {
+                ("sweep", _) => "a sweep of the datasets",
+                (_, Some(false)) => "a guarded run (not synchronized: the guard checked each op before it ran)",
+                _ => "a guarded run",
+            };
+            let _ = writeln!(out, "  run        {how}, read from its results");
+        } else {
+            let _ = writeln!(out, "  run        {how} in {:.1} s ({status})", run.seconds);
+        }
         if run.environment.iter().any(|e| e == "TORCHDYNAMO_DISABLE=1") {
             let _ = writeln!(out, "  note       torch.compile was disabled for the run (TORCHDYNAMO_DISABLE=1)");
         }
