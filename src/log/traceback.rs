@@ -67,7 +67,8 @@ fn patterns() -> &'static Patterns {
         // `File path:N, in f`, or JupyterLab's linked `File [path:N](http://…#line=N-1), in f`
         ipy_file: Regex::new(r"^\s*File \[?(\S.*?):(\d+)(?:\]\([^)\s]*\))?, in (.+?)\s*$").unwrap(),
         cell: Regex::new(r"^\s*(Cell In\[\d+\]), \[?line (\d+)\]?(?:\([^)]*\))?(?:, in (.+?))?\s*$").unwrap(),
-        ipy_input: Regex::new(r"^\s*(<ipython-input-[^>]+>) in (\S+?)(?:\(.*)?\s*$").unwrap(),
+        // `<ipython-input-5-…> in <module>()`, `in f(a, b)`, Colab's `in <cell line: 82>()`
+        ipy_input: Regex::new(r"^\s*(<ipython-input-[^>]+>) in (<[^>]*>|[^\s(]+)(?:\(.*)?\s*$").unwrap(),
         ipy7_file: Regex::new(r"^\s*((?:/|~/|[A-Za-z]:\\)\S+\.py) in (\w+)\(.*$").unwrap(),
         arrow: Regex::new(r"^\s*-+> ?\[?(\d+)\]?(?:\([^)]*\))?\s?(.*)$").unwrap(),
         rich_frame: Regex::new(r"^(\S+?):(\d+) in (\S+)$").unwrap(),
@@ -400,6 +401,23 @@ mod tests {
             "RuntimeError: CUDA error: device-side assert triggered",
         ]);
         assert_eq!(tbs[0].frames[0].line, 2);
+    }
+
+    #[test]
+    fn colab_cell_line_names() {
+        // IPython 7.34 on Colab names a cell's frame by its line (a public notebook's output)
+        let tbs = run(&[
+            "RuntimeError                              Traceback (most recent call last)",
+            "<ipython-input-60-07dc6f7b23e2> in <cell line: 82>()",
+            "     80 single_image = train_features_batch[0].unsqueeze(0)",
+            "     81 ",
+            "---> 82 output = model_2(single_image)",
+            "     83 ",
+            "RuntimeError: mat1 and mat2 shapes cannot be multiplied (1x490 and 10x10)",
+        ]);
+        let f = &tbs[0].frames[0];
+        assert_eq!((f.file.as_str(), f.line, f.function.as_deref()), ("<ipython-input-60-07dc6f7b23e2>", 82, Some("<cell line: 82>")));
+        assert_eq!(f.code.as_deref(), Some("output = model_2(single_image)"));
     }
 
     #[test]
