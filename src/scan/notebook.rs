@@ -481,6 +481,39 @@ mod tests {
         assert_eq!(cell_number("/tmp/ipykernel_2431/notes.txt"), None);
     }
 
+    /// Every code line of the fixture notebooks (and of the notebooks under
+    /// `$CUDASLEUTH_NOTEBOOKS`, when set) is found where its escaped form stands in the file.
+    #[test]
+    fn every_line_maps_to_its_escaped_form() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut dirs = vec![root.join("fixtures/projects")];
+        dirs.extend(std::env::var_os("CUDASLEUTH_NOTEBOOKS").map(std::path::PathBuf::from));
+        let mut checked = 0;
+        for dir in dirs {
+            for e in ignore::WalkBuilder::new(dir).build().flatten() {
+                if e.path().extension().map_or(true, |x| x != "ipynb") {
+                    continue;
+                }
+                let json = std::fs::read_to_string(e.path()).unwrap();
+                let nb = Notebook::read(&json).unwrap_or_else(|| panic!("{}", e.path().display()));
+                let file: Vec<&str> = json.lines().collect();
+                for (i, line) in nb.code.lines().enumerate() {
+                    let text = line.strip_prefix('#').filter(|_| nb.lines[i].added == 1).unwrap_or(line);
+                    if text.is_empty() {
+                        continue;
+                    }
+                    let (l, c) = nb.point(i as u32 + 1, nb.lines[i].added + 1);
+                    let escaped = serde_json::to_string(text).unwrap();
+                    let escaped = &escaped[1..escaped.len() - 1];
+                    let at: String = file[l as usize - 1].chars().skip(c as usize - 1).collect();
+                    assert!(at.starts_with(escaped), "{}:{l}:{c}: {at:?} does not start with {escaped:?}", e.path().display());
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 50, "{checked}");
+    }
+
     #[test]
     fn not_a_notebook() {
         for bad in ["", "[]", "{\"cells\": [ this is not json", "{\"cells\": []} trailing", "{\"cells\": [{\"source\": \"\\x\"}]}"] {
