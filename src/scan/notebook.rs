@@ -43,7 +43,7 @@ impl Notebook {
     /// The code cells of a notebook, in order, with magics and shell lines (`%`, `!`) commented
     /// out so they parse. None when the text is not a JSON object.
     pub fn read(json: &str) -> Option<Notebook> {
-        let mut r = Reader { s: json, i: 0, line: 1, col: 1 };
+        let mut r = Reader { s: json, i: 0, line: 1, col: 1, depth: 0 };
         let mut cells: Vec<(Option<u32>, Vec<Piece>)> = Vec::new();
         r.object(|r, key| {
             if key != "cells" {
@@ -226,7 +226,12 @@ struct Reader<'a> {
     i: usize,
     line: u32,
     col: u32,
+    /// Objects and arrays open around the reader (a file nested deeper than `MAX_DEPTH` is not
+    /// a notebook, and reading it would only use up the stack).
+    depth: u32,
 }
+
+const MAX_DEPTH: u32 = 256;
 
 impl Reader<'_> {
     fn byte(&self) -> Option<u8> {
@@ -262,7 +267,22 @@ impl Reader<'_> {
     }
 
     /// `{ "key": value, ... }`, each value read by `each`.
-    fn object(&mut self, mut each: impl FnMut(&mut Self, String) -> Option<()>) -> Option<()> {
+    fn object(&mut self, each: impl FnMut(&mut Self, String) -> Option<()>) -> Option<()> {
+        self.nested(|r| r.object_items(each))
+    }
+
+    /// Runs `read` one level deeper, refusing past `MAX_DEPTH`.
+    fn nested(&mut self, read: impl FnOnce(&mut Self) -> Option<()>) -> Option<()> {
+        if self.depth >= MAX_DEPTH {
+            return None;
+        }
+        self.depth += 1;
+        let r = read(self);
+        self.depth -= 1;
+        r
+    }
+
+    fn object_items(&mut self, mut each: impl FnMut(&mut Self, String) -> Option<()>) -> Option<()> {
         self.eat(b'{')?;
         if self.eat(b'}').is_some() {
             return Some(());
@@ -282,7 +302,11 @@ impl Reader<'_> {
     }
 
     /// `[ value, ... ]`, each value read by `each`.
-    fn array(&mut self, mut each: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+    fn array(&mut self, each: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        self.nested(|r| r.array_items(each))
+    }
+
+    fn array_items(&mut self, mut each: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
         self.eat(b'[')?;
         if self.eat(b']').is_some() {
             return Some(());
@@ -520,5 +544,10 @@ mod tests {
             assert!(Notebook::read(bad).is_none(), "{bad}");
         }
         assert_eq!(Notebook::read("{\"cells\": []}").unwrap().code, "");
+        // nesting that would use up the stack is refused, not followed
+        let deep = format!("{{\"cells\": [], \"metadata\": {}{}}}", "[".repeat(1_000_000), "]".repeat(1_000_000));
+        assert!(Notebook::read(&deep).is_none());
+        let ok = format!("{{\"cells\": [], \"metadata\": {}{}}}", "[".repeat(200), "]".repeat(200));
+        assert!(Notebook::read(&ok).is_some());
     }
 }
