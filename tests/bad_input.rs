@@ -52,6 +52,10 @@ fn every_kind_of_bad_file_is_a_warning_and_the_scan_goes_on() {
     huge.push_str("]\n");
     std::fs::write(dir.join("generated_table.py"), huge).unwrap();
     std::fs::write(dir.join("broken.ipynb"), "{\"cells\": [ this is not json").unwrap();
+    // brackets nested far deeper than CPython allows (200): skipped, not walked down the stack;
+    // a chain of 20,000 calls (no nesting limit applies): scanned in linear time
+    std::fs::write(dir.join("nested.py"), format!("x = {}1{}\n", "(".repeat(200_000), ")".repeat(200_000))).unwrap();
+    std::fs::write(dir.join("chained.py"), format!("y = a{}\n", ".f()".repeat(20_000))).unwrap();
     // nested deeper than any notebook, under the 4 MiB limit: refused, not followed down the stack
     std::fs::write(dir.join("deep.ipynb"), format!("{{\"cells\": [], \"metadata\": {}{}}}", "[".repeat(1 << 20), "]".repeat(1 << 20))).unwrap();
     #[cfg(unix)]
@@ -75,7 +79,7 @@ fn every_kind_of_bad_file_is_a_warning_and_the_scan_goes_on() {
     let diags = v["diagnostics"].as_array().unwrap();
     assert!(diags.iter().any(|d| d["rule"] == "CS101" && d["file"] == "data/dataset.py" && d["line"] == 14), "{v}");
     let warned: Vec<&str> = v["warnings"].as_array().unwrap().iter().filter_map(|w| w["file"].as_str()).collect();
-    for f in ["latin1.py", "generated_table.py", "broken.ipynb", "deep.ipynb"] {
+    for f in ["latin1.py", "generated_table.py", "broken.ipynb", "deep.ipynb", "nested.py"] {
         assert!(warned.contains(&f), "no warning for {f}: {}", v["warnings"]);
     }
     assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));

@@ -246,6 +246,8 @@ fn warning_code(why: &str) -> &'static str {
         "too-large"
     } else if why.contains("notebook") {
         "bad-notebook"
+    } else if why.contains("nested") {
+        "too-deep"
     } else {
         "unreadable"
     }

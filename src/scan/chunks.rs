@@ -411,3 +411,67 @@ mod tests {
         assert!(rescan("m.py", &old.replace("N = 3", "N = = 3"), &facts, &chunks).is_none());
     }
 }
+
+/// The deepest nesting of brackets in Python code, strings and comments left out. CPython refuses
+/// more than 200 (`too many nested parentheses`); a file nested far deeper is not code to scan,
+/// and walking it would only use up the stack.
+pub fn deepest_brackets(text: &str) -> usize {
+    let b = text.as_bytes();
+    let (mut i, mut depth, mut deepest) = (0, 0usize, 0usize);
+    // inside a string: its quote and whether it is triple-quoted
+    let mut string: Option<(u8, bool)> = None;
+    while i < b.len() {
+        if let Some((q, triple)) = string {
+            let Some(skip) = memchr::memchr3(q, b'\\', b'\n', &b[i..]) else { break };
+            i += skip;
+            match b[i] {
+                b'\\' => i += 1,
+                b'\n' if !triple => string = None,
+                b'\n' => {}
+                _ if !triple => string = None,
+                _ if b[i..].starts_with(&[q, q, q]) => {
+                    string = None;
+                    i += 2;
+                }
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        let Some(skip) = b[i..].iter().position(|&c| SPECIAL[c as usize]) else { break };
+        i += skip;
+        match b[i] {
+            b'#' => {
+                i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |p| i + p);
+                continue;
+            }
+            q @ (b'\'' | b'"') => {
+                let triple = b[i..].starts_with(&[q, q, q]);
+                string = Some((q, triple));
+                if triple {
+                    i += 2;
+                }
+            }
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    deepest
+}
+
+#[cfg(test)]
+mod nesting_tests {
+    use super::deepest_brackets;
+
+    #[test]
+    fn brackets_in_code_only() {
+        assert_eq!(deepest_brackets("x = f(a[1], {2: (3,)})\n"), 3);
+        assert_eq!(deepest_brackets("s = '((((('  # ((((\nt = \"\"\"\n(((\n\"\"\" + \"\\\"(\"\n"), 0);
+        assert_eq!(deepest_brackets(&format!("x = {}1{}\n", "(".repeat(5000), ")".repeat(5000))), 5000);
+    }
+}

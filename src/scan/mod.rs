@@ -18,6 +18,17 @@ pub use facts::{FileFacts, Facts};
 /// Files larger than this are skipped with a warning (generated code, data dumps).
 const MAX_FILE_BYTES: u64 = 4 << 20;
 
+/// Brackets nested deeper than this skip the file: CPython stops at 200, and the tree of a
+/// file nested 100,000 deep is deeper than the stack a walk over it can use.
+const MAX_NESTING: usize = 1000;
+
+fn too_deep(rel: &str, code: &str) -> Result<(), (String, String)> {
+    match chunks::deepest_brackets(code) {
+        d if d > MAX_NESTING => Err((rel.to_string(), format!("skipped: brackets nested {d} deep (CPython allows 200)"))),
+        _ => Ok(()),
+    }
+}
+
 pub fn scan_project(root: &Path, files: &files::ProjectFiles) -> Facts {
     scan_project_cached(root, files, None)
 }
@@ -94,11 +105,15 @@ fn scan_read(rel: &str, bytes: Vec<u8>, known_key: Option<String>, cache: Option
         }
         Ok(entry.facts)
     };
+    if rel.ends_with(".py") {
+        too_deep(rel, &text)?;
+    }
     if rel.ends_with(".yaml") || rel.ends_with(".yml") {
         return put(Entry { facts: yaml::scan_yaml(rel, &text), chunks: None });
     }
     if rel.ends_with(".ipynb") {
         let nb = notebook::Notebook::read(&text).ok_or_else(|| (rel.to_string(), "skipped: not a notebook (invalid JSON)".to_string()))?;
+        too_deep(rel, &nb.code)?;
         let mut facts = python::scan_source(rel, &nb.code);
         nb.place_facts(&mut facts);
         return put(Entry { facts, chunks: None });

@@ -8,6 +8,24 @@ use crate::scan::facts::*;
 
 const MAX_TEXT: usize = 240;
 
+/// The first `n` bytes of `s` or fewer (at a character boundary).
+fn head(s: &str, n: usize) -> &str {
+    let mut end = n.min(s.len());
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// The last `n` bytes of `s` or fewer (at a character boundary).
+fn tail(s: &str, n: usize) -> &str {
+    let mut start = s.len().saturating_sub(n);
+    while !s.is_char_boundary(start) {
+        start += 1;
+    }
+    &s[start..]
+}
+
 fn language() -> Language {
     tree_sitter_python::LANGUAGE.into()
 }
@@ -15,13 +33,15 @@ fn language() -> Language {
 struct Source<'a> {
     text: &'a str,
     line_starts: Vec<usize>,
+    /// All ASCII: a column is the byte offset (else characters are counted).
+    ascii: bool,
 }
 
 impl<'a> Source<'a> {
     fn new(text: &'a str) -> Self {
         let mut line_starts = vec![0];
         line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|p| p + 1));
-        Source { text, line_starts }
+        Source { text, line_starts, ascii: text.is_ascii() }
     }
 
     fn node_text(&self, n: Node) -> &'a str {
@@ -42,6 +62,9 @@ impl<'a> Source<'a> {
     }
 
     fn column(&self, row: usize, byte_col: usize) -> u32 {
+        if self.ascii {
+            return byte_col as u32 + 1;
+        }
         let start = self.line_starts.get(row).copied().unwrap_or(0);
         let end = (start + byte_col).min(self.text.len());
         self.text.get(start..end).map_or(byte_col, |s| s.chars().count()) as u32 + 1
@@ -85,19 +108,21 @@ fn parse_int(t: &str) -> Option<i64> {
 }
 
 /// The variable a call's result lands in, through method chains like `.to(dev)` / `.cuda()`.
-fn assigned_to(src: &Source, call: Node) -> Option<Text> {
-    let mut cur = call;
-    while let Some(p) = cur.parent() {
-        match p.kind() {
-            "attribute" if p.child_by_field_name("object") == Some(cur) => cur = p,
-            "call" if p.child_by_field_name("function") == Some(cur) => cur = p,
-            "assignment" if p.child_by_field_name("right") == Some(cur) => {
-                return p.child_by_field_name("left").map(|l| Text::from(src.node_text(l)));
-            }
-            _ => return None,
-        }
+/// The assignment whose value a node starts, through the calls and attributes it is the start
+/// of (`x = a.f().g()`: for `a.f()`, `a.f().g()` and `a`), given its parent and the parent's own
+/// such assignment. The walk carries it down the tree: climbing from each call instead
+/// (`Node::parent` searches down from the root) cost minutes on a chain of 1,000 calls.
+fn assignment_of<'t>(node: Node<'t>, parent: Node<'t>, parents: Option<Node<'t>>) -> Option<Node<'t>> {
+    match parent.kind() {
+        "assignment" if parent.child_by_field_name("right") == Some(node) => Some(parent),
+        "attribute" if parents.is_some() && parent.child_by_field_name("object") == Some(node) => parents,
+        "call" if parents.is_some() && parent.child_by_field_name("function") == Some(node) => parents,
+        _ => None,
     }
-    None
+}
+
+fn assigned_name(src: &Source, assignment: Option<Node>) -> Option<Text> {
+    assignment?.child_by_field_name("left").map(|l| Text::from(src.node_text(l)))
 }
 
 fn args(src: &Source, list: Node) -> Vec<Arg> {
@@ -261,18 +286,22 @@ fn scan_tree(path: &str, text: &str) -> (FileFacts, Option<tree_sitter::Tree>) {
     let Some(tree) = tree else { return (facts, None) };
     facts.parse_errors = tree.root_node().has_error();
     let src = Source::new(text);
-    let mut b = Builder { src: &src, calls: Vec::new(), cond: None, facts: &mut facts, ranges: Vec::new(), marks: Vec::new() };
+    let mut b = Builder { src: &src, calls: Vec::new(), ancestors: Vec::new(), assignment: None, cond: None, facts: &mut facts, ranges: Vec::new(), marks: Vec::new() };
     // every node in document order, parents before children (the order of the queries' matches)
     let mut cursor = tree.walk();
     'walk: loop {
-        b.node(cursor.node());
+        let node = cursor.node();
+        b.assignment = b.ancestors.last().and_then(|&(p, pa)| assignment_of(node, p, pa));
+        b.node(node);
         if cursor.goto_first_child() {
+            b.ancestors.push((node, b.assignment));
             continue;
         }
         while !cursor.goto_next_sibling() {
             if !cursor.goto_parent() {
                 break 'walk;
             }
+            b.ancestors.pop();
         }
     }
     let (ranges, marks) = (b.ranges, b.marks);
@@ -289,7 +318,12 @@ struct Builder<'s, 'f, 't> {
     src: &'s Source<'s>,
     /// calls waiting for their argument list, innermost last: a pattern's match is complete at
     /// its last node, so `a(b)(c)` yields `a(b)` first and `f(g(x))` yields `f(...)` first
-    calls: Vec<(usize, Node<'t>, Node<'t>)>,
+    calls: Vec<(usize, Node<'t>, Node<'t>, Option<Text>)>,
+    /// the ancestors of the node being visited, innermost last, each with the assignment whose
+    /// value it starts (`assignment_of`)
+    ancestors: Vec<(Node<'t>, Option<Node<'t>>)>,
+    /// that assignment for the node being visited
+    assignment: Option<Node<'t>>,
     /// the condition an `if`/`elif`/`while` is waiting for
     cond: Option<usize>,
     facts: &'f mut FileFacts,
@@ -302,8 +336,9 @@ struct Builder<'s, 'f, 't> {
 impl<'t> Builder<'_, '_, 't> {
     fn node(&mut self, n: Node<'t>) {
         if self.calls.last().is_some_and(|c| c.0 == n.id()) {
-            let (_, call, func) = self.calls.pop().unwrap_or((0, n, n));
-            self.call(call, func, n);
+            if let Some((_, call, func, assigned)) = self.calls.pop() {
+                self.call(call, func, n, assigned);
+            }
         }
         if self.cond == Some(n.id()) {
             self.cond = None;
@@ -314,7 +349,8 @@ impl<'t> Builder<'_, '_, 't> {
             // (call function: (_) @call.func arguments: (argument_list) @call.args) @call
             "call" => {
                 if let (Some(func), Some(list)) = (field("function").filter(|x| x.is_named()), field("arguments").filter(|a| a.kind() == "argument_list")) {
-                    self.calls.push((list.id(), n, func));
+                    let assigned = assigned_name(self.src, self.assignment);
+                    self.calls.push((list.id(), n, func, assigned));
                 }
             }
             // (class_definition name: (identifier) @class.name superclasses: (argument_list)? @class.bases) @class
@@ -364,18 +400,22 @@ impl<'t> Builder<'_, '_, 't> {
         }
     }
 
-    fn call(&mut self, call: Node, func: Node, list: Node) {
+    fn call(&mut self, call: Node, func: Node, list: Node, assigned_to: Option<Text>) {
         let src = self.src;
-        let func_text = src.node_text(func).split_whitespace().collect::<String>();
-        let name = Text::from(func_text.rsplit('.').next().unwrap_or(&func_text));
+        // only the ends of the callee's text are kept: a chain of n calls would otherwise copy
+        // O(n) bytes per call
+        let raw = src.node_text(func);
+        let func_text: String = head(raw, 4 * MAX_TEXT).split_whitespace().collect::<String>().chars().take(MAX_TEXT).collect();
+        let last = tail(raw, 4 * MAX_TEXT).split_whitespace().collect::<String>();
+        let name = Text::from(last.rsplit('.').next().unwrap_or(&last));
         self.marks.push((Kind::Call, self.facts.calls.len(), call.start_byte()));
         self.facts.calls.push(Call {
-            func: func_text.chars().take(MAX_TEXT).collect(),
+            func: func_text.into(),
             name,
             args: args(src, list),
             span: src.span(call),
             scope: Scope::default(),
-            assigned_to: assigned_to(src, call),
+            assigned_to,
         });
     }
 
@@ -566,12 +606,19 @@ mod tests {
         let names = q.capture_names();
         let mut cursor = QueryCursor::new();
         let mut matches = cursor.matches(&q, tree.root_node(), text.as_bytes());
-        let mut b = Builder { src: &src, calls: Vec::new(), cond: None, facts: &mut facts, ranges: Vec::new(), marks: Vec::new() };
+        let mut b = Builder { src: &src, calls: Vec::new(), ancestors: Vec::new(), assignment: None, cond: None, facts: &mut facts, ranges: Vec::new(), marks: Vec::new() };
         while let Some(m) = matches.next() {
             let get = |name: &str| m.captures.iter().find(|c| names[c.index as usize] == name).map(|c| c.node);
             if let Some(call) = get("call") {
                 let (Some(func), Some(list)) = (get("call.func"), get("call.args")) else { continue };
-                b.call(call, func, list);
+                // climbing with `Node::parent` (slow on long chains; test files are small)
+                let mut path = vec![call];
+                while let Some(p) = path.last().and_then(|n| n.parent()) {
+                    path.push(p);
+                }
+                let assignment = path.iter().rev().skip(1).zip(path.iter().rev()).fold(None, |pa, (&n, &p)| assignment_of(n, p, pa));
+                let assigned = assigned_name(&src, assignment);
+                b.call(call, func, list, assigned);
             } else if let Some(class) = get("class") {
                 let Some(name) = get("class.name") else { continue };
                 b.class(class, name, get("class.bases"));
