@@ -309,13 +309,13 @@ fn frames(incident: &Incident) -> Vec<Frame> {
 /// Frames in Jupyter cells (`Cell In[11], line 13`, `<ipython-input-11-…>`) placed in the
 /// project's notebook that holds the cell (docs/scan.md).
 fn place_cells(frames: &mut [Frame], root: &std::path::Path, files: &crate::scan::files::ProjectFiles) {
-    let notebooks: Vec<&str> = files.paths().iter().map(String::as_str).filter(|p| p.ends_with(".ipynb")).collect();
-    if notebooks.is_empty() {
+    if !frames.iter().any(|f| crate::scan::notebook::cell_number(&f.file).is_some()) {
         return;
     }
+    let notebooks = crate::scan::notebook::read_all(root, files.paths().iter().map(String::as_str));
     for f in frames.iter_mut() {
         let Some(count) = crate::scan::notebook::cell_number(&f.file) else { continue };
-        f.notebook = crate::scan::notebook::find_frame(root, &notebooks, count, f.line, f.code.as_deref());
+        f.notebook = crate::scan::notebook::find_frame(&notebooks, count, f.line, f.code.as_deref());
     }
 }
 

@@ -35,8 +35,8 @@ pub fn project_place(file: &str, line: u32, code: Option<&str>, root: Option<&Pa
                 &walked
             }
         };
-        let notebooks: Vec<&str> = files.paths().iter().map(String::as_str).filter(|p| p.ends_with(".ipynb")).collect();
-        return crate::scan::notebook::find_frame(root, &notebooks, count, line, code);
+        let notebooks = crate::scan::notebook::read_all(root, files.paths().iter().map(String::as_str));
+        return crate::scan::notebook::find_frame(&notebooks, count, line, code);
     }
     project_path(file, root, files).map(|p| (p, line))
 }

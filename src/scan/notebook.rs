@@ -196,28 +196,38 @@ pub fn cell_number(file: &str) -> Option<u32> {
 /// Notebooks larger than this are not searched for a traceback's cell.
 const MAX_NOTEBOOK: u64 = 64 << 20;
 
-/// The notebook of the project and its file line for a traceback frame in a Jupyter cell, when
-/// one notebook holds the cell better than every other.
-pub fn find_frame(root: &std::path::Path, notebooks: &[&str], count: u32, line: u32, code: Option<&str>) -> Option<(String, u32)> {
-    let mut best: Option<(u8, String, u32)> = None;
+/// The project's notebooks (paths relative to `root`), read once for all the frames to place.
+pub fn read_all<'p>(root: &std::path::Path, paths: impl IntoIterator<Item = &'p str>) -> Vec<(&'p str, Notebook)> {
+    paths
+        .into_iter()
+        .filter(|p| p.ends_with(".ipynb"))
+        .filter_map(|p| {
+            let full = root.join(p);
+            if std::fs::metadata(&full).map_or(true, |m| m.len() > MAX_NOTEBOOK) {
+                return None;
+            }
+            Some((p, std::fs::read_to_string(&full).ok().and_then(|t| Notebook::read(&t))?))
+        })
+        .collect()
+}
+
+/// The notebook and its file line for a traceback frame in a Jupyter cell, when one notebook
+/// holds the cell better than every other.
+pub fn find_frame(notebooks: &[(&str, Notebook)], count: u32, line: u32, code: Option<&str>) -> Option<(String, u32)> {
+    let mut best: Option<(u8, &str, u32)> = None;
     let mut tie = false;
-    for path in notebooks {
-        let full = root.join(path);
-        if std::fs::metadata(&full).map_or(true, |m| m.len() > MAX_NOTEBOOK) {
-            continue;
-        }
-        let Some(nb) = std::fs::read_to_string(&full).ok().and_then(|t| Notebook::read(&t)) else { continue };
+    for (path, nb) in notebooks {
         let Some((at, score)) = nb.frame_line(count, line, code) else { continue };
         match &best {
             Some((b, _, _)) if score < *b => {}
             Some((b, _, _)) if score == *b => tie = true,
             _ => {
-                best = Some((score, path.to_string(), at));
+                best = Some((score, path, at));
                 tie = false;
             }
         }
     }
-    best.filter(|_| !tie).map(|(_, p, l)| (p, l))
+    best.filter(|_| !tie).map(|(_, p, l)| (p.to_string(), l))
 }
 
 /// A JSON reader that keeps the line and column it is at.
