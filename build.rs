@@ -29,4 +29,30 @@ fn main() {
     out.push_str("];\n");
     let dest = Path::new(&std::env::var("OUT_DIR").unwrap()).join("kernel_files.rs");
     std::fs::write(dest, out).unwrap();
+    embed_shim();
+}
+
+/// Lists the shim package's modules (python/cudasleuth_shim/*.py) for `repro` to write out, so
+/// that splitting or adding a module needs no code change.
+fn embed_shim() {
+    let dir = Path::new("python/cudasleuth_shim");
+    println!("cargo:rerun-if-changed=python/cudasleuth_shim");
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(".py"))
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    let mut out = String::from("pub const SHIM_FILES: &[(&str, &str)] = &[\n");
+    for n in &names {
+        println!("cargo:rerun-if-changed=python/cudasleuth_shim/{n}");
+        let abs = std::fs::canonicalize(dir.join(n)).expect("shim file path");
+        writeln!(out, "    ({n:?}, include_str!({:?})),", abs.display().to_string()).unwrap();
+    }
+    out.push_str("];\n");
+    let dest = Path::new(&std::env::var("OUT_DIR").unwrap()).join("shim_files.rs");
+    std::fs::write(dest, out).unwrap();
 }

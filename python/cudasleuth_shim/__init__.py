@@ -57,6 +57,14 @@ import weakref
 _SHIM_FILE = os.path.realpath(__file__) if "__file__" in globals() else "<cudasleuth_shim>"
 if _SHIM_FILE.endswith((".pyc", ".pyo")):
     _SHIM_FILE = _SHIM_FILE[:-1]
+# the package's directory: every module of the shim is in it, the loader's sitecustomize.py beside it
+_SHIM_DIR = os.path.dirname(_SHIM_FILE)
+
+
+def _is_shim_file(p):
+    """Whether the real path `p` is one of the shim's own files (its modules or the loader)."""
+    return p == _SHIM_FILE or p.startswith(_SHIM_DIR + os.sep) or \
+        (os.path.basename(p) == "sitecustomize.py" and os.path.dirname(p) == os.path.dirname(_SHIM_DIR))
 
 EXIT_VIOLATION = 86
 EXIT_UNMAPPED = 3
@@ -212,8 +220,7 @@ def _is_user_file(fn):
         r = fn.startswith("<ipython-input") or fn == "<stdin>"
     else:
         p = os.path.realpath(fn)
-        if p == _SHIM_FILE or os.path.basename(p) in ("cudasleuth_shim.py", "sitecustomize.py") and \
-                os.path.dirname(p) == os.path.dirname(_SHIM_FILE):
+        if _is_shim_file(p):
             r = False
         elif any(m in p for m in _LIB_MARKERS):
             r = False
@@ -241,7 +248,7 @@ def _capture_stack(start=None):
     while f is not None:
         fn = f.f_code.co_filename
         real = os.path.realpath(fn) if not fn.startswith("<") else fn
-        if real != _SHIM_FILE and not fn.endswith(("_python_dispatch.py",)):
+        if not _is_shim_file(real) and not fn.endswith(("_python_dispatch.py",)):
             frames.append(_frame_record(f))
         f = f.f_back
     frames.reverse()
@@ -922,7 +929,7 @@ def _caller_site():
     first = None
     while f is not None:
         fn = f.f_code.co_filename
-        if first is None and os.path.realpath(fn) != _SHIM_FILE:
+        if first is None and not _is_shim_file(os.path.realpath(fn)):
             first = f
         if _is_user_file(fn):
             return {"file": os.path.abspath(fn), "line": f.f_lineno}
@@ -1471,7 +1478,7 @@ def _is_cuda_dev(d):
     return False
 
 
-class _NullAutocast(object):
+class _NullContext(object):
     def __init__(self, *a, **k):
         pass
 
@@ -1497,8 +1504,18 @@ def _unmapped_stub(call, as_class=False):
     return stub
 
 
-def _noop(*a, **k):
-    return None
+def _noop_named(call):
+    """A do-nothing function of its own for one name: torch._dynamo keys its trace rules by the
+    function object, so one object under two names (two rules) stops `import torch._dynamo`."""
+    def noop(*a, **k):
+        return None
+    noop.__name__ = noop.__qualname__ = call.rsplit(".", 1)[-1]
+    return noop
+
+
+def _null_context_class(call):
+    """A context manager and decorator that does nothing, as a class of its own per name."""
+    return type(call.rsplit(".", 1)[-1], (_NullContext,), {})
 
 
 def _install_cpu_mapping():
@@ -1536,10 +1553,10 @@ def _install_cpu_mapping():
     c.get_device_name = lambda *a, **k: "cpu"
     for name in ("set_device", "synchronize", "manual_seed", "manual_seed_all", "seed", "seed_all",
                  "empty_cache", "init", "ipc_collect", "reset_max_memory_allocated"):
-        setattr(c, name, _noop)
+        setattr(c, name, _noop_named("torch.cuda." + name))
     c.is_initialized = lambda: False
-    c.device = _NullAutocast
-    c.device_of = _NullAutocast
+    c.device = _null_context_class("torch.cuda.device")
+    c.device_of = _null_context_class("torch.cuda.device_of")
     for name in ("Stream", "Event", "ExternalStream", "CUDAGraph"):
         setattr(c, name, _unmapped_stub("torch.cuda." + name, as_class=True))
     for name in ("current_stream", "default_stream", "stream", "set_stream", "memory_allocated",
@@ -1550,42 +1567,9 @@ def _install_cpu_mapping():
         if hasattr(c, name):
             setattr(c, name, _unmapped_stub("torch.cuda." + name))
 
-    # autocast / GradScaler
-    try:
-        c.amp.autocast = _NullAutocast
-    except Exception:
-        pass
-    orig_autocast = getattr(torch, "autocast", None)
-    if orig_autocast is not None:
-        def autocast(device_type=None, *a, **k):
-            if device_type is None or _is_cuda_dev(device_type):
-                return _NullAutocast()
-            return orig_autocast(device_type, *a, **k)
-        torch.autocast = autocast
-        try:
-            torch.amp.autocast = autocast
-        except Exception:
-            pass
-
-    def _disabled_scaler(base):
-        class GradScaler(base):
-            def __init__(self, *a, **k):
-                k["enabled"] = False
-                if "device" in k:
-                    k["device"] = "cpu"
-                a = tuple("cpu" if (isinstance(x, str) and x.startswith("cuda")) else x for x in a)
-                base.__init__(self, *a, **k)
-        return GradScaler
-
-    try:
-        c.amp.GradScaler = _disabled_scaler(c.amp.GradScaler)
-    except Exception:
-        pass
-    try:
-        if hasattr(torch.amp, "GradScaler"):
-            torch.amp.GradScaler = _disabled_scaler(torch.amp.GradScaler)
-    except Exception:
-        pass
+    # autocast and GradScaler are left as they are: with the GPUs hidden, torch disables both
+    # itself ("CUDA is not available ... Disabling"), and dynamo and torch.compile keep the
+    # classes they know.
 
     if hasattr(torch, "set_default_device"):
         orig_sdd = torch.set_default_device

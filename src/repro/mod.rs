@@ -2,7 +2,7 @@
 //! shim that checks each guarded op's bound before the kernel runs, and read back the witness.
 //!
 //! The shim is two embedded Python files written into a temporary directory that goes first
-//! on `PYTHONPATH` (`sitecustomize.py` loads `cudasleuth_shim.py`, then the user's own
+//! on `PYTHONPATH` (`sitecustomize.py` loads the `cudasleuth_shim` package, then the user's own
 //! sitecustomize). Nothing in the user's project is written; the temporary directory is
 //! removed afterwards. Results land in `--out` (default: a fresh directory under the system's
 //! temporary directory, kept and named in the report).
@@ -18,7 +18,8 @@ use std::time::Duration;
 
 use thiserror::Error;
 
-pub const SHIM: &str = include_str!("../../python/cudasleuth_shim/__init__.py");
+// SHIM_FILES: the modules of python/cudasleuth_shim, as (file name, text), listed by build.rs
+include!(concat!(env!("OUT_DIR"), "/shim_files.rs"));
 pub const SITECUSTOMIZE: &str = include_str!("sitecustomize.py");
 
 /// Exit codes of `repro` (docs/repro.md).
@@ -114,10 +115,12 @@ pub fn python_skips_site(argv: &[String]) -> Option<String> {
     None
 }
 
-/// Write the shim's two files into `dir`.
+/// Write the shim package (`cudasleuth_shim/`) and the `sitecustomize.py` that loads it into `dir`.
 pub fn write_shim(dir: &Path) -> Result<(), ReproError> {
-    for (name, text) in [("cudasleuth_shim.py", SHIM), ("sitecustomize.py", SITECUSTOMIZE)] {
-        let path = dir.join(name);
+    let package = dir.join("cudasleuth_shim");
+    std::fs::create_dir_all(&package).map_err(|source| ReproError::Write { path: package.clone(), source })?;
+    let files = SHIM_FILES.iter().map(|(name, text)| (package.join(name), *text));
+    for (path, text) in files.chain([(dir.join("sitecustomize.py"), SITECUSTOMIZE)]) {
         std::fs::write(&path, text).map_err(|source| ReproError::Write { path, source })?;
     }
     Ok(())

@@ -20,9 +20,10 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-# the directory repro puts first on PYTHONPATH: the shim module and the sitecustomize that loads it
+# the directory repro puts first on PYTHONPATH: the shim package and the sitecustomize that loads it
 SHIMDIR = tempfile.mkdtemp(prefix="cudasleuth-shim-test-")
-shutil.copy(os.path.join(ROOT, "python", "cudasleuth_shim", "__init__.py"), os.path.join(SHIMDIR, "cudasleuth_shim.py"))
+shutil.copytree(os.path.join(ROOT, "python", "cudasleuth_shim"), os.path.join(SHIMDIR, "cudasleuth_shim"),
+                ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
 shutil.copy(os.path.join(ROOT, "src", "repro", "sitecustomize.py"), os.path.join(SHIMDIR, "sitecustomize.py"))
 SCRIPTS = os.path.join(HERE, "scripts")
 PYTHON = sys.executable or "/usr/bin/python3"
@@ -261,7 +262,9 @@ class ShimTest(unittest.TestCase):
             "bce_target": ("binary_cross_entropy", "probability_out_of_range", "target", 2.0),
             "index": ("index", "index_out_of_range", "index", -5),
             "scatter": ("scatter", "index_out_of_range", "index", 3),
-            "index_put": ("index_put", "index_out_of_range", "index", 3),
+            # `t[idx] = scalar` reaches aten::index_put_ up to torch 2.x and index_fill_ in
+            # later releases (the op the dispatcher ran is the one reported)
+            "index_put": (("index_put", "index_fill"), "index_out_of_range", "index", 3),
             "embedding_bag": ("embedding_bag", "embedding_index_out_of_range", "indices", 7),
             "thread": ("index_select", "index_out_of_range", "index", 5),
             "nll2d": ("nll_loss2d", "label_out_of_range", "target", 5),
@@ -272,7 +275,7 @@ class ShimTest(unittest.TestCase):
                 r = self.run_script("ops.py", arg)
                 self.assertViolation(r)
                 w = r.witness
-                self.assertEqual(w["op"], op)
+                self.assertIn(w["op"], op if isinstance(op, tuple) else (op,))
                 self.assertEqual(w["category"], cat)
                 self.assertEqual(w["tensor"], tensor)
                 self.assertEqual(w["bad"][0]["value"], value)
