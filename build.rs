@@ -13,10 +13,7 @@ fn main() {
     println!("cargo:rerun-if-changed=grammars/kernels");
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n.ends_with(".toml"))
-                .collect()
+            rd.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| n.ends_with(".toml")).collect()
         })
         .unwrap_or_default();
     names.sort();
@@ -38,12 +35,7 @@ fn embed_shim() {
     let dir = Path::new("python/cudasleuth_shim");
     println!("cargo:rerun-if-changed=python/cudasleuth_shim");
     let mut names: Vec<String> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n.ends_with(".py"))
-                .collect()
-        })
+        .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| n.ends_with(".py")).collect())
         .unwrap_or_default();
     names.sort();
     let mut out = String::from("pub const SHIM_FILES: &[(&str, &str)] = &[\n");

@@ -37,7 +37,12 @@ fn main() {
     let mut times = Vec::new();
     for b in 0..k {
         let focus: Vec<bool> = (0..n).map(|i| i % k == b).collect();
-        let project = Project::new(facts.files.iter().map(|f| f.path.clone()).collect(), digests.clone(), (0..n).map(|_| None).collect(), Box::new(|i, _, _| facts.files[i].clone()));
+        let project = Project::new(
+            facts.files.iter().map(|f| f.path.clone()).collect(),
+            digests.clone(),
+            (0..n).map(|_| None).collect(),
+            Box::new(|i, _, _| facts.files[i].clone()),
+        );
         let t = Instant::now();
         let got = rules::run(&Files::of_project(&project, Some(focus.clone())));
         times.push(t.elapsed().as_secs_f64());
@@ -61,7 +66,11 @@ fn main() {
     read.sort_unstable();
     println!("tree: {} ({n} files, {} findings in the whole-project run, {whole_s:.3} s)", root.display(), whole.len());
     println!("runs on {batch} files: {k}, files compared: {compared}, findings compared: {findings}, files that differ: {}", differ.len());
-    println!("files read on demand per run: median {}, max {} (the {batch} given are read too)", read[read.len() / 2], read[read.len() - 1]);
+    println!(
+        "files read on demand per run: median {}, max {} (the {batch} given are read too)",
+        read[read.len() / 2],
+        read[read.len() - 1]
+    );
     println!("rules per run: median {:.3} s, max {:.3} s", times[times.len() / 2], times[times.len() - 1]);
     for (p, want, have) in differ.iter().take(10) {
         println!("DIFFERS {p}\n  whole: {want:?}\n  given: {have:?}");

@@ -57,6 +57,7 @@ fn main() {
     println!("parse + queries: {:.2} s ({captures} captures)", t.elapsed().as_secs_f64());
 
     let t = Instant::now();
-    let facts: usize = texts.par_iter().enumerate().map(|(i, s)| cudasleuth::scan::python::scan_source(&i.to_string(), s).calls.len()).sum();
+    let facts: usize =
+        texts.par_iter().enumerate().map(|(i, s)| cudasleuth::scan::python::scan_source(&i.to_string(), s).calls.len()).sum();
     println!("full scan (facts): {:.2} s ({facts} calls)", t.elapsed().as_secs_f64());
 }

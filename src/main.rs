@@ -5,9 +5,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 use miette::Diagnostic;
 use thiserror::Error;
 
+use cudasleuth::lint;
 use cudasleuth::log::{self, InputError, LogSource};
 use cudasleuth::report::{assemble, human, model::Verdict};
-use cudasleuth::lint;
 
 /// Explains PyTorch's `CUDA error: device-side assert triggered`: which kernel failed, which
 /// op and Python call reached it, and what to check next.
@@ -21,7 +21,9 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Read crash logs and explain the device assert (or other CUDA error) in them.
-    #[command(after_help = "Examples:\n  cudasleuth explain crash.log\n  pbpaste | cudasleuth explain\n  cudasleuth explain crash.log --project .\n  cudasleuth explain --format json 'logs/**/*.log.gz'\n  cudasleuth explain job.log --project . --format github\n  cudasleuth explain job.log --format markdown --redact >> \"$GITHUB_STEP_SUMMARY\"\n\nExit codes: 0 nothing found, 1 something explained, 2 usage error or unreadable input.")]
+    #[command(
+        after_help = "Examples:\n  cudasleuth explain crash.log\n  pbpaste | cudasleuth explain\n  cudasleuth explain crash.log --project .\n  cudasleuth explain --format json 'logs/**/*.log.gz'\n  cudasleuth explain job.log --project . --format github\n  cudasleuth explain job.log --format markdown --redact >> \"$GITHUB_STEP_SUMMARY\"\n\nExit codes: 0 nothing found, 1 something explained, 2 usage error or unreadable input."
+    )]
     Explain {
         /// Log files (plain, gzip, UTF-8 or UTF-16) or globs (`logs/**/*.log`). `-` or none reads stdin.
         logs: Vec<String>,
@@ -40,7 +42,9 @@ enum Command {
         project: Option<std::path::PathBuf>,
     },
     /// Check data pipelines without a log: the pre-commit and CI linter.
-    #[command(after_help = "Examples:\n  cudasleuth lint\n  cudasleuth lint data/dataset.py model.py\n  cudasleuth lint --format sarif > cudasleuth.sarif\n  cudasleuth lint --select CS101,CS102 --preview\n\nConfigure in pyproject.toml under [tool.cudasleuth] (select, ignore, extend-select,\nper-file-ignores, exclude, preview); silence one line with `# cudasleuth: ignore[CS101]`.\nExit codes: 0 no findings, 1 findings, 2 usage or configuration error.")]
+    #[command(
+        after_help = "Examples:\n  cudasleuth lint\n  cudasleuth lint data/dataset.py model.py\n  cudasleuth lint --format sarif > cudasleuth.sarif\n  cudasleuth lint --select CS101,CS102 --preview\n\nConfigure in pyproject.toml under [tool.cudasleuth] (select, ignore, extend-select,\nper-file-ignores, exclude, preview); silence one line with `# cudasleuth: ignore[CS101]`.\nExit codes: 0 no findings, 1 findings, 2 usage or configuration error."
+    )]
     Lint {
         /// Files or directories to report on (as pre-commit passes them); none: the whole project.
         paths: Vec<std::path::PathBuf>,
@@ -69,7 +73,9 @@ enum Command {
     },
     /// Run your command again, synchronized and guarded: catch the first bad label or index
     /// before the kernel asserts, with the sample it came from and the line that made it.
-    #[command(after_help = "Examples:\n  cudasleuth repro -- python train.py --epochs 1\n  cudasleuth repro --cpu --project . -- python train.py\n  cudasleuth repro --sweep -- python train.py\n  cudasleuth repro --print-env > cudasleuth.env   # for sbatch, accelerate, containers\n  cudasleuth repro --read cudasleuth-out --project .\n\nThe command runs with CUDA_LAUNCH_BLOCKING=1, TORCHDYNAMO_DISABLE=1 and a Python shim\nloaded through sitecustomize; your files are not changed. See docs/repro.md.\nExit codes: 0 no violation, 1 violation caught (or bad samples found by --sweep),\n2 usage or setup error, 3 the command failed without a guarded violation, 4 timeout,\n130 interrupted.")]
+    #[command(
+        after_help = "Examples:\n  cudasleuth repro -- python train.py --epochs 1\n  cudasleuth repro --cpu --project . -- python train.py\n  cudasleuth repro --sweep -- python train.py\n  cudasleuth repro --print-env > cudasleuth.env   # for sbatch, accelerate, containers\n  cudasleuth repro --read cudasleuth-out --project .\n\nThe command runs with CUDA_LAUNCH_BLOCKING=1, TORCHDYNAMO_DISABLE=1 and a Python shim\nloaded through sitecustomize; your files are not changed. See docs/repro.md.\nExit codes: 0 no violation, 1 violation caught (or bad samples found by --sweep),\n2 usage or setup error, 3 the command failed without a guarded violation, 4 timeout,\n130 interrupted."
+    )]
     Repro {
         /// The command to run, after `--` (e.g. `-- python train.py`).
         #[arg(last = true, value_name = "CMD")]
@@ -116,10 +122,10 @@ enum Command {
         quiet: bool,
     },
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
-    #[command(after_help = "Examples:\n  cudasleuth completions bash > ~/.local/share/bash-completion/completions/cudasleuth\n  cudasleuth completions zsh > \"${fpath[1]}/_cudasleuth\"\n  cudasleuth completions fish > ~/.config/fish/completions/cudasleuth.fish")]
-    Completions {
-        shell: clap_complete::Shell,
-    },
+    #[command(
+        after_help = "Examples:\n  cudasleuth completions bash > ~/.local/share/bash-completion/completions/cudasleuth\n  cudasleuth completions zsh > \"${fpath[1]}/_cudasleuth\"\n  cudasleuth completions fish > ~/.config/fish/completions/cudasleuth.fish"
+    )]
+    Completions { shell: clap_complete::Shell },
     /// Print a rule's documentation (all rules without a code).
     #[command(after_help = "Examples:\n  cudasleuth rule\n  cudasleuth rule CS101\n  cudasleuth rule --format markdown CS103")]
     Rule {
@@ -130,7 +136,9 @@ enum Command {
         format: RuleFormat,
     },
     /// List the PyTorch assert sites cudasleuth knows.
-    #[command(after_help = "Examples:\n  cudasleuth kernels\n  cudasleuth kernels --op nll_loss\n  cudasleuth kernels --category embedding_index_out_of_range")]
+    #[command(
+        after_help = "Examples:\n  cudasleuth kernels\n  cudasleuth kernels --op nll_loss\n  cudasleuth kernels --category embedding_index_out_of_range"
+    )]
     Kernels {
         /// Only sites of this op (substring match).
         #[arg(long)]
@@ -212,7 +220,10 @@ enum CliError {
     #[diagnostic(code(cudasleuth::repro), help("{1}"))]
     Repro(cudasleuth::repro::ReproError, String),
     #[error("{0}")]
-    #[diagnostic(code(cudasleuth::pyproject), help("[[tool.cudasleuth.kernels.site]] tables take the keys documented in grammars/kernels/README.md"))]
+    #[diagnostic(
+        code(cudasleuth::pyproject),
+        help("[[tool.cudasleuth.kernels.site]] tables take the keys documented in grammars/kernels/README.md")
+    )]
     UserKb(cudasleuth::kb::UserKbError),
 }
 
@@ -346,11 +357,8 @@ fn explain(logs: Vec<String>, format: Format, redact: bool, color: ColorChoice, 
         (Some(root), Some(f)) => Some(cudasleuth::scan::scan_project(root, f)),
         _ => None,
     };
-    let sources: Vec<LogSource> = if logs.is_empty() {
-        vec![LogSource::Stdin]
-    } else {
-        logs.iter().map(|l| LogSource::from_arg(l)).collect()
-    };
+    let sources: Vec<LogSource> =
+        if logs.is_empty() { vec![LogSource::Stdin] } else { logs.iter().map(|l| LogSource::from_arg(l)).collect() };
     if sources.iter().any(|s| matches!(s, LogSource::Stdin)) && std::io::stdin().is_terminal() {
         eprintln!("cudasleuth: reading the log from stdin; paste it, then press Ctrl-D");
     }
@@ -447,7 +455,14 @@ fn rule(code: Option<String>, format: RuleFormat) -> ExitCode {
             Some(r) => {
                 let text = match format {
                     RuleFormat::Markdown => rules::markdown(r),
-                    RuleFormat::Text => format!("{} ({}): leads to {}.{}\n\n{}\n", r.code, r.name, r.category.replace('_', " "), rules::preview_note(r), r.doc),
+                    RuleFormat::Text => format!(
+                        "{} ({}): leads to {}.{}\n\n{}\n",
+                        r.code,
+                        r.name,
+                        r.category.replace('_', " "),
+                        rules::preview_note(r),
+                        r.doc
+                    ),
                 };
                 let _ = out.write_all(text.as_bytes());
                 ExitCode::SUCCESS
@@ -462,7 +477,8 @@ fn rule(code: Option<String>, format: RuleFormat) -> ExitCode {
 
 fn lint(opts: lint::Options, format: LintFormat, exit_zero: bool, color: ColorChoice) -> ExitCode {
     use lint::{config, output};
-    let flags = [("--select", opts.select.as_deref().unwrap_or_default()), ("--extend-select", &opts.extend_select), ("--ignore", &opts.ignore)];
+    let flags =
+        [("--select", opts.select.as_deref().unwrap_or_default()), ("--extend-select", &opts.extend_select), ("--ignore", &opts.ignore)];
     if let Some(message) = flags.into_iter().find_map(|(flag, codes)| config::unknown_selector(codes, flag)) {
         eprint!("{:?}", miette::Report::new(CliError::Selector(message)));
         return ExitCode::from(2);

@@ -57,7 +57,8 @@ fn every_kind_of_bad_file_is_a_warning_and_the_scan_goes_on() {
     std::fs::write(dir.join("nested.py"), format!("x = {}1{}\n", "(".repeat(200_000), ")".repeat(200_000))).unwrap();
     std::fs::write(dir.join("chained.py"), format!("y = a{}\n", ".f()".repeat(20_000))).unwrap();
     // nested deeper than any notebook, under the 4 MiB limit: refused, not followed down the stack
-    std::fs::write(dir.join("deep.ipynb"), format!("{{\"cells\": [], \"metadata\": {}{}}}", "[".repeat(1 << 20), "]".repeat(1 << 20))).unwrap();
+    std::fs::write(dir.join("deep.ipynb"), format!("{{\"cells\": [], \"metadata\": {}{}}}", "[".repeat(1 << 20), "]".repeat(1 << 20)))
+        .unwrap();
     #[cfg(unix)]
     {
         std::os::unix::fs::symlink(dir.join("nowhere.py"), dir.join("dangling.py")).unwrap();
@@ -86,7 +87,9 @@ fn every_kind_of_bad_file_is_a_warning_and_the_scan_goes_on() {
 
     // explain with the same project: the suspects still come
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_cudasleuth"));
-    cmd.args(["explain", "--format", "json", "--project"]).arg(&dir).arg(common::root().join("fixtures/torch-2.11-h200/seed_blog_example.async.log"));
+    cmd.args(["explain", "--format", "json", "--project"])
+        .arg(&dir)
+        .arg(common::root().join("fixtures/torch-2.11-h200/seed_blog_example.async.log"));
     let out = run_with_deadline(cmd, Duration::from_secs(60));
     assert_eq!(out.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

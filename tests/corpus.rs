@@ -12,14 +12,16 @@ fn bin() -> Command {
 
 fn projects() -> Vec<PathBuf> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/projects");
-    let mut out: Vec<PathBuf> = std::fs::read_dir(&root).unwrap().flatten().map(|e| e.path()).filter(|p| p.join("EXPECTED.json").is_file()).collect();
+    let mut out: Vec<PathBuf> =
+        std::fs::read_dir(&root).unwrap().flatten().map(|e| e.path()).filter(|p| p.join("EXPECTED.json").is_file()).collect();
     out.sort();
     out
 }
 
 fn suspects(dir: &Path, log: &str) -> Vec<(String, u64, String)> {
     let out = bin().args(["explain", log, "--project", ".", "--format", "json"]).current_dir(dir).output().unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}: {}", dir.display(), String::from_utf8_lossy(&out.stderr)));
+    let v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}: {}", dir.display(), String::from_utf8_lossy(&out.stderr)));
     v["suspects"]
         .as_array()
         .unwrap()
@@ -43,7 +45,11 @@ fn every_culprit_is_ranked_first() {
             checked += 1;
             let s = suspects(&dir, log);
             if s.first().map(|(f, l, _)| (f.as_str(), *l)) != Some((file, line)) {
-                failures.push(format!("{} {log}: expected {file}:{line} first, got {:?}", dir.file_name().unwrap().to_string_lossy(), s.iter().take(3).collect::<Vec<_>>()));
+                failures.push(format!(
+                    "{} {log}: expected {file}:{line} first, got {:?}",
+                    dir.file_name().unwrap().to_string_lossy(),
+                    s.iter().take(3).collect::<Vec<_>>()
+                ));
             }
         }
     }
@@ -76,7 +82,8 @@ fn controls_stay_quiet() {
         std::fs::write(copy.join("pyproject.toml"), "[project]\nname = \"control\"\n").unwrap();
         let out = bin().args(["lint", "--preview", "--no-cache", "--format", "json"]).current_dir(&copy).output().unwrap();
         let _ = std::fs::remove_dir_all(&copy);
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{name}: {}", String::from_utf8_lossy(&out.stderr)));
+        let v: serde_json::Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{name}: {}", String::from_utf8_lossy(&out.stderr)));
         assert_eq!(v["diagnostics"].as_array().unwrap().len(), 0, "{name}: {}", v["diagnostics"]);
     }
 }
@@ -113,13 +120,16 @@ fn lint_flags_every_culprit() {
         }
         let out = bin().args(["lint", "--preview", "--no-cache", "--format", "json"]).current_dir(&copy).output().unwrap();
         let _ = std::fs::remove_dir_all(&copy);
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{name}: {}", String::from_utf8_lossy(&out.stderr)));
+        let v: serde_json::Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{name}: {}", String::from_utf8_lossy(&out.stderr)));
         let hit = v["diagnostics"].as_array().unwrap().iter().any(|d| d["file"] == culprit["file"] && d["line"] == culprit["line"]);
         assert!(hit, "{name}: no diagnostic at {}:{}: {}", culprit["file"], culprit["line"], v["diagnostics"]);
         // a finding in a notebook points at the line of the .ipynb file that holds the code,
         // one the hand-written answer names (the culprit or a supporting line)
-        let named: Vec<(&serde_json::Value, &serde_json::Value)> =
-            std::iter::once(culprit).chain(expected["supporting"].as_array().into_iter().flatten()).map(|e| (&e["file"], &e["line"])).collect();
+        let named: Vec<(&serde_json::Value, &serde_json::Value)> = std::iter::once(culprit)
+            .chain(expected["supporting"].as_array().into_iter().flatten())
+            .map(|e| (&e["file"], &e["line"]))
+            .collect();
         for d in v["diagnostics"].as_array().unwrap().iter().filter(|d| d["file"].as_str().is_some_and(|f| f.ends_with(".ipynb"))) {
             assert!(named.contains(&(&d["file"], &d["line"])), "{name}: {}:{} is not a line the answer names", d["file"], d["line"]);
         }

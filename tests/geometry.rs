@@ -85,7 +85,10 @@ fn candidates_hold_planted_elements() {
                 }
             }
             for g in &gs {
-                assert!(g.iter().any(|p| bad.contains(p)), "{name}: candidate group {g:?} from `{elements}` holds no planted element {bad:?}");
+                assert!(
+                    g.iter().any(|p| bad.contains(p)),
+                    "{name}: candidate group {g:?} from `{elements}` holds no planted element {bad:?}"
+                );
                 checked += 1;
             }
         }

@@ -5,10 +5,7 @@ fn docs_kernels_md_is_current() {
     let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let committed = std::fs::read_to_string(root.join("docs/kernels.md")).unwrap();
     let generated = cudasleuth::kb::doc::markdown(cudasleuth::kb::kb());
-    assert!(
-        committed == generated,
-        "docs/kernels.md is stale: run `cargo run -- kernels --format markdown > docs/kernels.md`"
-    );
+    assert!(committed == generated, "docs/kernels.md is stale: run `cargo run -- kernels --format markdown > docs/kernels.md`");
 }
 
 #[test]

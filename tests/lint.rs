@@ -46,7 +46,10 @@ impl Project {
         let mut a = vec!["--format", "json"];
         a.extend_from_slice(args);
         let out = self.lint(&a);
-        (serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr))), out.status.code().unwrap())
+        (
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr))),
+            out.status.code().unwrap(),
+        )
     }
 }
 
@@ -181,14 +184,28 @@ fn a_file_added_to_a_recorded_tree_is_seen() {
 
 /// The files of the project's summary in the cache: (the summary itself, its recent changes).
 fn summary_files(p: &Project) -> (bool, bool) {
-    let names: Vec<String> = std::fs::read_dir(p.cache.join(format!("facts-v3-{}", env!("CARGO_PKG_VERSION")))).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
-    (names.iter().any(|n| n.starts_with("summary-") && !n.contains('.')), names.iter().any(|n| n.starts_with("summary-") && n.ends_with(".recent")))
+    let names: Vec<String> = std::fs::read_dir(p.cache.join(format!("facts-v3-{}", env!("CARGO_PKG_VERSION"))))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    (
+        names.iter().any(|n| n.starts_with("summary-") && !n.contains('.')),
+        names.iter().any(|n| n.starts_with("summary-") && n.ends_with(".recent")),
+    )
 }
 
 /// How many project files a run on `args` finds changed since the summary (and its recent
 /// changes) recorded them.
 fn changed_files(p: &Project, args: &[&str]) -> usize {
-    let out = bin().arg("lint").args(args).current_dir(&p.dir).env("CUDASLEUTH_CACHE_DIR", &p.cache).env("CUDASLEUTH_TIMINGS", "1").output().unwrap();
+    let out = bin()
+        .arg("lint")
+        .args(args)
+        .current_dir(&p.dir)
+        .env("CUDASLEUTH_CACHE_DIR", &p.cache)
+        .env("CUDASLEUTH_TIMINGS", "1")
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     let line = err.lines().find_map(|l| l.strip_prefix("count files changed since the summary: ")).unwrap_or_else(|| panic!("{err}"));
     line.trim().parse().unwrap()
@@ -231,7 +248,8 @@ fn runs_on_some_files_record_their_changes_beside_the_summary() {
     assert_eq!(changed_files(&p, &["model.py"]), 0, "both changes are recorded");
     // the cache entries of the versions edited away are kept until the summary is written whole
     let dir = p.cache.join(format!("facts-v3-{}", env!("CARGO_PKG_VERSION")));
-    let entries = || std::fs::read_dir(&dir).unwrap().flatten().filter(|e| !e.file_name().to_string_lossy().starts_with("summary-")).count();
+    let entries =
+        || std::fs::read_dir(&dir).unwrap().flatten().filter(|e| !e.file_name().to_string_lossy().starts_with("summary-")).count();
     assert_eq!(entries(), 6);
     // the whole project agrees with the cache off, and its run folds the changes into the summary
     let (all, _) = p.json(&[]);
@@ -323,7 +341,11 @@ fn configuration_and_suppressions() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("`CS1O1` in `--select` is not a rule code"));
     std::fs::write(p.dir.join("pyproject.toml"), "[project]\nname='d'\n[tool.cudasleuth]\nignore = [\"CS102\"]\n").unwrap();
     assert_eq!(rules_of(&p.json(&[]).0).len(), 1);
-    std::fs::write(p.dir.join("pyproject.toml"), "[tool.cudasleuth]\nselect = [\"CS102\"]\n[tool.cudasleuth.per-file-ignores]\n\"model.py\" = [\"CS102\"]\n").unwrap();
+    std::fs::write(
+        p.dir.join("pyproject.toml"),
+        "[tool.cudasleuth]\nselect = [\"CS102\"]\n[tool.cudasleuth.per-file-ignores]\n\"model.py\" = [\"CS102\"]\n",
+    )
+    .unwrap();
     assert!(rules_of(&p.json(&[]).0).is_empty());
     std::fs::write(p.dir.join("pyproject.toml"), "[tool.cudasleuth]\nexclude = [\"data/\"]\n").unwrap();
     assert_eq!(rules_of(&p.json(&[]).0), [("CS102".to_string(), "model.py".to_string(), 7)]);
@@ -357,7 +379,8 @@ fn github_and_sarif_formats() {
     let out = p.lint(&["--format", "sarif"]);
     let sarif: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let shared = std::env::var("SHARED").map(PathBuf::from).unwrap_or_else(|_| common::root().join("../shared"));
-    let schema_text = std::fs::read_to_string(shared.join("schemas/sarif-schema-2.1.0.json")).expect("the SARIF 2.1.0 schema in ../shared/schemas");
+    let schema_text =
+        std::fs::read_to_string(shared.join("schemas/sarif-schema-2.1.0.json")).expect("the SARIF 2.1.0 schema in ../shared/schemas");
     let schema: serde_json::Value = serde_json::from_str(&schema_text).unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
     let errors: Vec<String> = validator.iter_errors(&sarif).map(|e| format!("{e} at {}", e.instance_path)).collect();
@@ -411,7 +434,8 @@ fn corrupt_fact_cache_entries_are_parsed_again() {
     let (first, _) = p.json(&["model.py"]);
     assert_eq!(rules_of(&first).len(), 1, "{first}");
     let dir = p.cache.join(format!("facts-v3-{}", env!("CARGO_PKG_VERSION")));
-    let (summaries, entries): (Vec<_>, Vec<_>) = std::fs::read_dir(&dir).unwrap().flatten().partition(|e| e.file_name().to_string_lossy().starts_with("summary-"));
+    let (summaries, entries): (Vec<_>, Vec<_>) =
+        std::fs::read_dir(&dir).unwrap().flatten().partition(|e| e.file_name().to_string_lossy().starts_with("summary-"));
     assert!(entries.len() >= 3, "one entry per file");
     // truncated, garbage, and a length prefix that claims 2^62 elements
     for (i, e) in entries.iter().enumerate() {
@@ -445,7 +469,14 @@ fn touched_files_with_the_same_bytes_or_facts_keep_the_stored_results() {
     let (first, _) = p.json(&["model.py"]);
     assert_eq!(rules_of(&first).len(), 1, "{first}");
     let timed = |args: &[&str]| {
-        let out = bin().arg("lint").args(args).current_dir(&p.dir).env("CUDASLEUTH_CACHE_DIR", &p.cache).env("CUDASLEUTH_TIMINGS", "1").output().unwrap();
+        let out = bin()
+            .arg("lint")
+            .args(args)
+            .current_dir(&p.dir)
+            .env("CUDASLEUTH_CACHE_DIR", &p.cache)
+            .env("CUDASLEUTH_TIMINGS", "1")
+            .output()
+            .unwrap();
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         (v, String::from_utf8_lossy(&out.stderr).contains("timing rules"))
     };
@@ -488,7 +519,10 @@ fn an_edited_file_is_read_right_where_its_statements_moved_or_changed() {
     let (v, _) = p.json(&["data/dataset.py"]);
     assert_eq!(rules_of(&v), [("CS101".to_string(), "data/dataset.py".to_string(), 16)], "{v}");
     // the class itself changed: the shift is gone
-    p.write("data/dataset.py", &DATASET.replace("import torch\n", "import torch\nimport os\n\n").replace("label = label + 1", "x = x.flip(-1)"));
+    p.write(
+        "data/dataset.py",
+        &DATASET.replace("import torch\n", "import torch\nimport os\n\n").replace("label = label + 1", "x = x.flip(-1)"),
+    );
     age(&p.dir.join("data/dataset.py"), 900);
     let (v, _) = p.json(&["data/dataset.py"]);
     assert!(rules_of(&v).is_empty(), "{v}");

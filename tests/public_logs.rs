@@ -7,9 +7,7 @@ use common::*;
 
 /// Logs whose expected reading we do not reach, and why. The test fails if one of them
 /// starts passing (so the list stays honest) or if any other log misses.
-const KNOWN_MISSES: &[(&str, &str)] = &[
-    ("242", "two processes' output spliced mid-line; one report's ending is ambiguous"),
-];
+const KNOWN_MISSES: &[(&str, &str)] = &[("242", "two processes' output spliced mid-line; one report's ending is ambiguous")];
 
 fn misses(key: &serde_json::Value, got: &serde_json::Value) -> Vec<String> {
     let mut m = Vec::new();

@@ -94,13 +94,22 @@ fn runs_with_the_last_records_find_what_a_fresh_run_finds() {
                     let (got, _, _) = recorded(&changed, &Previous::new(records.clone()), Some(focus));
                     let path = &changed.files[j].path;
                     let here = |v: &[Finding]| v.iter().filter(|f| &f.file == path).cloned().collect::<Vec<_>>();
-                    assert_eq!(sorted(&here(&got)), sorted(&here(&want)), "{} with {} {what}, {path} given", root.display(), facts.files[i].path);
+                    assert_eq!(
+                        sorted(&here(&got)),
+                        sorted(&here(&want)),
+                        "{} with {} {what}, {path} given",
+                        root.display(),
+                        facts.files[i].path
+                    );
                     compared += 1;
                 }
             }
         }
     }
-    assert!(compared > 200 && changed_findings > 10 && origin_records >= 5, "{compared} runs compared, {changed_findings} changes that changed findings, {origin_records} origin records");
+    assert!(
+        compared > 200 && changed_findings > 10 && origin_records >= 5,
+        "{compared} runs compared, {changed_findings} changes that changed findings, {origin_records} origin records"
+    );
 }
 
 #[test]

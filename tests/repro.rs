@@ -49,7 +49,8 @@ fn repro(dir: &Path, args: &[&str], cmd: &[&str]) -> Output {
 
 fn report(out: &Output) -> serde_json::Value {
     let text = String::from_utf8_lossy(&out.stdout);
-    let v: serde_json::Value = serde_json::from_str(text.lines().next().unwrap_or("")).unwrap_or_else(|e| panic!("{e}: {text}\n{}", String::from_utf8_lossy(&out.stderr)));
+    let v: serde_json::Value = serde_json::from_str(text.lines().next().unwrap_or(""))
+        .unwrap_or_else(|e| panic!("{e}: {text}\n{}", String::from_utf8_lossy(&out.stderr)));
     common::check_schema(&v, "repro");
     v
 }
@@ -72,7 +73,8 @@ fn classic_blog_bug_is_caught_at_its_line_on_the_cpu() {
     let proj = common::root().join("fixtures/projects/000-seed-blog");
     let before = snapshot(&proj);
     let out_dir = tmp("classic");
-    let out = repro(&proj, &["--cpu", "--format", "json", "--project", ".", "--out", out_dir.to_str().unwrap()], &[py, "seed_blog_example.py"]);
+    let out =
+        repro(&proj, &["--cpu", "--format", "json", "--project", ".", "--out", out_dir.to_str().unwrap()], &[py, "seed_blog_example.py"]);
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
     let v = report(&out);
     assert_eq!(v["kind"], "repro");
@@ -215,7 +217,8 @@ fn no_values_keeps_tensors_out() {
     let py = need_torch!();
     let proj = common::root().join("fixtures/projects/000-seed-blog");
     let out_dir = tmp("novalues");
-    let out = repro(&proj, &["--cpu", "--no-values", "--format", "json", "--out", out_dir.to_str().unwrap()], &[py, "seed_blog_example.py"]);
+    let out =
+        repro(&proj, &["--cpu", "--no-values", "--format", "json", "--out", out_dir.to_str().unwrap()], &[py, "seed_blog_example.py"]);
     assert_eq!(out.status.code(), Some(1));
     let v = report(&out);
     assert!(v["witness"]["bad"][0]["value"].is_null());
@@ -238,7 +241,11 @@ fn timeout_kills_the_whole_process_group() {
     assert_eq!(v["run"]["timed_out"], true);
     let pid = std::fs::read_to_string(&marker).unwrap().trim().to_string();
     std::thread::sleep(std::time::Duration::from_millis(200));
-    assert!(!Path::new(&format!("/proc/{pid}")).exists() || std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.contains(") Z")), "grandchild {pid} survived");
+    assert!(
+        !Path::new(&format!("/proc/{pid}")).exists()
+            || std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.contains(") Z")),
+        "grandchild {pid} survived"
+    );
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -272,9 +279,20 @@ fn print_env_arms_a_run_that_read_turns_into_a_report() {
     let proj = common::root().join("fixtures/projects/000-seed-blog");
     let env_file = results.join("env.sh");
     std::fs::write(&env_file, &text).unwrap();
-    let status = Command::new("sh").arg("-c").arg(format!(". {} && exec {py} seed_blog_example.py", env_file.display())).current_dir(&proj).output().unwrap();
+    let status = Command::new("sh")
+        .arg("-c")
+        .arg(format!(". {} && exec {py} seed_blog_example.py", env_file.display()))
+        .current_dir(&proj)
+        .output()
+        .unwrap();
     assert_eq!(status.status.code(), Some(86), "{}", String::from_utf8_lossy(&status.stderr));
-    let out = Command::new(env!("CARGO_BIN_EXE_cudasleuth")).args(["repro", "--format", "json", "--project"]).arg(&proj).arg("--read").arg(&results).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cudasleuth"))
+        .args(["repro", "--format", "json", "--project"])
+        .arg(&proj)
+        .arg("--read")
+        .arg(&results)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
     let v = report(&out);
     assert_eq!(v["suspects"][0]["line"], 17);
@@ -300,7 +318,11 @@ fn replay_against_the_original_log_names_the_same_failure_or_a_different_batch()
     let moved = text.replace(&format!("thread: [{thread},0,0]"), &format!("thread: [{},0,0]", (thread + 7) % 32));
     assert_ne!(moved, text);
     std::fs::write(d.join("other.log"), moved).unwrap();
-    let out = repro(&proj, &["--cpu", "--format", "json", "--replay", "cpu", "--log", d.join("other.log").to_str().unwrap()], &[py, "seed_blog_example.py"]);
+    let out = repro(
+        &proj,
+        &["--cpu", "--format", "json", "--replay", "cpu", "--log", d.join("other.log").to_str().unwrap()],
+        &[py, "seed_blog_example.py"],
+    );
     let v = report(&out);
     assert_eq!(v["replay"]["verdict"], "different_batch", "{}", v["replay"]);
     let _ = std::fs::remove_dir_all(&d);
@@ -333,7 +355,11 @@ fn ctrl_c_stops_the_command_and_everything_it_started() {
     assert!(start.elapsed().as_secs() < 20);
     let pid = std::fs::read_to_string(&marker).unwrap().trim().to_string();
     std::thread::sleep(std::time::Duration::from_millis(200));
-    assert!(!Path::new(&format!("/proc/{pid}")).exists() || std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.contains(") Z")), "grandchild {pid} survived Ctrl-C");
+    assert!(
+        !Path::new(&format!("/proc/{pid}")).exists()
+            || std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.contains(") Z")),
+        "grandchild {pid} survived Ctrl-C"
+    );
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -379,10 +405,19 @@ fn a_notebook_run_with_the_shim_extension_points_into_the_notebook() {
     let printed = String::from_utf8_lossy(&out.stdout);
     assert!(printed.contains("cudasleuth: nll_loss violates"), "{printed}\n{}", String::from_utf8_lossy(&out.stderr));
 
-    let out = Command::new(env!("CARGO_BIN_EXE_cudasleuth")).args(["repro", "--read", "out", "--project", ".", "--format", "json"]).current_dir(&d).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cudasleuth"))
+        .args(["repro", "--read", "out", "--project", ".", "--format", "json"])
+        .current_dir(&d)
+        .output()
+        .unwrap();
     let v = report(&out);
     let first = &v["suspects"][0];
-    assert_eq!((first["file"].as_str(), first["line"].as_u64()), (Some("shim.ipynb"), Some(line_of("\"class_to_idx = {c: i + 1"))), "{}", v["suspects"]);
+    assert_eq!(
+        (first["file"].as_str(), first["line"].as_u64()),
+        (Some("shim.ipynb"), Some(line_of("\"class_to_idx = {c: i + 1"))),
+        "{}",
+        v["suspects"]
+    );
     assert_eq!(first["confirmed"], true);
     // where the value came from: the line of __getitem__, in the notebook
     let read_at = format!("as read at shim.ipynb:{}", line_of("return self.x[i], class_to_idx"));

@@ -43,7 +43,14 @@ pub fn markdown(kb: &Kb) -> String {
     for (g, d) in GEOMETRIES {
         let _ = writeln!(out, "| `{g}` | {} |", cell(d));
     }
-    for category in ["label_out_of_range", "embedding_index_out_of_range", "index_out_of_range", "probability_out_of_range", "invalid_distribution", "other"] {
+    for category in [
+        "label_out_of_range",
+        "embedding_index_out_of_range",
+        "index_out_of_range",
+        "probability_out_of_range",
+        "invalid_distribution",
+        "other",
+    ] {
         let _ = writeln!(out, "\n## {}\n", category.replace('_', " "));
         let _ = writeln!(out, "| id | op | kernel | file: lines | assertion | Python APIs | geometry | checked against |\n| --- | --- | --- | --- | --- | --- | --- | --- |");
         for s in kb.sites.iter().filter(|s| s.category == category) {

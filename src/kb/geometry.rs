@@ -34,7 +34,9 @@ pub fn candidates(geometry: &str, operand: &str, pairs: &[([u32; 3], [u32; 3])])
     let tensor = operand.to_string();
     let threads: BTreeSet<u32> = pairs.iter().map(|(_, t)| t[0]).collect();
     let blocks: BTreeSet<u32> = pairs.iter().map(|(b, _)| b[0]).collect();
-    let c = |elements: String, exact: bool, assumes: &str| Some(Candidates { tensor: tensor.clone(), elements, exact, assumes: assumes.to_string() });
+    let c = |elements: String, exact: bool, assumes: &str| {
+        Some(Candidates { tensor: tensor.clone(), elements, exact, assumes: assumes.to_string() })
+    };
     match geometry {
         "nll_reduce_block" | "nll_reduce_block_32" => {
             let max = *threads.iter().max()?;

@@ -236,8 +236,7 @@ impl Kb {
             });
             let site_base = basename(&site.file);
             let file_hit = base.as_deref().is_some_and(|b| !site.file.is_empty() && b == site_base);
-            let kernel_hit = !names.is_empty()
-                && site.kernels.iter().any(|k| names.iter().any(|n| n == k) && k != "operator()");
+            let kernel_hit = !names.is_empty() && site.kernels.iter().any(|k| names.iter().any(|n| n == k) && k != "operator()");
             let kernel_lambda = names.iter().any(|n| n == "operator()") && site.kernels.iter().any(|k| k == "operator()");
             let line_hit = p.line.is_some_and(|l| site.lines.values().any(|v| *v == l) || site.lines_seen.contains(&l));
             // The text must agree, or the place must (file + kernel or file + line) when the
@@ -249,8 +248,11 @@ impl Kb {
             if !text_hit && !same_spot && !(place && (text.is_none() || text.as_deref() == Some("") || p.truncated)) {
                 continue;
             }
-            let score = 8 * i32::from(text_hit) + 4 * i32::from(file_hit) + 3 * i32::from(kernel_hit)
-                + i32::from(kernel_lambda) + 2 * i32::from(line_hit);
+            let score = 8 * i32::from(text_hit)
+                + 4 * i32::from(file_hit)
+                + 3 * i32::from(kernel_hit)
+                + i32::from(kernel_lambda)
+                + 2 * i32::from(line_hit);
             let exact = text_hit && file_hit && line_hit;
             if best.map_or(true, |(s, _, _)| score > s) {
                 best = Some((score, i, exact));
@@ -284,8 +286,15 @@ mod tests {
         for s in &kb.sites {
             assert!(!s.python_apis.is_empty() || s.category == "other" || s.generic, "{} has no python_apis", s.id);
             assert!(
-                ["label_out_of_range", "index_out_of_range", "embedding_index_out_of_range", "probability_out_of_range", "invalid_distribution", "other"]
-                    .contains(&s.category.as_str()),
+                [
+                    "label_out_of_range",
+                    "index_out_of_range",
+                    "embedding_index_out_of_range",
+                    "probability_out_of_range",
+                    "invalid_distribution",
+                    "other"
+                ]
+                .contains(&s.category.as_str()),
                 "{}: bad category {}",
                 s.id,
                 s.category
@@ -306,7 +315,10 @@ mod tests {
 
     #[test]
     fn relative_paths() {
-        assert_eq!(source_relative("/opt/conda/conda-bld/pytorch_1/work/aten/src/THCUNN/BCECriterion.cu"), "aten/src/THCUNN/BCECriterion.cu");
+        assert_eq!(
+            source_relative("/opt/conda/conda-bld/pytorch_1/work/aten/src/THCUNN/BCECriterion.cu"),
+            "aten/src/THCUNN/BCECriterion.cu"
+        );
         assert_eq!(source_relative(r"C:\w\b\windows\pytorch\aten\src\ATen\native\cuda\Loss.cu"), "aten/src/ATen/native/cuda/Loss.cu");
     }
 }

@@ -86,7 +86,8 @@ impl LintConfig {
     /// A selector that names no rule is a typo that would silently turn a check off (or on
     /// nothing): refuse it, the way Python linters do.
     fn check_codes(&self) -> Result<(), String> {
-        let lists = [("select", self.select.as_deref().unwrap_or_default()), ("extend-select", &self.extend_select), ("ignore", &self.ignore)];
+        let lists =
+            [("select", self.select.as_deref().unwrap_or_default()), ("extend-select", &self.extend_select), ("ignore", &self.ignore)];
         let pfi = self.per_file_ignores.iter().map(|(glob, codes)| (glob.as_str(), codes.as_slice()));
         match lists.into_iter().chain(pfi).find_map(|(key, codes)| unknown_selector(codes, key)) {
             Some(message) => Err(message),
@@ -134,7 +135,8 @@ mod tests {
         for ok in ["select = [\"CS1\", \"CS101\"]", "ignore = [\"ALL\"]", "[per-file-ignores]\n\"tests/*\" = [\"CS10\"]"] {
             assert!(parse(ok).check_codes().is_ok(), "{ok}");
         }
-        for bad in ["select = [\"CS999\"]", "extend-select = [\"E501\"]", "ignore = [\"C\"]", "[per-file-ignores]\n\"tests/*\" = [\"CS9\"]"] {
+        for bad in ["select = [\"CS999\"]", "extend-select = [\"E501\"]", "ignore = [\"C\"]", "[per-file-ignores]\n\"tests/*\" = [\"CS9\"]"]
+        {
             let e = parse(bad).check_codes().unwrap_err();
             assert!(e.contains("is not a rule code"), "{bad}: {e}");
         }

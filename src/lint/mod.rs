@@ -132,7 +132,9 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
     };
     // The summary keeps the results of the last whole-project run while no file's facts change
     // (same stamps, same bytes, or new bytes with the same facts).
-    let stored = summary.as_ref().and_then(|s| s.results(&root).map(|r| (r, None)).or_else(|| s.results_same_facts(&root, &files, cache.as_ref()?).map(|(r, k)| (r, Some(k)))));
+    let stored = summary.as_ref().and_then(|s| {
+        s.results(&root).map(|r| (r, None)).or_else(|| s.results_same_facts(&root, &files, cache.as_ref()?).map(|(r, k)| (r, Some(k))))
+    });
     let t = crate::timings::phase("stored results", t);
     let (mut findings, scan_warnings) = match stored {
         Some((stored, keys)) => {
@@ -190,7 +192,11 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
     let mut result = LintResult { version: 1, kind: "lint", diagnostics: Vec::new(), warnings: Vec::new(), root: root.clone() };
     for (path, why) in &scan_warnings {
         if reported(path) {
-            result.warnings.push(LintWarning { file: display_path(&root, path, &cwd), code: warning_code(why).to_string(), message: why.clone() });
+            result.warnings.push(LintWarning {
+                file: display_path(&root, path, &cwd),
+                code: warning_code(why).to_string(),
+                message: why.clone(),
+            });
         }
     }
 

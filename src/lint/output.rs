@@ -56,7 +56,11 @@ pub fn human(result: &LintResult, color: bool, width: usize) -> String {
         let (src, span) = match text {
             Some(t) => {
                 let start = byte_offset(&t, d.line, d.column);
-                let end = if d.end_line == d.line { byte_offset(&t, d.end_line, d.end_column) } else { t[start..].find('\n').map_or(t.len(), |p| start + p) };
+                let end = if d.end_line == d.line {
+                    byte_offset(&t, d.end_line, d.end_column)
+                } else {
+                    t[start..].find('\n').map_or(t.len(), |p| start + p)
+                };
                 let label = LabeledSpan::new(Some(d.rule.clone()), start, end.saturating_sub(start).max(1));
                 (Some(NamedSource::new(d.file.clone(), t)), Some(label))
             }
@@ -77,7 +81,12 @@ pub fn human(result: &LintResult, color: bool, width: usize) -> String {
         let _ = writeln!(out, "warning[{}]: {}: {}", w.code, w.file, w.message);
     }
     if !result.diagnostics.is_empty() {
-        let _ = writeln!(out, "Found {} problem{} (`cudasleuth rule CODE` explains each rule).", result.diagnostics.len(), if result.diagnostics.len() == 1 { "" } else { "s" });
+        let _ = writeln!(
+            out,
+            "Found {} problem{} (`cudasleuth rule CODE` explains each rule).",
+            result.diagnostics.len(),
+            if result.diagnostics.len() == 1 { "" } else { "s" }
+        );
     }
     out
 }

@@ -26,9 +26,9 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::lint::cache::Cache;
+use crate::rank::rules::project::{Digest, Project};
 use crate::rank::rules::record::SavedFinding;
 use crate::rank::rules::{self, Finding};
-use crate::rank::rules::project::{Digest, Project};
 use crate::scan::facts::FileFacts;
 use crate::scan::files::{ProjectFiles, RootDir, WalkRecord};
 
@@ -209,7 +209,16 @@ impl Stored {
             return None;
         }
         first.entries.extend(rest.entries);
-        Some(Stored { id: first.id, delta_paths: Vec::new(), unused: Vec::new(), walk: first.walk, entries: first.entries, results: rest.results, records: rest.records, records_tool: rest.records_tool })
+        Some(Stored {
+            id: first.id,
+            delta_paths: Vec::new(),
+            unused: Vec::new(),
+            walk: first.walk,
+            entries: first.entries,
+            results: rest.results,
+            records: rest.records,
+            records_tool: rest.records_tool,
+        })
     }
 
     /// The summary with its recent changes in `bytes` (`Delta`), when they are this summary's.
@@ -324,7 +333,14 @@ impl Summary {
         (summary, files)
     }
 
-    fn with_files(path: PathBuf, stored: Stored, walk: Option<WalkRecord>, walked: bool, files: &ProjectFiles, stamps: Vec<Option<(Stamp, SystemTime)>>) -> Summary {
+    fn with_files(
+        path: PathBuf,
+        stored: Stored,
+        walk: Option<WalkRecord>,
+        walked: bool,
+        files: &ProjectFiles,
+        stamps: Vec<Option<(Stamp, SystemTime)>>,
+    ) -> Summary {
         let paths = files.paths();
         let entry_of = match_sorted(paths, &stored.entries);
         let matched = entry_of.iter().zip(&stamps).map(|(e, s)| e.filter(|&i| s.map(|s| s.0) == Some(stored.entries[i].stamp))).collect();
@@ -352,7 +368,11 @@ impl Summary {
     /// code names are unchanged (file stamps are checked by the callers).
     fn usable_results(&self, root: &Path) -> Option<&Results> {
         let r = self.stored.results.as_ref()?;
-        if self.stored.entries.len() != self.matched.len() || self.entry_of.iter().any(Option::is_none) || r.tool.is_none() || r.tool != tool_stamp() {
+        if self.stored.entries.len() != self.matched.len()
+            || self.entry_of.iter().any(Option::is_none)
+            || r.tool.is_none()
+            || r.tool != tool_stamp()
+        {
             return None;
         }
         if r.data.iter().any(|(p, s)| Stamp::of(&root.join(p)).map(|x| x.0) != *s) {
@@ -375,7 +395,11 @@ impl Summary {
     /// run on a few files can leave the others unread. On a first run (or after a large
     /// change) every file must be read anyway, and a whole-project run stores its results.
     pub fn mostly_recorded(&self) -> bool {
-        let recorded = self.matched.iter().filter(|m| m.is_some_and(|e| self.stored.entries[e].digest.is_some() || self.stored.entries[e].path.ends_with(".json"))).count();
+        let recorded = self
+            .matched
+            .iter()
+            .filter(|m| m.is_some_and(|e| self.stored.entries[e].digest.is_some() || self.stored.entries[e].path.ends_with(".json")))
+            .count();
         recorded * 2 >= self.matched.len()
     }
 
@@ -431,7 +455,8 @@ impl Summary {
             // every changed file is read (not only up to the first whose facts changed): a
             // run that follows takes the new facts from here
             .collect();
-        let mut keys: Vec<Option<String>> = (0..paths.len()).map(|i| self.entry_of[i].and_then(|e| self.stored.entries[e].key.clone())).collect();
+        let mut keys: Vec<Option<String>> =
+            (0..paths.len()).map(|i| self.entry_of[i].and_then(|e| self.stored.entries[e].key.clone())).collect();
         let mut all_same = true;
         for (i, outcome) in outcomes {
             match outcome {
@@ -458,14 +483,28 @@ impl Summary {
     fn entries<'a>(&self, files: &'a ProjectFiles, keys: &'a [Option<String>], digests: &'a [Option<Digest>]) -> Vec<Option<EntryOut<'a>>> {
         let now = SystemTime::now();
         let recorded = |s: &Option<(Stamp, SystemTime)>| s.filter(|(_, t)| now.duration_since(*t).is_ok_and(|d| d >= RACY)).map(|s| s.0);
-        files.paths().iter().zip(&self.stamps).zip(keys).zip(digests).map(|(((p, s), key), digest)| Some(EntryOut { path: p, stamp: recorded(s)?, key: key.as_deref(), digest: digest.as_ref() })).collect()
+        files
+            .paths()
+            .iter()
+            .zip(&self.stamps)
+            .zip(keys)
+            .zip(digests)
+            .map(|(((p, s), key), digest)| Some(EntryOut { path: p, stamp: recorded(s)?, key: key.as_deref(), digest: digest.as_ref() }))
+            .collect()
     }
 
     /// Writes this run's summary: the stamps, keys and digests of the files, the results (made
     /// only when every file is recorded: an unrecorded file could change or go unseen) and
     /// `self`'s records. As recent changes (`Delta`) when they are few and the summary read
     /// holds the rest, unless `whole`; else the summary whole.
-    fn write(mut self, files: &ProjectFiles, keys: &[Option<String>], digests: &[Option<Digest>], whole: bool, results: impl FnOnce() -> Option<Results>) {
+    fn write(
+        mut self,
+        files: &ProjectFiles,
+        keys: &[Option<String>],
+        digests: &[Option<Digest>],
+        whole: bool,
+        results: impl FnOnce() -> Option<Results>,
+    ) {
         let per_file = self.entries(files, keys, digests);
         let all_recorded = per_file.iter().all(Option::is_some);
         let results = if all_recorded { results() } else { None };
@@ -535,14 +574,24 @@ impl Summary {
         let tmp = self.path.with_extension(format!("tmp{}", std::process::id()));
         let io = |e: bincode::Error| std::io::Error::other(e.to_string());
         // any number but 0 ("none read") that another write is unlikely to pick
-        let id = SystemTime::now().duration_since(UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64) ^ (u64::from(std::process::id()) << 40) | 1;
+        let id =
+            SystemTime::now().duration_since(UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64) ^ (u64::from(std::process::id()) << 40) | 1;
         let write = || -> std::io::Result<()> {
             // through a small buffer rather than a whole encoded copy in memory: a large
             // project's summary is megabytes, fresh pages to fault in for bytes written once
             let mut out = Counted { inner: std::io::BufWriter::with_capacity(64 << 10, std::fs::File::create(&tmp)?), n: 0 };
             let half = entries.len() / 2;
             out.write_all(&[0; 8])?;
-            bincode::serialize_into(&mut out, &FirstOut { version: env!("CARGO_PKG_VERSION"), id, walk: self.walk.as_ref().map(|w| w.with_files(files)), entries: &entries[..half] }).map_err(io)?;
+            bincode::serialize_into(
+                &mut out,
+                &FirstOut {
+                    version: env!("CARGO_PKG_VERSION"),
+                    id,
+                    walk: self.walk.as_ref().map(|w| w.with_files(files)),
+                    entries: &entries[..half],
+                },
+            )
+            .map_err(io)?;
             let first_len = out.n - 8;
             bincode::serialize_into(&mut out, &entries[half..]).map_err(io)?;
             bincode::serialize_into(&mut out, &results).map_err(io)?;
@@ -610,7 +659,8 @@ impl Summary {
                 }
             }
             let prior = self.entry_of[i].and_then(|e| self.stored.entries[e].key.as_deref());
-            let (r, key) = crate::scan::scan_file(root, &paths[i], Some(cache), prior.map_or(crate::scan::Prior::None, crate::scan::Prior::Key));
+            let (r, key) =
+                crate::scan::scan_file(root, &paths[i], Some(cache), prior.map_or(crate::scan::Prior::None, crate::scan::Prior::Key));
             self.supersede(prior, key.as_deref());
             match r {
                 Ok(f) => {
@@ -624,16 +674,21 @@ impl Summary {
         // are read (and the changed ones digested)
         let light = |i: usize| {
             paths[i].ends_with(".json")
-                || (!eager && !now[i] && self.matched[i].is_some_and(|e| self.stored.entries[e].key.is_some() && self.stored.entries[e].digest.is_some()) && (fresh == 0 || !self.fresh.lock().unwrap_or_else(|e| e.into_inner()).contains_key(&i)))
+                || (!eager
+                    && !now[i]
+                    && self.matched[i].is_some_and(|e| self.stored.entries[e].key.is_some() && self.stored.entries[e].digest.is_some())
+                    && (fresh == 0 || !self.fresh.lock().unwrap_or_else(|e| e.into_inner()).contains_key(&i)))
         };
-        let mut done: HashMap<usize, FileRead> = self.largest_first((0..paths.len()).filter(|&i| !light(i))).map(|i| (i, read(i))).collect();
+        let mut done: HashMap<usize, FileRead> =
+            self.largest_first((0..paths.len()).filter(|&i| !light(i))).map(|i| (i, read(i))).collect();
         let scanned = (0..paths.len()).map(|i| done.remove(&i).unwrap_or_else(|| read(i)));
         let t = crate::timings::phase("project: files", t0);
         let mut keys = Vec::with_capacity(paths.len());
         let mut digests = Vec::with_capacity(paths.len());
         let mut warnings = Vec::new();
         let n = paths.len();
-        let (mut p_paths, mut p_digests, mut p_facts, mut p_keys) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+        let (mut p_paths, mut p_digests, mut p_facts, mut p_keys) =
+            (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
         for (i, (r, key, digest)) in scanned.enumerate() {
             match (r, &digest) {
                 (Err(w), _) => warnings.push(w),
@@ -649,7 +704,8 @@ impl Summary {
             digests.push(digest);
         }
         // the data files the code names: read every run (their stamps are not recorded)
-        let refs: Vec<(&str, &str)> = p_paths.iter().zip(&p_digests).flat_map(|(p, d)| d.data_refs.iter().map(move |r| (p.as_str(), r.as_str()))).collect();
+        let refs: Vec<(&str, &str)> =
+            p_paths.iter().zip(&p_digests).flat_map(|(p, d)| d.data_refs.iter().map(move |r| (p.as_str(), r.as_str()))).collect();
         for f in crate::scan::read_data(root, refs.into_iter()) {
             p_paths.push(f.path.clone());
             p_digests.push(Digest::of(&f));
@@ -665,7 +721,9 @@ impl Summary {
             }
             // gone from the cache since: read again
             let path = path.to_string();
-            crate::scan::scan_file(root, &path, Some(cache), crate::scan::Prior::None).0.unwrap_or_else(|_| FileFacts { path, ..Default::default() })
+            crate::scan::scan_file(root, &path, Some(cache), crate::scan::Prior::None)
+                .0
+                .unwrap_or_else(|_| FileFacts { path, ..Default::default() })
         };
         let project = Project::new(p_paths, p_digests, p_facts, Box::new(load)).with_keys(p_keys);
         Scan { project, keys, digests, warnings }
@@ -674,12 +732,23 @@ impl Summary {
     /// Records the stamps and keys of this run and the project's results.
     /// `findings`: every rule's over the whole project, or None after a run on some files only
     /// (the stamps, keys and digests are recorded, no results).
-    pub fn save(mut self, root: &Path, files: &ProjectFiles, scan: &Scan<'_>, findings: Option<&[Finding]>, records: Vec<crate::rank::rules::record::Record>) {
+    pub fn save(
+        mut self,
+        root: &Path,
+        files: &ProjectFiles,
+        scan: &Scan<'_>,
+        findings: Option<&[Finding]>,
+        records: Vec<crate::rank::rules::record::Record>,
+    ) {
         let tool = tool_stamp();
         self.stored.records = records;
         self.stored.records_tool = tool;
         let results = || {
-            let findings = findings?.iter().filter(|f| f.lint).map(|f| StoredFinding { rule: f.rule.to_string(), finding: SavedFinding::of(f) }).collect();
+            let findings = findings?
+                .iter()
+                .filter(|f| f.lint)
+                .map(|f| StoredFinding { rule: f.rule.to_string(), finding: SavedFinding::of(f) })
+                .collect();
             Some(Results { tool, data: data_stamps(root, &scan.project), findings, warnings: scan.warnings.clone() })
         };
         // a run on the whole project writes the summary whole
@@ -720,7 +789,16 @@ fn read_mapped(path: &Path) -> Option<memmap2::Mmap> {
 /// them whole: an edit of code mostly adds or removes some).
 fn same_shape(a: &FileFacts, b: &FileFacts) -> bool {
     (a.calls.len(), a.classes.len(), a.functions.len(), a.assigns.len(), a.returns.len(), a.fors.len(), a.conds.len(), a.imports.len())
-        == (b.calls.len(), b.classes.len(), b.functions.len(), b.assigns.len(), b.returns.len(), b.fors.len(), b.conds.len(), b.imports.len())
+        == (
+            b.calls.len(),
+            b.classes.len(),
+            b.functions.len(),
+            b.assigns.len(),
+            b.returns.len(),
+            b.fors.len(),
+            b.conds.len(),
+            b.imports.len(),
+        )
 }
 
 /// The stamps of the data files the code names (each candidate location, present or not), which
@@ -754,7 +832,8 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("summary");
         let n = 7;
-        let digests: Vec<Option<Digest>> = (0..n).map(|i| (i % 3 != 0).then(|| digest(&format!("import torch\nN = {i}\nfc = torch.nn.Linear(8, N)\n")))).collect();
+        let digests: Vec<Option<Digest>> =
+            (0..n).map(|i| (i % 3 != 0).then(|| digest(&format!("import torch\nN = {i}\nfc = torch.nn.Linear(8, N)\n")))).collect();
         let keys: Vec<Option<String>> = (0..n).map(|i| (i % 2 == 0).then(|| format!("{i:032x}"))).collect();
         let paths: Vec<String> = (0..n).map(|i| format!("pkg/m{i}.py")).collect();
         let files = ProjectFiles::from_list(paths.clone());
@@ -762,18 +841,36 @@ mod tests {
         let stamp = |i: usize| Stamp { size: i as u64, mtime_ns: 1000 + i as u64 };
         // the last file was modified just now: no entry for it
         let stamps = (0..n).map(|i| Some((stamp(i), if i + 1 == n { SystemTime::now() } else { an_hour_ago }))).collect();
-        let mut summary = Summary { path: path.clone(), stored: Stored::default(), stamps, matched: vec![None; n], entry_of: vec![None; n], walk: Some(WalkRecord::default()), walked: true, fresh: Default::default(), replaced: Default::default() };
+        let mut summary = Summary {
+            path: path.clone(),
+            stored: Stored::default(),
+            stamps,
+            matched: vec![None; n],
+            entry_of: vec![None; n],
+            walk: Some(WalkRecord::default()),
+            walked: true,
+            fresh: Default::default(),
+            replaced: Default::default(),
+        };
         summary.stored.records_tool = Some(Stamp { size: 1, mtime_ns: 2 });
         let per_file = summary.entries(&files, &keys, &digests);
         assert!(per_file[n - 1].is_none() && per_file[..n - 1].iter().all(Option::is_some));
-        let results = Some(Results { tool: None, data: vec![("a.json".into(), None)], findings: Vec::new(), warnings: vec![("x.py".into(), "skipped".into())] });
+        let results = Some(Results {
+            tool: None,
+            data: vec![("a.json".into(), None)],
+            findings: Vec::new(),
+            warnings: vec![("x.py".into(), "skipped".into())],
+        });
         let entries: Vec<EntryOut<'_>> = per_file.into_iter().flatten().collect();
         assert!(summary.write_whole(&files, &entries, results));
         let bytes = std::fs::read(&path).unwrap();
         let back = Stored::decode(&bytes).expect("reads back");
         assert_eq!(back.entries.len(), n - 1);
         for (i, e) in back.entries.iter().enumerate() {
-            assert_eq!((e.path.as_str(), e.stamp, e.key.as_deref(), e.digest.as_ref()), (paths[i].as_str(), stamp(i), keys[i].as_deref(), digests[i].as_ref()));
+            assert_eq!(
+                (e.path.as_str(), e.stamp, e.key.as_deref(), e.digest.as_ref()),
+                (paths[i].as_str(), stamp(i), keys[i].as_deref(), digests[i].as_ref())
+            );
         }
         assert_eq!(back.results.as_ref().map(|r| r.warnings.clone()), Some(vec![("x.py".to_string(), "skipped".to_string())]));
         assert_eq!(back.records_tool, Some(Stamp { size: 1, mtime_ns: 2 }));
@@ -789,14 +886,31 @@ mod tests {
         // as recorded. Its changes are written beside the summary, which stays as it was.
         let mut keys2 = keys.clone();
         keys2[1] = Some("changed".into());
-        let stamps2 = (0..n).map(|i| Some((if i == 1 { Stamp { size: 99, mtime_ns: 5 } } else { stamp(i) }, if i + 1 == n { SystemTime::now() } else { an_hour_ago }))).collect();
+        let stamps2 = (0..n)
+            .map(|i| {
+                Some((
+                    if i == 1 { Stamp { size: 99, mtime_ns: 5 } } else { stamp(i) },
+                    if i + 1 == n { SystemTime::now() } else { an_hour_ago },
+                ))
+            })
+            .collect();
         let mut stored = Stored::decode(&bytes).unwrap();
         let id = stored.id;
         assert_ne!(id, 0);
         stored.walk = Some(WalkRecord::default());
         let entry_of: Vec<Option<usize>> = (0..n).map(|i| (i + 1 < n).then_some(i)).collect();
         let matched = (0..n).map(|i| (i != 1 && i + 1 < n).then_some(i)).collect();
-        let summary = Summary { path: path.clone(), walk: stored.walk.take(), stored, stamps: stamps2, matched, entry_of, walked: false, fresh: Default::default(), replaced: Default::default() };
+        let summary = Summary {
+            path: path.clone(),
+            walk: stored.walk.take(),
+            stored,
+            stamps: stamps2,
+            matched,
+            entry_of,
+            walked: false,
+            fresh: Default::default(),
+            replaced: Default::default(),
+        };
         summary.write(&files, &keys2, &digests, false, || None);
         assert_eq!(std::fs::read(&path).unwrap(), bytes, "the summary itself is not rewritten");
         let recent = std::fs::read(delta_path(&path)).expect("recent changes written");

@@ -185,11 +185,7 @@ fn parse_cuda(s: &str, anchor: usize) -> Option<(RawAssert, usize)> {
     found.file = Some(loc.file);
     found.line = Some(loc.line);
     found.kernel = loc.kernel;
-    found.shape = if xpu {
-        Shape::Xpu
-    } else {
-        classify_shape(found.file.as_deref().unwrap_or(""), found.kernel.as_deref())
-    };
+    found.shape = if xpu { Shape::Xpu } else { classify_shape(found.file.as_deref().unwrap_or(""), found.kernel.as_deref()) };
     Some((found, consumed))
 }
 
@@ -324,11 +320,7 @@ fn file_token(before: &str) -> Option<String> {
     }
     let before = &before[cut..];
     // `<frozen importlib._bootstrap_external>` has a space inside its brackets
-    let start = if before.ends_with('>') {
-        before.rfind('<').unwrap_or(0)
-    } else {
-        after_last_whitespace(before)
-    };
+    let start = if before.ends_with('>') { before.rfind('<').unwrap_or(0) } else { after_last_whitespace(before) };
     let mut tok = &before[start..];
     if !tok.starts_with('<') {
         // "it/s]/pytorch/aten/..." or "|/pytorch/...": cut after glued punctuation.
@@ -349,11 +341,8 @@ fn file_token(before: &str) -> Option<String> {
     } else if let Some(open) = tok.rfind('<') {
         tok = &tok[open..];
     }
-    let plausible = tok.contains('/')
-        || tok.contains('\\')
-        || tok.contains('.')
-        || tok == "unknown"
-        || (tok.starts_with('<') && tok.ends_with('>'));
+    let plausible =
+        tok.contains('/') || tok.contains('\\') || tok.contains('.') || tok == "unknown" || (tok.starts_with('<') && tok.ends_with('>'));
     if tok.is_empty() || !plausible {
         return None;
     }
@@ -372,11 +361,8 @@ fn is_drive(s: &str) -> bool {
 }
 
 fn classify_shape(file: &str, kernel: Option<&str>) -> Shape {
-    let is_windows = file.contains('\\')
-        || (file.len() > 2 && file.as_bytes()[1] == b':' && file.as_bytes()[0].is_ascii_alphabetic());
-    if file == "unknown" || file.contains("torchinductor") || kernel == Some("unknown") || file.starts_with('<')
-        || file.ends_with(".py")
-    {
+    let is_windows = file.contains('\\') || (file.len() > 2 && file.as_bytes()[1] == b':' && file.as_bytes()[0].is_ascii_alphabetic());
+    if file == "unknown" || file.contains("torchinductor") || kernel == Some("unknown") || file.starts_with('<') || file.ends_with(".py") {
         Shape::Triton
     } else if kernel.is_none() && is_windows {
         Shape::Windows
@@ -412,7 +398,9 @@ mod tests {
 
     #[test]
     fn windows_without_function() {
-        let a = one(r"C:\w\b\windows\pytorch\aten\src\ATen\native\cuda\Loss.cu:247: block: [0,0,0], thread: [3,0,0] Assertion `t >= 0 && t < n_classes` failed.");
+        let a = one(
+            r"C:\w\b\windows\pytorch\aten\src\ATen\native\cuda\Loss.cu:247: block: [0,0,0], thread: [3,0,0] Assertion `t >= 0 && t < n_classes` failed.",
+        );
         assert_eq!(a.kernel, None);
         assert_eq!(a.line, Some(247));
         assert_eq!(a.file.as_deref(), Some(r"C:\w\b\windows\pytorch\aten\src\ATen\native\cuda\Loss.cu"));
@@ -437,7 +425,10 @@ mod tests {
     #[test]
     fn pretty_function_signature() {
         let a = one("/opt/conda/conda-bld/pytorch_1/work/aten/src/THCUNN/BCECriterion.cu:30: Acctype bce_functor<Dtype, Acctype>::operator()(Tuple) [with Tuple = thrust::null_type, Dtype = float, Acctype = float]: block: [2,0,0], thread: [117,0,0] Assertion `input >= 0. && input <= 1.` failed.");
-        assert_eq!(a.kernel.as_deref(), Some("Acctype bce_functor<Dtype, Acctype>::operator()(Tuple) [with Tuple = thrust::null_type, Dtype = float, Acctype = float]"));
+        assert_eq!(
+            a.kernel.as_deref(),
+            Some("Acctype bce_functor<Dtype, Acctype>::operator()(Tuple) [with Tuple = thrust::null_type, Dtype = float, Acctype = float]")
+        );
         assert_eq!(a.shape, Shape::Pretty);
     }
 
@@ -495,8 +486,16 @@ mod tests {
     #[test]
     fn glued_prose_and_punctuation() {
         assert_eq!(one("我能够帮助您解答/pytorch/aten/src/ATen/native/cuda/TensorCompare.cu:112: f: block: [0,0,0], thread: [0,0,0] Assertion `x` failed.").file.as_deref(), Some("/pytorch/aten/src/ATen/native/cuda/TensorCompare.cu"));
-        assert_eq!(one("}C:\\w\\Loss.cu:247: block: [0,0,0], thread: [0,0,0] Assertion `x` failed.").file.as_deref(), Some("C:\\w\\Loss.cu"));
-        assert_eq!(one("RuntimeError: boom\\n/opt/x/triton_helpers.py:248: unknown: global id: [0,0,0], local id: [0,0,0] Assertion `y` failed.").file.as_deref(), Some("/opt/x/triton_helpers.py"));
+        assert_eq!(
+            one("}C:\\w\\Loss.cu:247: block: [0,0,0], thread: [0,0,0] Assertion `x` failed.").file.as_deref(),
+            Some("C:\\w\\Loss.cu")
+        );
+        assert_eq!(
+            one("RuntimeError: boom\\n/opt/x/triton_helpers.py:248: unknown: global id: [0,0,0], local id: [0,0,0] Assertion `y` failed.")
+                .file
+                .as_deref(),
+            Some("/opt/x/triton_helpers.py")
+        );
     }
 
     /// fuzz/regressions/file_token-ideographic-space-min.log

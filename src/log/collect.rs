@@ -225,8 +225,8 @@ impl Collector {
 
     /// Tries to complete a pending head with the next line. Returns true if the line was used.
     fn continue_pending(&mut self, mut p: Pending, text: &str) -> bool {
-        let starts_new = assert_line::looks_like_report_head(text)
-            || (assert_line::has_anchor(text) && !assert_line::parse_all(text).is_empty());
+        let starts_new =
+            assert_line::looks_like_report_head(text) || (assert_line::has_anchor(text) && !assert_line::parse_all(text).is_empty());
         if starts_new || text.trim().is_empty() || p.joins >= MAX_WRAP_JOINS || p.text.len() + text.len() > MAX_WRAP_LEN {
             self.flush_pending(p);
             return false;
@@ -290,13 +290,18 @@ impl Collector {
     }
 
     fn platform_hints(&mut self, t: &str) {
-        let p = if t.contains("HIP error") || t.contains("hipError") || t.contains("AMD_SERIALIZE_KERNEL")
-            || t.contains("rocdevice.cpp") || t.contains("HSA_STATUS")
+        let p = if t.contains("HIP error")
+            || t.contains("hipError")
+            || t.contains("AMD_SERIALIZE_KERNEL")
+            || t.contains("rocdevice.cpp")
+            || t.contains("HSA_STATUS")
         {
             Some(Platform::Rocm)
         } else if t.contains("XPU error") || t.contains("UR_RESULT_ERROR") || t.contains("PI_ERROR") {
             Some(Platform::Xpu)
-        } else if t.contains("CUDA error") || t.contains("cudaError") || t.contains("cuda runtime error")
+        } else if t.contains("CUDA error")
+            || t.contains("cudaError")
+            || t.contains("cuda runtime error")
             || t.contains("Triton Error [CUDA]")
         {
             Some(Platform::Cuda)
@@ -319,9 +324,7 @@ impl Collector {
             let line = rec.log_line;
             let (raw, launch) = rec.into_parts();
             self.incident.sites.add(raw.clone(), line, None, Source::Dsa);
-            if let Some(site) = self.incident.sites.sites.iter_mut().find(|s| {
-                s.first.file == raw.file && s.first.line == raw.line
-            }) {
+            if let Some(site) = self.incident.sites.sites.iter_mut().find(|s| s.first.file == raw.file && s.first.line == raw.line) {
                 if site.launch.is_none() {
                     site.launch = launch;
                 }
@@ -329,7 +332,10 @@ impl Collector {
         }
         self.incident.dsa_header |= self.dsa.header_seen;
         if self.incident.sites.dropped > 0 {
-            self.incident.warnings.push(format!("{} reports of further assert sites were not kept (more than 512 distinct sites)", self.incident.sites.dropped));
+            self.incident.warnings.push(format!(
+                "{} reports of further assert sites were not kept (more than 512 distinct sites)",
+                self.incident.sites.dropped
+            ));
         }
         let (tbs, dropped) = self.traceback.into_tracebacks();
         if dropped > 0 {

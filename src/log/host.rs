@@ -94,10 +94,8 @@ pub fn classify(s: &str) -> impl Iterator<Item = &'static MessageSig> + '_ {
         any_seen = true;
     }
     signatures().iter().zip(n.ids.iter()).filter_map(move |(sig, (all, any, none))| {
-        let ok = any_seen
-            && all.iter().all(|i| seen[*i])
-            && (any.is_empty() || any.iter().any(|i| seen[*i]))
-            && !none.iter().any(|i| seen[*i]);
+        let ok =
+            any_seen && all.iter().all(|i| seen[*i]) && (any.is_empty() || any.iter().any(|i| seen[*i])) && !none.iter().any(|i| seen[*i]);
         ok.then_some(sig)
     })
 }
@@ -109,9 +107,7 @@ pub fn exception_line(s: &str) -> Option<(&str, &str)> {
     if ty.is_empty() || ty.len() > 80 {
         return None;
     }
-    let ident_ok = ty
-        .split('.')
-        .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+    let ident_ok = ty.split('.').all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
     let first_ok = ty.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
     let last = ty.rsplit('.').next().unwrap_or(ty);
     let named = last.ends_with("Error") || last.ends_with("Exception") || last == "KeyboardInterrupt";
@@ -138,11 +134,11 @@ mod tests {
     #[test]
     fn device_assert_texts() {
         assert_eq!(kinds("torch.AcceleratorError: CUDA error: device-side assert triggered"), ["device_assert"]);
-        assert_eq!(
-            kinds("RuntimeError: copy_if failed to synchronize: device-side assert triggered"),
-            ["device_assert", "copy_if_failed"]
-        );
-        assert!(kinds("THCudaCheck FAIL file=/pytorch/aten/src/THC/THCCachingHostAllocator.cpp line=265 error=59 : device-side assert triggered").contains(&"thcudacheck".to_string()));
+        assert_eq!(kinds("RuntimeError: copy_if failed to synchronize: device-side assert triggered"), ["device_assert", "copy_if_failed"]);
+        assert!(kinds(
+            "THCudaCheck FAIL file=/pytorch/aten/src/THC/THCCachingHostAllocator.cpp line=265 error=59 : device-side assert triggered"
+        )
+        .contains(&"thcudacheck".to_string()));
     }
 
     #[test]
@@ -160,10 +156,7 @@ mod tests {
 
     #[test]
     fn exception_lines() {
-        assert_eq!(
-            exception_line("torch.AcceleratorError: CUDA error: x"),
-            Some(("torch.AcceleratorError", "CUDA error: x"))
-        );
+        assert_eq!(exception_line("torch.AcceleratorError: CUDA error: x"), Some(("torch.AcceleratorError", "CUDA error: x")));
         assert_eq!(exception_line("RuntimeError: x"), Some(("RuntimeError", "x")));
         assert_eq!(exception_line("Epoch 1: loss"), None);
         assert_eq!(exception_line("see: RuntimeError"), None);

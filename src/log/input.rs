@@ -91,8 +91,7 @@ pub fn decode(raw: Box<dyn Read>) -> io::Result<OpenedLog> {
     let mut peeked = Peeked::new(raw)?;
     let gzip = peeked.head.starts_with(&[0x1f, 0x8b]);
     if gzip {
-        let inner: Box<dyn Read> =
-            Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(peeked)));
+        let inner: Box<dyn Read> = Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(peeked)));
         peeked = Peeked::new(inner)?;
     }
     let encoding = sniff_encoding(&peeked.head);
@@ -230,11 +229,7 @@ impl<R: Read> Utf16ToUtf8<R> {
             let whole = self.in_len & !1;
             for i in (0..whole).step_by(2) {
                 let pair = [self.inbuf[i], self.inbuf[i + 1]];
-                let unit = if self.little_endian {
-                    u16::from_le_bytes(pair)
-                } else {
-                    u16::from_be_bytes(pair)
-                };
+                let unit = if self.little_endian { u16::from_le_bytes(pair) } else { u16::from_be_bytes(pair) };
                 self.take_unit(unit);
             }
             self.inbuf.copy_within(whole..self.in_len, 0);

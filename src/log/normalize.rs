@@ -13,11 +13,7 @@ pub struct Cleaned<'a> {
 }
 
 pub fn clean(seg: &[u8]) -> Cleaned<'_> {
-    let text: Cow<'_, [u8]> = if needs_ansi_strip(seg) {
-        Cow::Owned(strip_ansi(seg))
-    } else {
-        Cow::Borrowed(seg)
-    };
+    let text: Cow<'_, [u8]> = if needs_ansi_strip(seg) { Cow::Owned(strip_ansi(seg)) } else { Cow::Borrowed(seg) };
     let text: Cow<'_, str> = match text {
         Cow::Borrowed(b) => String::from_utf8_lossy(b),
         Cow::Owned(v) => Cow::Owned(String::from_utf8_lossy(&v).into_owned()),
@@ -146,9 +142,18 @@ fn digits(s: &[u8]) -> usize {
 pub(crate) fn iso_timestamp(s: &[u8]) -> Option<usize> {
     let bracket = s.first() == Some(&b'[');
     let t = if bracket { &s[1..] } else { s };
-    if t.len() < 19 || digits(t) != 4 || t[4] != b'-' || digits(&t[5..]) != 2 || t[7] != b'-'
-        || digits(&t[8..]) != 2 || !(t[10] == b'T' || t[10] == b' ') || digits(&t[11..]) != 2
-        || t[13] != b':' || digits(&t[14..]) != 2 || t[16] != b':' || digits(&t[17..]) != 2
+    if t.len() < 19
+        || digits(t) != 4
+        || t[4] != b'-'
+        || digits(&t[5..]) != 2
+        || t[7] != b'-'
+        || digits(&t[8..]) != 2
+        || !(t[10] == b'T' || t[10] == b' ')
+        || digits(&t[11..]) != 2
+        || t[13] != b':'
+        || digits(&t[14..]) != 2
+        || t[16] != b':'
+        || digits(&t[17..]) != 2
     {
         return None;
     }
@@ -305,10 +310,7 @@ mod tests {
         assert_eq!(c("15: RuntimeError"), ("RuntimeError".into(), Some(("task".into(), 15))));
         assert_eq!(c("[1,0]<stderr>:x"), ("x".into(), Some(("rank".into(), 0))));
         assert_eq!(c("(RayTrainWorker pid=4242, ip=10.0.0.1) x"), ("x".into(), Some(("pid".into(), 4242))));
-        assert_eq!(
-            c("2024-05-01T12:00:00Z [rank1]: x"),
-            ("x".into(), Some(("rank".into(), 1)))
-        );
+        assert_eq!(c("2024-05-01T12:00:00Z [rank1]: x"), ("x".into(), Some(("rank".into(), 1))));
     }
 
     #[test]

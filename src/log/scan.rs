@@ -85,16 +85,16 @@ impl<'a> Prev<'a> {
 /// Substrings that every line we care about contains at least one of. Kept short and few:
 /// the prefilter's speed is the tool's speed on large logs.
 pub const NEEDLES: &[&str] = &[
-    "ssert",           // Assertion, assertion, device-side assert, [CUDA_KERNEL_ASSERT] lines
-    "rror",            // RuntimeError, CUDA error, HIP error, IndexError, NCCL/CUBLAS/cuDNN, ROCm aborts
-    "block: [",        // the first half of a hard-wrapped report
-    "File ",           // traceback frames seen without their header (a pasted window)
-    "raceback",        // traceback headers (plain, IPython, rich); the frames that follow are read
-    "xception",        // C++ "Exception raised from", chained tracebacks
+    "ssert",    // Assertion, assertion, device-side assert, [CUDA_KERNEL_ASSERT] lines
+    "rror",     // RuntimeError, CUDA error, HIP error, IndexError, NCCL/CUBLAS/cuDNN, ROCm aborts
+    "block: [", // the first half of a hard-wrapped report
+    "File ",    // traceback frames seen without their header (a pasted window)
+    "raceback", // traceback headers (plain, IPython, rich); the frames that follow are read
+    "xception", // C++ "Exception raised from", chained tracebacks
     "atchdog",
     "terminate called",
     "LAUNCH_BLOCKING",
-    "access fault",    // ROCm "Memory access fault by GPU node"
+    "access fault", // ROCm "Memory access fault by GPU node"
     "Token indices",
     "Some weights",
     "vocabulary",
@@ -103,10 +103,7 @@ pub const NEEDLES: &[&str] = &[
 
 pub fn prefilter() -> AhoCorasick {
     // Leftmost-first lets the SIMD (Teddy) prefilter run; which needle matched does not matter.
-    AhoCorasick::builder()
-        .match_kind(aho_corasick::MatchKind::LeftmostFirst)
-        .build(NEEDLES)
-        .expect("needles are valid")
+    AhoCorasick::builder().match_kind(aho_corasick::MatchKind::LeftmostFirst).build(NEEDLES).expect("needles are valid")
 }
 
 const CHUNK: usize = 4 << 20;

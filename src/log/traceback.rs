@@ -280,7 +280,10 @@ impl TracebackParser {
 }
 
 fn starts_frame(t: &str) -> bool {
-    t.starts_with("File ") || t.starts_with("Traceback") || t.starts_with("Cell In[") || t.starts_with("During handling")
+    t.starts_with("File ")
+        || t.starts_with("Traceback")
+        || t.starts_with("Cell In[")
+        || t.starts_with("During handling")
         || t.starts_with("The above exception")
 }
 
@@ -387,7 +390,10 @@ mod tests {
             "RuntimeError: CUDA error: device-side assert triggered",
         ]);
         let f = &tbs[0].frames[0];
-        assert_eq!((f.file.as_str(), f.line), ("~/miniconda3/envs/segger-env/lib/python3.10/site-packages/torch/nn/modules/sparse.py", 190));
+        assert_eq!(
+            (f.file.as_str(), f.line),
+            ("~/miniconda3/envs/segger-env/lib/python3.10/site-packages/torch/nn/modules/sparse.py", 190)
+        );
         assert_eq!(f.function.as_deref(), Some("Embedding.forward(self, input)"));
     }
 

@@ -31,7 +31,11 @@ fn categories(report: &Report) -> BTreeSet<String> {
     }
     // a gather or scatter at the labels (a hand-written NLL, a one-hot built with scatter_) is a
     // class-count bug all the same
-    if report.asserts.iter().any(|a| a.signature.as_ref().is_some_and(|s| s.id.starts_with("scatter_gather.") || s.id.starts_with("scatter_fill."))) {
+    if report
+        .asserts
+        .iter()
+        .any(|a| a.signature.as_ref().is_some_and(|s| s.id.starts_with("scatter_gather.") || s.id.starts_with("scatter_fill.")))
+    {
         out.insert("label_out_of_range".to_string());
     }
     // an embedding lookup is an index failure too
@@ -54,7 +58,9 @@ fn categories(report: &Report) -> BTreeSet<String> {
     }
     // the same on the CPU: the failing user line gathers or scatters
     let gathers = |code: &str| [".gather(", "torch.gather(", ".scatter(", ".scatter_(", ".scatter_add"].iter().any(|g| code.contains(g));
-    if out.contains("index_out_of_range") && report.frames.iter().rev().find(|f| f.user_code).and_then(|f| f.code.as_deref()).is_some_and(gathers) {
+    if out.contains("index_out_of_range")
+        && report.frames.iter().rev().find(|f| f.user_code).and_then(|f| f.code.as_deref()).is_some_and(gathers)
+    {
         out.insert("label_out_of_range".to_string());
     }
     out
@@ -79,9 +85,11 @@ pub fn rank(report: &Report, facts: &Facts) -> Vec<Suspect> {
     }
     let cats = categories(report);
     // a Jupyter cell's frame counts for the notebook that holds the cell
-    let frame_files: BTreeSet<&str> = report.frames.iter().filter_map(|f| f.path.as_deref().or(f.notebook.as_ref().map(|n| n.0.as_str()))).collect();
+    let frame_files: BTreeSet<&str> =
+        report.frames.iter().filter_map(|f| f.path.as_deref().or(f.notebook.as_ref().map(|n| n.0.as_str()))).collect();
     let call_place = report.call.as_ref().map(|c| {
-        let frame = report.frames.iter().find(|f| f.file == c.file && f.line == c.line).or_else(|| report.frames.iter().find(|f| f.file == c.file));
+        let frame =
+            report.frames.iter().find(|f| f.file == c.file && f.line == c.line).or_else(|| report.frames.iter().find(|f| f.file == c.file));
         match frame {
             Some(f) if f.path.is_none() && f.notebook.is_some() => f.notebook.as_ref().map(|(p, l)| format!("{p}:{l}")).unwrap_or_default(),
             Some(f) => format!("{}:{}", f.path.as_deref().unwrap_or(&c.file), c.line),
@@ -110,7 +118,8 @@ pub fn rank(report: &Report, facts: &Facts) -> Vec<Suspect> {
             } else {
                 "likely"
             };
-            let order = rules::RULES.iter().position(|r| r.code == f.rule).unwrap_or(99) + if SETUP_RULES.contains(&f.rule) { 100 } else { 0 };
+            let order =
+                rules::RULES.iter().position(|r| r.code == f.rule).unwrap_or(99) + if SETUP_RULES.contains(&f.rule) { 100 } else { 0 };
             (
                 tier_rank(tier),
                 order,
@@ -143,7 +152,9 @@ mod tests {
     fn seed_example_ranks_the_shift_first() {
         let src = include_str!("../../fixtures/projects/000-seed-blog/seed_blog_example.py");
         let facts = Facts { files: vec![scan_source("seed_blog_example.py", src)], warnings: vec![] };
-        let log = crate::log::read_from(Box::new(std::io::Cursor::new(include_bytes!("../../fixtures/projects/000-seed-blog/crash.log").to_vec())));
+        let log = crate::log::read_from(Box::new(std::io::Cursor::new(
+            include_bytes!("../../fixtures/projects/000-seed-blog/crash.log").to_vec(),
+        )));
         let report = crate::report::assemble::assemble("crash.log", &log);
         let s = rank(&report, &facts);
         assert_eq!(s[0].rule, "CS101");

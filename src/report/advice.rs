@@ -72,7 +72,10 @@ pub fn next_steps(report: &Report, _incident: &Incident) -> Vec<String> {
                     "ROCm builds of torch 2.8+ call abort() when a kernel assert fails, so no assert line is printed. Run the same script on the CPU to get PyTorch's readable error (`HIP_VISIBLE_DEVICES= {cmd}`), or synchronized (`AMD_SERIALIZE_KERNEL=3 {cmd}`) to find the call"
                 ));
             } else if msg.contains("out of memory") || msg.contains("OutOfMemory") {
-                steps.push("Out of GPU memory: lower the batch size or sequence length, or enable gradient checkpointing / mixed precision".to_string());
+                steps.push(
+                    "Out of GPU memory: lower the batch size or sequence length, or enable gradient checkpointing / mixed precision"
+                        .to_string(),
+                );
             } else if msg.contains("no kernel image") || msg.contains("invalid device function") {
                 steps.push("This torch build has no kernels for this GPU's architecture: install a wheel built for it (check `torch.cuda.get_arch_list()` against `nvidia-smi`)".to_string());
             } else {
@@ -92,7 +95,10 @@ pub fn next_steps(report: &Report, _incident: &Incident) -> Vec<String> {
         }
     }
     if report.verdict != Verdict::None && report.suspects.is_empty() {
-        steps.push(format!("Find the line in your code that made the bad value: `cudasleuth explain {} --project .`", shell_word(&report.source)));
+        steps.push(format!(
+            "Find the line in your code that made the bad value: `cudasleuth explain {} --project .`",
+            shell_word(&report.source)
+        ));
     }
     steps
 }
@@ -127,7 +133,10 @@ mod tests {
     fn capitalize_leaves_code_alone() {
         assert_eq!(super::capitalize("check input.min() >= 0"), "Check input.min() >= 0");
         assert_eq!(super::capitalize("re-run synchronized"), "Re-run synchronized");
-        assert_eq!(super::capitalize("model.resize_token_embeddings(len(tokenizer)) after adding tokens"), "model.resize_token_embeddings(len(tokenizer)) after adding tokens");
+        assert_eq!(
+            super::capitalize("model.resize_token_embeddings(len(tokenizer)) after adding tokens"),
+            "model.resize_token_embeddings(len(tokenizer)) after adding tokens"
+        );
         assert_eq!(super::capitalize("ignore_index=-100 on the loss"), "ignore_index=-100 on the loss");
     }
 }

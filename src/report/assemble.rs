@@ -14,7 +14,12 @@ pub fn assemble(source: &str, incident: &Incident) -> Report {
 
 /// With a knowledge base that holds the project's own sites, and the project's files to map
 /// traceback paths into.
-pub fn assemble_with(source: &str, incident: &Incident, kb: &kb::Kb, project: Option<(&std::path::Path, &crate::scan::files::ProjectFiles)>) -> Report {
+pub fn assemble_with(
+    source: &str,
+    incident: &Incident,
+    kb: &kb::Kb,
+    project: Option<(&std::path::Path, &crate::scan::files::ProjectFiles)>,
+) -> Report {
     let context = context_words(incident);
     let asserts: Vec<AssertSite> = incident.sites.sites.iter().map(|s| assert_site(s, &context, kb)).collect();
     let verdict = verdict(incident, &asserts);
@@ -77,12 +82,7 @@ pub fn assemble_with(source: &str, incident: &Incident, kb: &kb::Kb, project: Op
 }
 
 fn note(n: &HostNote) -> LogNote {
-    LogNote {
-        kind: n.kind.clone(),
-        line: n.line,
-        message: n.message.clone(),
-        count: (n.count > 1).then_some(n.count),
-    }
+    LogNote { kind: n.kind.clone(), line: n.line, message: n.message.clone(), count: (n.count > 1).then_some(n.count) }
 }
 
 /// Words from the traceback and error lines that tell which of a kernel's several uses this was.
@@ -170,7 +170,9 @@ fn pick_class(entry: &kb::KernelSite, context: &str) -> String {
         {
             return "label_out_of_range".to_string();
         }
-        if wants("embedding_index_out_of_range") && ["embedding", "embed", "emb(", "emb.", "wte", "input_ids", "token"].iter().any(|w| ctx.contains(w)) {
+        if wants("embedding_index_out_of_range")
+            && ["embedding", "embed", "emb(", "emb.", "wte", "input_ids", "token"].iter().any(|w| ctx.contains(w))
+        {
             return "embedding_index_out_of_range".to_string();
         }
     }
@@ -266,9 +268,16 @@ fn is_secondary_kind(incident: &Incident, n: &HostNote) -> bool {
 /// A traceback that ends in the CUDA failure, or whose end was cut off in the paste.
 fn relevant(tb: &Traceback) -> bool {
     tb.exception.as_ref().map_or(true, |(ty, msg, _)| {
-        msg.contains("CUDA") || msg.contains("device-side") || msg.contains("HIP error") || msg.contains("cuda runtime error")
-            || msg.contains("out of bounds") || msg.contains("out of range") || msg.contains("num_classes")
-            || ty.contains("AcceleratorError") || msg.contains("CUBLAS") || msg.contains("cuDNN")
+        msg.contains("CUDA")
+            || msg.contains("device-side")
+            || msg.contains("HIP error")
+            || msg.contains("cuda runtime error")
+            || msg.contains("out of bounds")
+            || msg.contains("out of range")
+            || msg.contains("num_classes")
+            || ty.contains("AcceleratorError")
+            || msg.contains("CUBLAS")
+            || msg.contains("cuDNN")
             || msg.contains("copy_if")
     })
 }
@@ -334,7 +343,8 @@ fn trust(frames: &[Frame], error: Option<&ErrorInfo>, asserts: &[AssertSite]) ->
         })
         .collect();
     let innermost_mentions_op = frames.iter().rev().take(3).any(|f| {
-        let hay = format!("{} {} {}", f.function.as_deref().unwrap_or(""), f.code.as_deref().unwrap_or(""), f.focus.as_deref().unwrap_or(""));
+        let hay =
+            format!("{} {} {}", f.function.as_deref().unwrap_or(""), f.code.as_deref().unwrap_or(""), f.focus.as_deref().unwrap_or(""));
         op_apis.iter().any(|a| a.len() > 2 && hay.contains(a.as_str()))
     });
     match error.and_then(|e| e.launch_blocking) {
@@ -399,12 +409,7 @@ fn user_call(frames: &[Frame], asserts: &[AssertSite], level: &str) -> Option<Us
             let mut call = mk(f, "names_the_op");
             // on a line with several statements, show the one that calls the op
             if f.focus.as_deref().map_or(true, |x| !x.contains(n.as_str())) {
-                call.code = code
-                    .split(';')
-                    .map(str::trim)
-                    .find(|part| part.contains(n.as_str()))
-                    .unwrap_or(code)
-                    .to_string();
+                call.code = code.split(';').map(str::trim).find(|part| part.contains(n.as_str())).unwrap_or(code).to_string();
             }
             return Some(call);
         }

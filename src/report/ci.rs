@@ -34,7 +34,11 @@ pub fn repo_prefix(project: Option<&Path>) -> String {
 
 /// A short title: what failed, in which op.
 pub fn title(report: &Report) -> String {
-    let op = report.asserts.iter().find_map(|a| a.signature.as_ref().map(|s| s.op.clone())).or_else(|| report.witness.as_ref().and_then(|w| w.get("op")).and_then(|o| o.as_str()).map(String::from));
+    let op = report
+        .asserts
+        .iter()
+        .find_map(|a| a.signature.as_ref().map(|s| s.op.clone()))
+        .or_else(|| report.witness.as_ref().and_then(|w| w.get("op")).and_then(|o| o.as_str()).map(String::from));
     let what = match report.verdict {
         Verdict::DeviceAssert => "device-side assert",
         Verdict::CudaError => "CUDA error",
@@ -99,7 +103,8 @@ pub fn github(reports: &[Report], prefix: &str) -> String {
             }
             None => {
                 lines.extend(r.next_steps.iter().take(2).map(|s| format!("next: {s}")));
-                let _ = writeln!(out, "::error title={}::{}", esc_prop(&format!("{} ({})", title(r), r.source)), esc_data(&lines.join("\n")));
+                let _ =
+                    writeln!(out, "::error title={}::{}", esc_prop(&format!("{} ({})", title(r), r.source)), esc_data(&lines.join("\n")));
             }
         }
     }
@@ -167,7 +172,12 @@ pub fn sarif(reports: &[Report], prefix: &str) -> serde_json::Value {
 pub fn redact(text: &str) -> String {
     use std::sync::OnceLock;
     static HOME: OnceLock<regex::Regex> = OnceLock::new();
-    let re = HOME.get_or_init(|| regex::Regex::new(r#"(?:/home|/Users|/users|/u|/scratch|/mnt/home)/[^/\s`'"]+|/root\b|[A-Za-z]:\\(?:Users|Documents and Settings)\\[^\\\s`'"]+"#).unwrap());
+    let re = HOME.get_or_init(|| {
+        regex::Regex::new(
+            r#"(?:/home|/Users|/users|/u|/scratch|/mnt/home)/[^/\s`'"]+|/root\b|[A-Za-z]:\\(?:Users|Documents and Settings)\\[^\\\s`'"]+"#,
+        )
+        .unwrap()
+    });
     let mut out = re.replace_all(text, "~").into_owned();
     for var in ["USER", "USERNAME", "LOGNAME"] {
         if let Ok(name) = std::env::var(var) {
@@ -188,7 +198,15 @@ pub fn markdown(reports: &[Report], project: Option<&Path>, prefix: &str, redact
     let mut out = String::new();
     for r in reports {
         let _ = writeln!(out, "### {}\n", title(r));
-        let _ = writeln!(out, "`{}` — verdict **{}**{}\n", r.source, serde_json::to_value(r.verdict).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default(), r.platform.map(|p| format!(" on {}", serde_json::to_value(p).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default())).unwrap_or_default());
+        let _ = writeln!(
+            out,
+            "`{}` — verdict **{}**{}\n",
+            r.source,
+            serde_json::to_value(r.verdict).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default(),
+            r.platform
+                .map(|p| format!(" on {}", serde_json::to_value(p).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()))
+                .unwrap_or_default()
+        );
         if !r.asserts.is_empty() {
             let _ = writeln!(out, "| kernel | op | assertion | reports | first thread |\n| --- | --- | --- | --- | --- |");
             for a in &r.asserts {
@@ -197,7 +215,15 @@ pub fn markdown(reports: &[Report], project: Option<&Path>, prefix: &str, redact
                     (Some(b), Some(t)) => format!("block {b:?} thread {t:?}"),
                     _ => "-".into(),
                 };
-                let _ = writeln!(out, "| `{}` | {} | `{}` | {} | {} |", md_cell(a.kernel.as_deref().unwrap_or("-")), op, md_cell(a.assertion.as_deref().unwrap_or("")), a.count, th);
+                let _ = writeln!(
+                    out,
+                    "| `{}` | {} | `{}` | {} | {} |",
+                    md_cell(a.kernel.as_deref().unwrap_or("-")),
+                    op,
+                    md_cell(a.assertion.as_deref().unwrap_or("")),
+                    a.count,
+                    th
+                );
             }
             out.push('\n');
         } else if let Some(e) = &r.error {
@@ -213,7 +239,10 @@ pub fn markdown(reports: &[Report], project: Option<&Path>, prefix: &str, redact
             let _ = writeln!(out, "**Where the bad value came from**\n");
             for (i, s) in r.suspects.iter().take(3).enumerate() {
                 let _ = writeln!(out, "{}. `{prefix}{}:{}` — {} (`{}`, {})", i + 1, s.file, s.line, s.message, s.rule, s.tier);
-                if let Some(code) = project.and_then(|p| std::fs::read_to_string(p.join(&s.file)).ok()).and_then(|t| t.lines().nth(s.line as usize - 1).map(|l| l.trim().to_string())) {
+                if let Some(code) = project
+                    .and_then(|p| std::fs::read_to_string(p.join(&s.file)).ok())
+                    .and_then(|t| t.lines().nth(s.line as usize - 1).map(|l| l.trim().to_string()))
+                {
                     let _ = writeln!(out, "   ```python\n   {code}\n   ```");
                 }
                 for e in s.evidence.iter().take(4) {
@@ -230,7 +259,17 @@ pub fn markdown(reports: &[Report], project: Option<&Path>, prefix: &str, redact
             let _ = writeln!(out, "\n</details>\n");
         }
         if !r.secondary.is_empty() {
-            let _ = writeln!(out, "_Also in the log (symptoms, not causes): {}_\n", r.secondary.iter().map(|s| s.kind.as_str()).collect::<std::collections::BTreeSet<_>>().into_iter().collect::<Vec<_>>().join(", "));
+            let _ = writeln!(
+                out,
+                "_Also in the log (symptoms, not causes): {}_\n",
+                r.secondary
+                    .iter()
+                    .map(|s| s.kind.as_str())
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .into_iter()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
         }
     }
     if redact_paths {

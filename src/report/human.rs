@@ -3,7 +3,10 @@
 
 use std::fmt::{self, Write as _};
 
-use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents, Severity, SourceCode, SourceSpan, SpanContents};
+use miette::{
+    Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents, Severity, SourceCode, SourceSpan,
+    SpanContents,
+};
 
 use crate::kb;
 use crate::report::model::*;
@@ -117,7 +120,12 @@ pub fn render(report: &Report, style: &Style) -> String {
             _ => "?".to_string(),
         };
         let _ = writeln!(out, "  kernel     {} ({place})", a.kernel.as_deref().unwrap_or("(not printed by this build)"));
-        let _ = writeln!(out, "  assertion  `{}`{}", a.assertion.as_deref().unwrap_or(""), if a.truncated { " (cut off in the log)" } else { "" });
+        let _ = writeln!(
+            out,
+            "  assertion  `{}`{}",
+            a.assertion.as_deref().unwrap_or(""),
+            if a.truncated { " (cut off in the log)" } else { "" }
+        );
         let _ = writeln!(out, "  reports    {}{}", a.count, hits_summary(a));
         if !a.ranks.is_empty() {
             let ranks: Vec<String> = a.ranks.iter().map(|r| format!("{}{}", r.kind, r.id)).collect();
@@ -196,7 +204,11 @@ fn headline(report: &Report) -> String {
         }
         if let Some(s) = &report.sweep {
             let n = crate::repro::confirm::bad_samples(s);
-            return if n == 0 { "sweep: every sample is within the model's bounds".to_string() } else { format!("sweep: {n} bad sample(s)") };
+            return if n == 0 {
+                "sweep: every sample is within the model's bounds".to_string()
+            } else {
+                format!("sweep: {n} bad sample(s)")
+            };
         }
     }
     match report.verdict {
@@ -229,12 +241,7 @@ fn hits_summary(a: &AssertSite) -> String {
     }
     let threads: Vec<String> = a.hits.threads.iter().take(8).map(|t| t[0].to_string()).collect();
     let more = if a.hits.threads.len() > 8 || a.hits.truncated { ", …" } else { "" };
-    format!(
-        " from {} distinct GPU threads in {} block(s); thread x = {}{more}",
-        a.hits.distinct,
-        a.hits.blocks.len(),
-        threads.join(", ")
-    )
+    format!(" from {} distinct GPU threads in {} block(s); thread x = {}{more}", a.hits.distinct, a.hits.blocks.len(), threads.join(", "))
 }
 
 fn clip(s: &str, n: usize) -> String {
@@ -250,9 +257,10 @@ fn diagnostics(report: &Report) -> Vec<Diag> {
     let help = report.next_steps.first().cloned();
     if let Some(a) = report.asserts.first() {
         let (message, code) = match &a.signature {
-            Some(sig) if sig.match_kind == "generic" => {
-                (format!("unknown kernel {}: {}", a.kernel.as_deref().unwrap_or("?"), sig.explanation), format!("device_assert::{}", sig.category))
-            }
+            Some(sig) if sig.match_kind == "generic" => (
+                format!("unknown kernel {}: {}", a.kernel.as_deref().unwrap_or("?"), sig.explanation),
+                format!("device_assert::{}", sig.category),
+            ),
             Some(sig) => (format!("{}: {}", sig.op, sig.explanation), format!("device_assert::{}", sig.category)),
             None => (format!("unknown kernel {}", a.kernel.as_deref().unwrap_or("?")), "device_assert".to_string()),
         };
@@ -270,7 +278,11 @@ fn diagnostics(report: &Report) -> Vec<Diag> {
             code,
             severity: Severity::Error,
             help,
-            snippet: Some(Snippet { name: report.source.clone(), text: short, first_line: a.log_lines.first().copied().unwrap_or(1) as usize }),
+            snippet: Some(Snippet {
+                name: report.source.clone(),
+                text: short,
+                first_line: a.log_lines.first().copied().unwrap_or(1) as usize,
+            }),
             labels: vec![LabeledSpan::new(Some(label), start, len)],
             related: Vec::new(),
         };
@@ -289,11 +301,8 @@ fn diagnostics(report: &Report) -> Vec<Diag> {
         };
         let text = clip(&text, 140);
         let len = text.len();
-        let explain = e
-            .kind
-            .as_deref()
-            .and_then(|k| crate::log::host::signatures().iter().find(|s| s.kind == k))
-            .and_then(|s| s.explain.clone());
+        let explain =
+            e.kind.as_deref().and_then(|k| crate::log::host::signatures().iter().find(|s| s.kind == k)).and_then(|s| s.explain.clone());
         let message = match (&e.kind, explain) {
             (Some(k), Some(x)) => format!("{}: {x}", k.replace('_', " ")),
             (Some(k), None) if k != "device_assert" => k.replace('_', " "),
@@ -373,11 +382,19 @@ fn suspect_diags(report: &Report, root: Option<&std::path::Path>) -> Vec<Diag> {
                 if start as usize + i == s.line as usize {
                     let col: usize = l.chars().take(s.column.saturating_sub(1) as usize).map(char::len_utf8).sum();
                     let len = if s.end_line == s.line {
-                        l.chars().skip(s.column.saturating_sub(1) as usize).take((s.end_column - s.column) as usize).map(char::len_utf8).sum()
+                        l.chars()
+                            .skip(s.column.saturating_sub(1) as usize)
+                            .take((s.end_column - s.column) as usize)
+                            .map(char::len_utf8)
+                            .sum()
                     } else {
                         l.len() - col
                     };
-                    return Some((Snippet { name: s.file.clone(), text: body.clone(), first_line: start as usize }, offset + col, len.max(1)));
+                    return Some((
+                        Snippet { name: s.file.clone(), text: body.clone(), first_line: start as usize },
+                        offset + col,
+                        len.max(1),
+                    ));
                 }
                 offset += l.len() + 1;
             }
@@ -451,7 +468,8 @@ fn repro_section(out: &mut String, report: &Report, style: &Style, h: &dyn Fn(&s
             let _ = writeln!(out, "  at         {at}  {code}");
         }
         if let Some(b) = w.get("batch").filter(|b| !b.is_null()) {
-            let idx: Vec<String> = b.get("indices").and_then(Value::as_array).map(|a| a.iter().take(12).map(|v| v.to_string()).collect()).unwrap_or_default();
+            let idx: Vec<String> =
+                b.get("indices").and_then(Value::as_array).map(|a| a.iter().take(12).map(|v| v.to_string()).collect()).unwrap_or_default();
             let more = b.get("indices").and_then(Value::as_array).map_or(0, Vec::len) > 12;
             let _ = writeln!(out, "  batch      dataset indices [{}{}]", idx.join(", "), if more { ", …" } else { "" });
         }
@@ -460,7 +478,8 @@ fn repro_section(out: &mut String, report: &Report, style: &Style, h: &dyn Fn(&s
             let _ = writeln!(out, "  {}  {sentence}", if proven { h("confirmed") } else { "origin   ".to_string() });
         }
         if let Some(r) = &report.replay {
-            let label = if r.get("verdict").and_then(Value::as_str) == Some("same_failure") { h("replay   ") } else { "replay   ".to_string() };
+            let label =
+                if r.get("verdict").and_then(Value::as_str) == Some("same_failure") { h("replay   ") } else { "replay   ".to_string() };
             let backend = r.get("backend").and_then(Value::as_str).unwrap_or("cpu");
             let _ = writeln!(out, "  {label}  [{backend}] {}", r.get("message").and_then(Value::as_str).unwrap_or(""));
         }
@@ -476,7 +495,11 @@ fn repro_section(out: &mut String, report: &Report, style: &Style, h: &dyn Fn(&s
                 .iter()
                 .filter_map(|k| b.get(*k).filter(|v| !v.is_null()).map(|v| format!("{k} = {v}")))
                 .collect();
-            let _ = writeln!(out, "  bounds     {}", if parts.is_empty() { "none found in the script's model".to_string() } else { parts.join(", ") });
+            let _ = writeln!(
+                out,
+                "  bounds     {}",
+                if parts.is_empty() { "none found in the script's model".to_string() } else { parts.join(", ") }
+            );
         }
         for d in s.get("datasets").and_then(Value::as_array).into_iter().flatten() {
             let class = d.get("class").and_then(Value::as_str).unwrap_or("dataset");
@@ -489,7 +512,15 @@ fn repro_section(out: &mut String, report: &Report, style: &Style, h: &dyn Fn(&s
                 bad.len()
             );
             for b in bad.iter().take(20) {
-                let _ = writeln!(out, "    sample {:<8} {} = {} (bound {} = {})", b["index"], b.get("field").and_then(Value::as_str).unwrap_or("?"), b["value"], b.get("name").and_then(Value::as_str).unwrap_or("bound"), b["bound"]);
+                let _ = writeln!(
+                    out,
+                    "    sample {:<8} {} = {} (bound {} = {})",
+                    b["index"],
+                    b.get("field").and_then(Value::as_str).unwrap_or("?"),
+                    b["value"],
+                    b.get("name").and_then(Value::as_str).unwrap_or("bound"),
+                    b["bound"]
+                );
             }
             if bad.len() > 20 {
                 let _ = writeln!(out, "    … {} more (the JSON report lists them all)", bad.len() - 20);

@@ -25,7 +25,13 @@ pub fn project_path(file: &str, root: Option<&Path>, files: Option<&ProjectFiles
 /// A place the run recorded, as a project path and line: a file of the project, or the code of a
 /// Jupyter cell (`<ipython-input-5-…>`, ipykernel's temporary `.py`) found in the project's
 /// notebook that holds it (the cell's line becomes the notebook file's line).
-pub fn project_place(file: &str, line: u32, code: Option<&str>, root: Option<&Path>, files: Option<&ProjectFiles>) -> Option<(String, u32)> {
+pub fn project_place(
+    file: &str,
+    line: u32,
+    code: Option<&str>,
+    root: Option<&Path>,
+    files: Option<&ProjectFiles>,
+) -> Option<(String, u32)> {
     if let (Some(count), Some(root)) = (crate::scan::notebook::cell_number(file), root) {
         let walked;
         let files = match files {
@@ -68,7 +74,9 @@ pub fn caught_line(w: &Value) -> String {
     let value = first.and_then(|b| b.get("value")).map(show).unwrap_or_else(|| "?".into());
     let bound = w.get("bound");
     let bound_txt = match bound {
-        Some(b) => format!("{} = {}", b.get("name").and_then(Value::as_str).unwrap_or("bound"), b.get("value").map(show).unwrap_or_default()),
+        Some(b) => {
+            format!("{} = {}", b.get("name").and_then(Value::as_str).unwrap_or("bound"), b.get("value").map(show).unwrap_or_default())
+        }
         None => String::new(),
     };
     let mut s = format!("{op}: {tensor} value {value}");
@@ -104,7 +112,12 @@ pub fn provenance_line(w: &Value, root: Option<&Path>, files: Option<&ProjectFil
         let line = p.get("line").and_then(int)? as u32;
         Some(frame_place(p, root, files).unwrap_or_else(|| (file.to_string(), line)))
     };
-    let bound = w.get("bound").map(|b| format!(" ({} = {})", b.get("name").and_then(Value::as_str).unwrap_or("bound"), b.get("value").map(show).unwrap_or_default())).unwrap_or_default();
+    let bound = w
+        .get("bound")
+        .map(|b| {
+            format!(" ({} = {})", b.get("name").and_then(Value::as_str).unwrap_or("bound"), b.get("value").map(show).unwrap_or_default())
+        })
+        .unwrap_or_default();
     let sample = p.get("sample").and_then(int).map(|s| format!(" for sample {s}")).unwrap_or_default();
     match kind {
         "code_line" => {
@@ -192,7 +205,8 @@ pub fn confirm(report: &mut Report, root: Option<&Path>, files: Option<&ProjectF
         let shift = s.rule == "CS101";
         // one_hot of labels (or a gather at them) trips an index check in the kernel: a class
         // count bug all the same
-        let fits = same_class(class, category) || w.get("op").and_then(Value::as_str).is_some_and(crate::rank::suspects::indexes_by_label) && class == "label_out_of_range";
+        let fits = same_class(class, category)
+            || w.get("op").and_then(Value::as_str).is_some_and(crate::rank::suspects::indexes_by_label) && class == "label_out_of_range";
         if !category.is_empty() && fits && !shift {
             s.tier = "confirmed".into();
             s.confirmed = Some(true);
@@ -250,7 +264,12 @@ fn new_suspect(file: &str, line: u32, w: &Value, message: &str) -> Suspect {
         .filter(|p| p.get("line").and_then(int) == Some(i64::from(line)))
         .and_then(|p| p.get("code"))
         .and_then(Value::as_str)
-        .or_else(|| user_frame(w).filter(|f| f.get("line").and_then(int) == Some(i64::from(line))).and_then(|f| f.get("code")).and_then(Value::as_str))
+        .or_else(|| {
+            user_frame(w)
+                .filter(|f| f.get("line").and_then(int) == Some(i64::from(line)))
+                .and_then(|f| f.get("code"))
+                .and_then(Value::as_str)
+        })
         .unwrap_or("");
     let indent = code.len() - code.trim_start().len();
     let width = code.trim().chars().count().max(1) as u32;

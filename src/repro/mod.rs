@@ -268,9 +268,7 @@ pub fn print_env(opts: &Options, shim_dir: &Path) -> Result<String, ReproError> 
 
 /// The lasting home of the shim for `--print-env`: beside the facts cache.
 pub fn lasting_shim_dir() -> PathBuf {
-    crate::lint::cache::base_dir()
-        .unwrap_or_else(std::env::temp_dir)
-        .join(format!("shim-v{}", env!("CARGO_PKG_VERSION")))
+    crate::lint::cache::base_dir().unwrap_or_else(std::env::temp_dir).join(format!("shim-v{}", env!("CARGO_PKG_VERSION")))
 }
 
 #[cfg(test)]
@@ -295,7 +293,17 @@ mod tests {
 
     #[test]
     fn env_puts_the_shim_first_and_hides_gpus_for_cpu() {
-        let opts = Options { argv: v(&["python", "t.py"]), cpu: true, sweep: false, timeout: None, out: None, project: None, no_values: true, echo_to_stderr: false, quiet: true };
+        let opts = Options {
+            argv: v(&["python", "t.py"]),
+            cpu: true,
+            sweep: false,
+            timeout: None,
+            out: None,
+            project: None,
+            no_values: true,
+            echo_to_stderr: false,
+            quiet: true,
+        };
         let env = shim_env(Path::new("/tmp/shim"), Path::new("/tmp/out"), &opts);
         let get = |k: &str| env.iter().find(|(a, _)| a == k).map(|(_, b)| b.as_str());
         assert!(get("PYTHONPATH").unwrap().starts_with("/tmp/shim"));

@@ -40,7 +40,12 @@ pub fn parse(bytes: &[u8]) -> Result<Array, String> {
     let shape_txt = header_value(header, "shape").ok_or("no shape")?;
     let inner = shape_txt.trim_start_matches('(');
     let inner = &inner[..inner.find(')').ok_or("bad shape")?];
-    let shape: Vec<usize> = inner.split(',').map(str::trim).filter(|s| !s.is_empty()).map(|s| s.parse::<usize>().map_err(|_| "bad shape")).collect::<Result<_, _>>()?;
+    let shape: Vec<usize> = inner
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse::<usize>().map_err(|_| "bad shape"))
+        .collect::<Result<_, _>>()?;
     let count: usize = shape.iter().product();
     let data = &bytes[start + hlen..];
     let (size, conv): (usize, fn(&[u8]) -> f64) = match descr.as_str() {

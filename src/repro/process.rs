@@ -97,7 +97,12 @@ enum Signal {
     Term,
 }
 
-fn copy_stream(mut from: impl Read + Send + 'static, log: Arc<Mutex<std::fs::File>>, to_stderr: bool, quiet: bool) -> std::thread::JoinHandle<()> {
+fn copy_stream(
+    mut from: impl Read + Send + 'static,
+    log: Arc<Mutex<std::fs::File>>,
+    to_stderr: bool,
+    quiet: bool,
+) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
         let mut buf = [0u8; 16 * 1024];
         loop {

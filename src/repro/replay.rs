@@ -158,7 +158,9 @@ pub struct Outcome {
 /// capped printf buffer, a cut-off paste): a logged set inside the predicted one still counts
 /// as the same failure when it is marked truncated.
 pub fn compare(predicted: &BTreeSet<(u32, u32)>, logged: &BTreeSet<(u32, u32)>, threads_matter: bool, truncated: bool) -> bool {
-    let key = |s: &BTreeSet<(u32, u32)>| -> BTreeSet<(u32, u32)> { s.iter().map(|(b, t)| if threads_matter { (*b, *t) } else { (*b, 0) }).collect() };
+    let key = |s: &BTreeSet<(u32, u32)>| -> BTreeSet<(u32, u32)> {
+        s.iter().map(|(b, t)| if threads_matter { (*b, *t) } else { (*b, 0) }).collect()
+    };
     let (p, l) = (key(predicted), key(logged));
     if truncated {
         !l.is_empty() && l.is_subset(&p)
@@ -219,7 +221,15 @@ pub enum Backend {
 }
 
 fn no_comparison(message: String, geometry: &str) -> Outcome {
-    Outcome { verdict: "no_comparison", message, backend: "cpu", geometry: geometry.to_string(), plan: None, predicted: Vec::new(), logged: Vec::new() }
+    Outcome {
+        verdict: "no_comparison",
+        message,
+        backend: "cpu",
+        geometry: geometry.to_string(),
+        plan: None,
+        predicted: Vec::new(),
+        logged: Vec::new(),
+    }
 }
 
 /// Replay the witness's operand (the dumped `.npy` in `out_dir`) against the first assert site
@@ -235,7 +245,10 @@ pub fn against_log(
     use serde_json::Value;
     let op = witness.get("op").and_then(Value::as_str).unwrap_or("");
     // the assert site of the same op, else the first one
-    let pick = asserts.iter().position(|a| a.signature.as_ref().is_some_and(|s| op.starts_with(&s.op) || s.op.starts_with(op))).or(if asserts.is_empty() { None } else { Some(0) });
+    let pick = asserts
+        .iter()
+        .position(|a| a.signature.as_ref().is_some_and(|s| op.starts_with(&s.op) || s.op.starts_with(op)))
+        .or(if asserts.is_empty() { None } else { Some(0) });
     let Some(i) = pick else { return no_comparison("the log holds no device-assert line to compare with".into(), "") };
     let site = &asserts[i];
     let Some(geometry) = site.signature.as_ref().and_then(|s| s.geometry.clone()) else {
@@ -262,7 +275,8 @@ pub fn against_log(
     if plans.is_empty() {
         return no_comparison(format!("no replay for the `{geometry}` launch yet"), &geometry);
     }
-    let logged: BTreeSet<(u32, u32)> = log.sites.sites.get(i).map(|s| s.distinct.iter().map(|k| (k[0], k[3])).collect()).unwrap_or_default();
+    let logged: BTreeSet<(u32, u32)> =
+        log.sites.sites.get(i).map(|s| s.distinct.iter().map(|k| (k[0], k[3])).collect()).unwrap_or_default();
     let truncated = site.hits.truncated || site.truncated || log.sites.sites.get(i).is_some_and(|s| s.distinct_capped);
     let mut note = String::new();
     let use_gpu = match backend {

@@ -52,7 +52,9 @@ const SPECIAL: [bool; 256] = {
 };
 
 fn is_clause(line: &[u8]) -> bool {
-    ["else", "elif", "except", "finally"].iter().any(|k| line.starts_with(k.as_bytes()) && line.get(k.len()).map_or(true, |&b| !(b.is_ascii_alphanumeric() || b == b'_')))
+    ["else", "elif", "except", "finally"]
+        .iter()
+        .any(|k| line.starts_with(k.as_bytes()) && line.get(k.len()).map_or(true, |&b| !(b.is_ascii_alphanumeric() || b == b'_')))
 }
 
 /// The chunks of `text`, or None when the lexer is not sure of them.
@@ -221,7 +223,15 @@ macro_rules! placed {
         })*
     };
 }
-placed!(crate::scan::facts::Call, crate::scan::facts::ClassFact, crate::scan::facts::FunctionFact, crate::scan::facts::AssignFact, crate::scan::facts::ReturnFact, crate::scan::facts::ForFact, crate::scan::facts::CondFact);
+placed!(
+    crate::scan::facts::Call,
+    crate::scan::facts::ClassFact,
+    crate::scan::facts::FunctionFact,
+    crate::scan::facts::AssignFact,
+    crate::scan::facts::ReturnFact,
+    crate::scan::facts::ForFact,
+    crate::scan::facts::CondFact
+);
 
 /// The chunk a 1-based line belongs to.
 fn chunk_of(chunks: &[Chunk], line: u32) -> Option<usize> {

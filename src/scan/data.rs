@@ -221,7 +221,8 @@ pub fn scan_csv(path: &str, full: &Path) -> Option<FileFacts> {
         seen: HashSet<i64>,
         rows: usize,
     }
-    let mut cols: Vec<Col> = names.iter().map(|_| Col { ints: true, min: i64::MAX, max: i64::MIN, seen: HashSet::new(), rows: 0 }).collect();
+    let mut cols: Vec<Col> =
+        names.iter().map(|_| Col { ints: true, min: i64::MAX, max: i64::MIN, seen: HashSet::new(), rows: 0 }).collect();
     for row in lines.take(MAX_CSV_ROWS) {
         let Ok(row) = row else { break };
         if row.trim().is_empty() {

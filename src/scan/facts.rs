@@ -212,7 +212,6 @@ impl FileFacts {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

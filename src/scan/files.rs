@@ -10,7 +10,8 @@ pub struct ProjectFiles {
     files: Vec<String>,
 }
 
-const SKIP_DIRS: &[&str] = &["site-packages", "dist-packages", "node_modules", "__pycache__", ".git", ".venv", "venv", ".tox", ".mypy_cache"];
+const SKIP_DIRS: &[&str] =
+    &["site-packages", "dist-packages", "node_modules", "__pycache__", ".git", ".venv", "venv", ".tox", ".mypy_cache"];
 
 impl ProjectFiles {
     /// Walks the project honouring .gitignore, skipping virtualenvs and never following a link.
@@ -30,13 +31,16 @@ impl ProjectFiles {
             .hidden(true)
             .filter_entry(|e| {
                 let name = e.file_name().to_string_lossy();
-                !(e.file_type().is_some_and(|t| t.is_dir())
-                    && (SKIP_DIRS.contains(&name.as_ref()) || e.path().join("pyvenv.cfg").exists()))
+                !(e.file_type().is_some_and(|t| t.is_dir()) && (SKIP_DIRS.contains(&name.as_ref()) || e.path().join("pyvenv.cfg").exists()))
             })
             .build();
         for entry in walker.flatten() {
             let p = entry.path();
-            let rel = || p.strip_prefix(root).ok().map(|r| r.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect::<Vec<_>>().join("/"));
+            let rel = || {
+                p.strip_prefix(root)
+                    .ok()
+                    .map(|r| r.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect::<Vec<_>>().join("/"))
+            };
             if entry.file_type().is_some_and(|t| t.is_dir()) {
                 if let Some(r) = rel() {
                     dirs.push((r, mtime_ns(p)));
@@ -68,7 +72,9 @@ impl ProjectFiles {
         }
         files.sort();
         let ignores = ignore_files(root, dirs.iter().map(|(d, _)| d.as_str()));
-        let settled = |t: Option<u64>| t.is_some_and(|t| started.duration_since(std::time::UNIX_EPOCH).is_ok_and(|now| now.as_nanos() as u64 >= t + RACY_NS));
+        let settled = |t: Option<u64>| {
+            t.is_some_and(|t| started.duration_since(std::time::UNIX_EPOCH).is_ok_and(|now| now.as_nanos() as u64 >= t + RACY_NS))
+        };
         // the record's files are the walk's (`WalkRecord::with_files` writes them together)
         let record = WalkRecord { files: Vec::new(), dirs, json_over, ignores };
         let trusted = files.len() < 200_000
@@ -211,7 +217,13 @@ fn ignore_files<'a>(root: &Path, dirs: impl Iterator<Item = &'a str>) -> Vec<(St
     if let Some(g) = std::env::var_os("GIT_CONFIG_GLOBAL") {
         paths.push(g.into());
     }
-    paths.into_iter().map(|p| { let s = stamp(&p); (p.to_string_lossy().into_owned(), s) }).collect()
+    paths
+        .into_iter()
+        .map(|p| {
+            let s = stamp(&p);
+            (p.to_string_lossy().into_owned(), s)
+        })
+        .collect()
 }
 
 /// What a walk saw, to tell later without walking whether a walk would find the same files:
@@ -259,7 +271,6 @@ pub struct WalkOut<'a> {
     json_over: &'a [(String, Option<(u64, u64)>)],
     ignores: &'a [(String, Option<(u64, u64)>)],
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -13,7 +13,7 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-pub use facts::{FileFacts, Facts};
+pub use facts::{Facts, FileFacts};
 
 /// Files larger than this are skipped with a warning (generated code, data dumps).
 const MAX_FILE_BYTES: u64 = 4 << 20;
@@ -61,7 +61,13 @@ pub fn scan_file(root: &Path, rel: &String, cache: Option<&crate::lint::cache::C
     (r, key)
 }
 
-fn scan_one(root: &Path, rel: &String, cache: Option<&crate::lint::cache::Cache>, prior: Prior<'_>, key: &mut Option<String>) -> Result<FileFacts, (String, String)> {
+fn scan_one(
+    root: &Path,
+    rel: &String,
+    cache: Option<&crate::lint::cache::Cache>,
+    prior: Prior<'_>,
+    key: &mut Option<String>,
+) -> Result<FileFacts, (String, String)> {
     if rel.ends_with(".json") {
         // configs are read below, when the code names them
         return Ok(FileFacts::default());
@@ -81,13 +87,27 @@ fn too_large(rel: &str) -> (String, String) {
 
 /// `scan_file` of bytes already read, and their cache key when it is known (a file is read
 /// and hashed once).
-pub fn scan_bytes(rel: &str, bytes: Vec<u8>, known_key: Option<String>, cache: Option<&crate::lint::cache::Cache>, prior: Prior<'_>) -> Scanned {
+pub fn scan_bytes(
+    rel: &str,
+    bytes: Vec<u8>,
+    known_key: Option<String>,
+    cache: Option<&crate::lint::cache::Cache>,
+    prior: Prior<'_>,
+) -> Scanned {
     let mut key = None;
-    let r = if bytes.len() as u64 > MAX_FILE_BYTES { Err(too_large(rel)) } else { scan_read(rel, bytes, known_key, cache, prior, &mut key) };
+    let r =
+        if bytes.len() as u64 > MAX_FILE_BYTES { Err(too_large(rel)) } else { scan_read(rel, bytes, known_key, cache, prior, &mut key) };
     (r, key)
 }
 
-fn scan_read(rel: &str, bytes: Vec<u8>, known_key: Option<String>, cache: Option<&crate::lint::cache::Cache>, prior: Prior<'_>, key: &mut Option<String>) -> Result<FileFacts, (String, String)> {
+fn scan_read(
+    rel: &str,
+    bytes: Vec<u8>,
+    known_key: Option<String>,
+    cache: Option<&crate::lint::cache::Cache>,
+    prior: Prior<'_>,
+    key: &mut Option<String>,
+) -> Result<FileFacts, (String, String)> {
     use crate::lint::cache::{Cache, Entry};
     if let Some(c) = cache {
         let k = known_key.unwrap_or_else(|| Cache::key(rel, &bytes));
@@ -160,7 +180,12 @@ pub fn scan_files(root: &Path, paths: &[String], cache: Option<&crate::lint::cac
 
 /// JSON configs and CSV/TSV files the Python code names by a literal path.
 pub fn read_referenced_data(root: &Path, facts: &mut Facts) {
-    let refs: Vec<(&str, String)> = facts.files.iter().filter(|f| !f.path.ends_with(".yaml") && !f.path.ends_with(".yml")).flat_map(|f| data::referenced_paths(f).into_iter().map(move |p| (f.path.as_str(), p))).collect();
+    let refs: Vec<(&str, String)> = facts
+        .files
+        .iter()
+        .filter(|f| !f.path.ends_with(".yaml") && !f.path.ends_with(".yml"))
+        .flat_map(|f| data::referenced_paths(f).into_iter().map(move |p| (f.path.as_str(), p)))
+        .collect();
     let data = read_data(root, refs.iter().map(|(f, p)| (*f, p.as_str())));
     facts.files.extend(data);
 }

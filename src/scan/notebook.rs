@@ -160,7 +160,10 @@ impl Notebook {
 
     /// Moves every place in the facts from the joined code to the file.
     pub fn place_facts(&self, f: &mut FileFacts) {
-        let spans = f.calls.iter_mut().map(|x| &mut x.span)
+        let spans = f
+            .calls
+            .iter_mut()
+            .map(|x| &mut x.span)
             .chain(f.classes.iter_mut().map(|x| &mut x.span))
             .chain(f.functions.iter_mut().map(|x| &mut x.span))
             .chain(f.assigns.iter_mut().map(|x| &mut x.span))

@@ -278,15 +278,20 @@ fn scan_tree(path: &str, text: &str) -> (FileFacts, Option<tree_sitter::Tree>) {
         });
         parser.parse(text, None)
     });
-    let mut facts = FileFacts {
-        path: path.to_string(),
-        mentions_torch: text.contains("torch"),
-        ..Default::default()
-    };
+    let mut facts = FileFacts { path: path.to_string(), mentions_torch: text.contains("torch"), ..Default::default() };
     let Some(tree) = tree else { return (facts, None) };
     facts.parse_errors = tree.root_node().has_error();
     let src = Source::new(text);
-    let mut b = Builder { src: &src, calls: Vec::new(), ancestors: Vec::new(), assignment: None, cond: None, facts: &mut facts, ranges: Vec::new(), marks: Vec::new() };
+    let mut b = Builder {
+        src: &src,
+        calls: Vec::new(),
+        ancestors: Vec::new(),
+        assignment: None,
+        cond: None,
+        facts: &mut facts,
+        ranges: Vec::new(),
+        marks: Vec::new(),
+    };
     // every node in document order, parents before children (the order of the queries' matches)
     let mut cursor = tree.walk();
     'walk: loop {
@@ -348,7 +353,9 @@ impl<'t> Builder<'_, '_, 't> {
         match n.kind() {
             // (call function: (_) @call.func arguments: (argument_list) @call.args) @call
             "call" => {
-                if let (Some(func), Some(list)) = (field("function").filter(|x| x.is_named()), field("arguments").filter(|a| a.kind() == "argument_list")) {
+                if let (Some(func), Some(list)) =
+                    (field("function").filter(|x| x.is_named()), field("arguments").filter(|a| a.kind() == "argument_list"))
+                {
                     let assigned = assigned_name(self.src, self.assignment);
                     self.calls.push((list.id(), n, func, assigned));
                 }
@@ -361,7 +368,9 @@ impl<'t> Builder<'_, '_, 't> {
             }
             // (function_definition name: (identifier) @def.name parameters: (parameters) @def.params) @def
             "function_definition" => {
-                if let (Some(name), Some(ps)) = (field("name").filter(|x| x.kind() == "identifier"), field("parameters").filter(|x| x.kind() == "parameters")) {
+                if let (Some(name), Some(ps)) =
+                    (field("name").filter(|x| x.kind() == "identifier"), field("parameters").filter(|x| x.kind() == "parameters"))
+                {
                     self.def(n, name, ps);
                 }
             }
@@ -591,7 +600,6 @@ mod tests {
         ("flow.scm", include_str!("../../grammars/python/flow.scm")),
     ];
 
-
     /// The facts as the queries in `grammars/python/*.scm` find them: the specification the
     /// tree walk of `scan_tree` is held to.
     fn scan_with_queries(path: &str, text: &str) -> FileFacts {
@@ -606,7 +614,16 @@ mod tests {
         let names = q.capture_names();
         let mut cursor = QueryCursor::new();
         let mut matches = cursor.matches(&q, tree.root_node(), text.as_bytes());
-        let mut b = Builder { src: &src, calls: Vec::new(), ancestors: Vec::new(), assignment: None, cond: None, facts: &mut facts, ranges: Vec::new(), marks: Vec::new() };
+        let mut b = Builder {
+            src: &src,
+            calls: Vec::new(),
+            ancestors: Vec::new(),
+            assignment: None,
+            cond: None,
+            facts: &mut facts,
+            ranges: Vec::new(),
+            marks: Vec::new(),
+        };
         while let Some(m) = matches.next() {
             let get = |name: &str| m.captures.iter().find(|c| names[c.index as usize] == name).map(|c| c.node);
             if let Some(call) = get("call") {
@@ -660,7 +677,11 @@ mod tests {
             return Ok(());
         }
         let at = walked.bytes().zip(queried.bytes()).position(|(a, b)| a != b).unwrap_or(0);
-        Err(format!("{path}: the walk and the queries differ at byte {at}:\n  walk:    {}\n  queries: {}", &walked[at.saturating_sub(80)..(at + 160).min(walked.len())], &queried[at.saturating_sub(80)..(at + 160).min(queried.len())]))
+        Err(format!(
+            "{path}: the walk and the queries differ at byte {at}:\n  walk:    {}\n  queries: {}",
+            &walked[at.saturating_sub(80)..(at + 160).min(walked.len())],
+            &queried[at.saturating_sub(80)..(at + 160).min(queried.len())]
+        ))
     }
 
     /// The tree walk finds exactly the facts the queries describe: on every Python file under
@@ -683,14 +704,24 @@ mod tests {
                 }
             }
         }
-        for broken in ["class X(:\n  pass\nnum_classes: int = 10\n", "def f(:\n  return g(x if y else z\n", "for x in :\n  y += 1\nself.n: int = 3\nx: int\n", "f(x for x in y)(z)\na.b(c)(d)\nif (a if b else c): pass\nelif d(e): pass\nwhile f(): pass\n"] {
+        for broken in [
+            "class X(:\n  pass\nnum_classes: int = 10\n",
+            "def f(:\n  return g(x if y else z\n",
+            "for x in :\n  y += 1\nself.n: int = 3\nx: int\n",
+            "f(x for x in y)(z)\na.b(c)(d)\nif (a if b else c): pass\nelif d(e): pass\nwhile f(): pass\n",
+        ] {
             checked += 1;
             if let Err(e) = same_as_queries("broken.py", broken) {
                 errors.push(e);
             }
         }
         assert!(checked > 50, "{checked} files");
-        assert!(errors.is_empty(), "{} of {checked} files differ:\n{}", errors.len(), errors.iter().take(5).cloned().collect::<Vec<_>>().join("\n"));
+        assert!(
+            errors.is_empty(),
+            "{} of {checked} files differ:\n{}",
+            errors.len(),
+            errors.iter().take(5).cloned().collect::<Vec<_>>().join("\n")
+        );
     }
 
     const SEED: &str = include_str!("../../fixtures/projects/000-seed-blog/seed_blog_example.py");

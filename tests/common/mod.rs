@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use cudasleuth::log::{self, LogSource};
-use cudasleuth::report::assemble;
-use cudasleuth::rank::rules::Finding;
 use cudasleuth::rank::rules::project::{Digest, Project};
+use cudasleuth::rank::rules::Finding;
+use cudasleuth::report::assemble;
 use cudasleuth::scan::facts::{Facts, FileFacts};
 
 pub fn root() -> PathBuf {
@@ -75,7 +75,13 @@ pub fn reading(r: &serde_json::Value) -> String {
             a["ranks"].as_array().map(|v| v.len()).unwrap_or(0),
             a["assertion"].as_str().unwrap_or("-"),
         );
-        let _ = writeln!(out, "    signature={} category={} match={}", sig["id"].as_str().unwrap_or("-"), sig["category"].as_str().unwrap_or("-"), sig["match"].as_str().unwrap_or("-"));
+        let _ = writeln!(
+            out,
+            "    signature={} category={} match={}",
+            sig["id"].as_str().unwrap_or("-"),
+            sig["category"].as_str().unwrap_or("-"),
+            sig["match"].as_str().unwrap_or("-")
+        );
         if let Some(el) = a["candidates"]["elements"].as_str() {
             let el: String = el.chars().take(120).collect();
             let _ = writeln!(out, "    candidates exact={} {el}", a["candidates"]["exact"]);
@@ -83,7 +89,13 @@ pub fn reading(r: &serde_json::Value) -> String {
     }
     let e = &r["error"];
     if !e.is_null() {
-        let _ = writeln!(out, "  error type={} launch_blocking={} message={:?}", e["type"], e["launch_blocking"], e["message"].as_str().unwrap_or(""));
+        let _ = writeln!(
+            out,
+            "  error type={} launch_blocking={} message={:?}",
+            e["type"],
+            e["launch_blocking"],
+            e["message"].as_str().unwrap_or("")
+        );
     }
     let user: Vec<String> = r["frames"]
         .as_array()
@@ -93,9 +105,7 @@ pub fn reading(r: &serde_json::Value) -> String {
         .map(|f| format!("{}:{}", f["file"].as_str().unwrap().rsplit(['/', '\\']).next().unwrap(), f["line"]))
         .collect();
     let _ = writeln!(out, "  user_frames={:?} traceback={}", user, r["traceback"]["level"].as_str().unwrap_or("?"));
-    let kinds = |k: &str| -> Vec<String> {
-        r[k].as_array().unwrap().iter().map(|n| n["kind"].as_str().unwrap().to_string()).collect()
-    };
+    let kinds = |k: &str| -> Vec<String> { r[k].as_array().unwrap().iter().map(|n| n["kind"].as_str().unwrap().to_string()).collect() };
     let (s, ev) = (kinds("secondary"), kinds("evidence"));
     if !s.is_empty() || !ev.is_empty() {
         let _ = writeln!(out, "  secondary={s:?} evidence={ev:?}");
@@ -107,7 +117,8 @@ pub fn reading(r: &serde_json::Value) -> String {
 /// (from `$SHARED/schemas`, default `../shared/schemas`).
 pub fn check_sarif(sarif: &serde_json::Value) {
     let shared = std::env::var("SHARED").map(PathBuf::from).unwrap_or_else(|_| root().join("../shared"));
-    let schema_text = std::fs::read_to_string(shared.join("schemas/sarif-schema-2.1.0.json")).expect("the SARIF 2.1.0 schema in ../shared/schemas");
+    let schema_text =
+        std::fs::read_to_string(shared.join("schemas/sarif-schema-2.1.0.json")).expect("the SARIF 2.1.0 schema in ../shared/schemas");
     let schema: serde_json::Value = serde_json::from_str(&schema_text).unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
     let errors: Vec<String> = validator.iter_errors(sarif).map(|e| format!("{e} at {}", e.instance_path)).collect();

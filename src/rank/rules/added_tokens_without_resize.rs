@@ -1,5 +1,5 @@
-use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
 use crate::rank::rules::project::{Files, ADD_TOKENS, DEFINES_RESIZE, RESIZE};
+use crate::rank::rules::{fingerprint, rule, Ctx, Finding};
 
 rule!(
     AddedTokensWithoutResize,
@@ -30,11 +30,7 @@ model.resize_token_embeddings(len(tokenizer))
 /// Functions of the project that resize embeddings themselves (helpers such as
 /// `smart_tokenizer_and_embedding_resize`).
 pub fn resizing_functions(files: &Files<'_>) -> Vec<crate::scan::facts::Text> {
-    files
-        .calls_with(RESIZE)
-        .filter(|(_, c)| c.name == "resize_token_embeddings")
-        .filter_map(|(_, c)| c.scope.function.clone())
-        .collect()
+    files.calls_with(RESIZE).filter(|(_, c)| c.name == "resize_token_embeddings").filter_map(|(_, c)| c.scope.function.clone()).collect()
 }
 
 /// Whether a resize follows the adding call: later in the same function (or, at module level,
@@ -44,7 +40,9 @@ pub fn resized_after(helpers: &[crate::scan::facts::Text], file: &crate::scan::f
     if add.scope.function.as_ref().is_some_and(|fun| helpers.contains(fun)) {
         return true;
     }
-    file.calls.iter().any(|r| (r.name == "resize_token_embeddings" || helpers.contains(&r.name)) && r.scope == add.scope && r.span.line > add.span.line)
+    file.calls
+        .iter()
+        .any(|r| (r.name == "resize_token_embeddings" || helpers.contains(&r.name)) && r.scope == add.scope && r.span.line > add.span.line)
 }
 
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
@@ -53,7 +51,11 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
     if files.any(DEFINES_RESIZE) {
         return;
     }
-    let sites: Vec<_> = files.sites_with(ADD_TOKENS).flat_map(|(_, f)| f.calls.iter().map(move |c| (f, c))).filter(|(_, c)| c.name == "add_tokens" || c.name == "add_special_tokens").collect();
+    let sites: Vec<_> = files
+        .sites_with(ADD_TOKENS)
+        .flat_map(|(_, f)| f.calls.iter().map(move |c| (f, c)))
+        .filter(|(_, c)| c.name == "add_tokens" || c.name == "add_special_tokens")
+        .collect();
     if sites.is_empty() {
         return;
     }
@@ -61,7 +63,11 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
     let resizes = |c: &crate::scan::facts::Call| c.name == "resize_token_embeddings" || helpers.contains(&c.name);
     // a resize anywhere: a call of resize_token_embeddings or of a helper that calls it
     let any_resize = std::cell::OnceCell::new();
-    let any_resize = || *any_resize.get_or_init(|| files.any(RESIZE) || helpers.iter().any(|h| files.calling(h).any(|i| files.file(i).calls.iter().any(|c| c.name == *h))));
+    let any_resize = || {
+        *any_resize.get_or_init(|| {
+            files.any(RESIZE) || helpers.iter().any(|h| files.calling(h).any(|i| files.file(i).calls.iter().any(|c| c.name == *h)))
+        })
+    };
     for (f, c) in sites {
         // inside a resizing helper the resize follows by construction
         if c.scope.function.as_ref().is_some_and(|fun| helpers.contains(fun)) {
@@ -73,7 +79,10 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
             continue;
         }
         // only where a model is at hand: loaded or built in the same file
-        let model_here = f.calls.iter().any(|m| m.name == "from_pretrained" && m.func.contains("Model") || m.assigned_to.as_deref().is_some_and(|t| t.to_ascii_lowercase().contains("model")));
+        let model_here = f.calls.iter().any(|m| {
+            m.name == "from_pretrained" && m.func.contains("Model")
+                || m.assigned_to.as_deref().is_some_and(|t| t.to_ascii_lowercase().contains("model"))
+        });
         if !model_here {
             continue;
         }
@@ -92,7 +101,10 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
             rule: "CS104",
             file: f.path.clone(),
             span: c.span,
-            message: format!("tokens are added with {} but the embeddings are not resized after it (model.resize_token_embeddings(len(tokenizer)))", c.func),
+            message: format!(
+                "tokens are added with {} but the embeddings are not resized after it (model.resize_token_embeddings(len(tokenizer)))",
+                c.func
+            ),
             evidence: vec![why.to_string()],
             fingerprint: fingerprint("CS104", f, &scope, &c.func),
             category: "embedding_index_out_of_range",

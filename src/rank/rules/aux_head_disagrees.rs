@@ -53,16 +53,23 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
             .filter_map(|c| {
                 let (aux, name) = role(c.assigned_to.as_deref()?);
                 let n = out_size(c)?;
-                MAIN.iter().any(|m| name == *m || name.ends_with(&format!("_{m}")) || name.starts_with(&format!("{m}_"))).then_some((c, aux, name, n))
+                MAIN.iter()
+                    .any(|m| name == *m || name.ends_with(&format!("_{m}")) || name.starts_with(&format!("{m}_")))
+                    .then_some((c, aux, name, n))
             })
             .collect();
         for (aux_call, _, aux_name, aux_n) in linears.iter().filter(|l| l.1) {
             // the main head of the same class with the same role (`aux_fc` ↔ `fc`)
-            let Some((main_call, _, _, main_n)) = linears.iter().find(|m| !m.1 && m.0.scope.class == aux_call.scope.class && m.2 == *aux_name) else { continue };
+            let Some((main_call, _, _, main_n)) =
+                linears.iter().find(|m| !m.1 && m.0.scope.class == aux_call.scope.class && m.2 == *aux_name)
+            else {
+                continue;
+            };
             if main_n == aux_n || *main_n < 2 || *aux_n < 2 {
                 continue;
             }
-            let (small, small_n, other, other_n) = if aux_n < main_n { (*aux_call, *aux_n, *main_call, *main_n) } else { (*main_call, *main_n, *aux_call, *aux_n) };
+            let (small, small_n, other, other_n) =
+                if aux_n < main_n { (*aux_call, *aux_n, *main_call, *main_n) } else { (*main_call, *main_n, *aux_call, *aux_n) };
             let small_name = small.assigned_to.as_deref().unwrap_or("");
             let other_name = other.assigned_to.as_deref().unwrap_or("");
             out.push(Finding {

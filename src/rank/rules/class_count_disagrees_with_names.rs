@@ -1,4 +1,4 @@
-use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
+use crate::rank::rules::{fingerprint, rule, Ctx, Finding};
 
 rule!(
     ClassCountDisagreesWithNames,

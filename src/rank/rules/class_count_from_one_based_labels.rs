@@ -1,6 +1,6 @@
-use crate::rank::rules::shared::{is_count_name, is_label_name};
-use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
 use crate::rank::rules::project::{Files, COLUMNS};
+use crate::rank::rules::shared::{is_count_name, is_label_name};
+use crate::rank::rules::{fingerprint, rule, Ctx, Finding};
 use crate::scan::facts::{ColumnFact, FileFacts, Span};
 
 rule!(
@@ -91,7 +91,10 @@ fn minus_one(t: &str) -> bool {
 fn remapped(f: &FileFacts, var: &str) -> bool {
     let mentions = |t: &str| t.contains(var) || is_label_name(t.split(['[', '.', '(']).next().unwrap_or(t));
     f.assigns.iter().any(|a| (a.shift.is_some_and(|k| k < 0) && mentions(&a.target)) || mentions(&a.value) && minus_one(&a.value))
-        || f.calls.iter().any(|c| matches!(c.name.as_str(), "LabelEncoder" | "factorize" | "fit_transform" | "map" | "index" | "replace" | "searchsorted") && (c.func.contains(var) || c.args.iter().any(|a| a.text.contains(var)) || c.name == "LabelEncoder"))
+        || f.calls.iter().any(|c| {
+            matches!(c.name.as_str(), "LabelEncoder" | "factorize" | "fit_transform" | "map" | "index" | "replace" | "searchsorted")
+                && (c.func.contains(var) || c.args.iter().any(|a| a.text.contains(var)) || c.name == "LabelEncoder")
+        })
 }
 
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
@@ -114,7 +117,12 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
                     let arg = c.positional(0)?;
                     Some((c.span, format!("{}({})", c.func, arg.text), arg.text.clone(), c.scope.qualified()))
                 });
-                let assigned = || f.assigns.iter().rfind(|b| b.target == base && b.span.line <= a.span.line && !b.value.trim_start().starts_with('[')).map(|b| (b.span, format!("{} = {}", b.target, b.value), b.value.clone(), b.scope.qualified()));
+                let assigned = || {
+                    f.assigns
+                        .iter()
+                        .rfind(|b| b.target == base && b.span.line <= a.span.line && !b.value.trim_start().starts_with('['))
+                        .map(|b| (b.span, format!("{} = {}", b.target, b.value), b.value.clone(), b.scope.qualified()))
+                };
                 let (span, how, text, scope) = appended.or_else(assigned)?;
                 if minus_one(&text) {
                     return None;
@@ -135,7 +143,10 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
             let (span, scope) = site.as_ref().map(|(s, _, sc)| (*s, sc.clone())).unwrap_or((a.span, a.scope.qualified()));
             let mut evidence = vec![
                 format!("class count: `{} = {}` at {}:{} gives {}", a.target, a.value, f.path, a.span.line, col.distinct),
-                format!("{}: column `{}` holds {}..{} ({} distinct values in {} rows read)", data.path, col.name, col.min, col.max, col.distinct, col.rows),
+                format!(
+                    "{}: column `{}` holds {}..{} ({} distinct values in {} rows read)",
+                    data.path, col.name, col.min, col.max, col.distinct, col.rows
+                ),
             ];
             if let Some((_, how, _)) = &site {
                 evidence.insert(0, format!("labels: `{how}`"));

@@ -1,6 +1,6 @@
 use crate::rank::rules::project::{Files, CLASS_INDEX, COUNT, DATASET, HEAD, HEAD_CALL, LOSS};
 use crate::rank::rules::shared::{dataset_label_bounds, is_count_name};
-use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
+use crate::rank::rules::{fingerprint, rule, Ctx, Finding};
 use crate::scan::facts::{FileFacts, Span};
 
 rule!(
@@ -81,7 +81,12 @@ fn stated_counts_in(f: &FileFacts, out: &mut Vec<(i64, String, Span, String)>) {
             }
         }
         for c in f.calls.iter().filter(|c| c.name == "add_argument") {
-            let flag = c.args.iter().filter(|a| a.name.is_none()).map(|a| a.text.trim_matches(['"', '\'']).trim_start_matches('-').replace('-', "_")).find(|t| is_count_name(t));
+            let flag = c
+                .args
+                .iter()
+                .filter(|a| a.name.is_none())
+                .map(|a| a.text.trim_matches(['"', '\'']).trim_start_matches('-').replace('-', "_"))
+                .find(|t| is_count_name(t));
             if let (Some(flag), Some(v)) = (flag, c.kwarg("default").and_then(|d| d.int)) {
                 out.push((v, f.path.clone(), c.span, format!("--{flag} default {v}")));
             }
@@ -120,19 +125,20 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
     let counts = || counts.get_or_init(|| stated_counts(files));
     // what indexes the outputs by label: the loss, or a gather at the labels when there is none
     let consumer = || {
-        files.first_call(LOSS, crate::rank::rules::shared::is_loss_with_classes).or_else(|| files.first_call(CLASS_INDEX, crate::rank::rules::shared::is_label_gather)).map(|(f, c)| {
-            let what = if c.name == "gather" { "the gather at the labels" } else { "the loss" };
-            (what, format!("{} at {}:{}", c.func, f.path, c.span.line))
-        })
+        files
+            .first_call(LOSS, crate::rank::rules::shared::is_loss_with_classes)
+            .or_else(|| files.first_call(CLASS_INDEX, crate::rank::rules::shared::is_label_gather))
+            .map(|(f, c)| {
+                let what = if c.name == "gather" { "the gather at the labels" } else { "the loss" };
+                (what, format!("{} at {}:{}", c.func, f.path, c.span.line))
+            })
     };
     let heads = files.sites_with(HEAD).flat_map(|(_, f)| crate::rank::rules::shared::heads_in(f));
     for h in heads.filter(|h| h.out >= 2) {
         // counts stated in the head's own module or in modules it imports (by name)
         let imported = imported_modules(h.file);
-        let pool: Vec<&(i64, String, Span, String)> = counts()
-            .iter()
-            .filter(|c| c.1 == h.file.path || imported.iter().any(|m| module_of(&c.1) == *m))
-            .collect();
+        let pool: Vec<&(i64, String, Span, String)> =
+            counts().iter().filter(|c| c.1 == h.file.path || imported.iter().any(|m| module_of(&c.1) == *m)).collect();
         let Some((m, file, span, how)) = pool.into_iter().filter(|(v, ..)| *v > h.out).max_by_key(|(v, ..)| *v) else { continue };
         let scope = h.call.scope.qualified();
         out.push(Finding {
@@ -179,12 +185,22 @@ fn check_heads_against_data(cx: &Ctx, bounds: &[crate::rank::rules::shared::Labe
         let Some(b) = bounds.iter().filter(|b| b.max >= size.value && built_here(b.class)).max_by_key(|b| b.max) else { continue };
         let at_head = size.file == f.path && size.span == call.span;
         let head = format!("{}(…, {}) at {}:{}", call.func, arg.text, f.path, call.span.line);
-        let labels = format!("{} writes labels up to {} at {}:{} (`{} = {}`)", b.class, b.max, b.file.path, b.site.span.line, b.site.target, b.site.value);
+        let labels = format!(
+            "{} writes labels up to {} at {}:{} (`{} = {}`)",
+            b.class, b.max, b.file.path, b.site.span.line, b.site.target, b.site.value
+        );
         let (message, evidence) = if at_head {
             (format!("head {head} has {} outputs, but {labels}: {} classes are needed", size.value, b.max + 1), vec![labels.clone()])
         } else {
             (
-                format!("`{}` sizes the head to {} outputs, but {} writes labels up to {}: {} classes are needed", size.how, size.value, b.class, b.max, b.max + 1),
+                format!(
+                    "`{}` sizes the head to {} outputs, but {} writes labels up to {}: {} classes are needed",
+                    size.how,
+                    size.value,
+                    b.class,
+                    b.max,
+                    b.max + 1
+                ),
                 vec![format!("head: {head}"), format!("labels: {labels}")],
             )
         };

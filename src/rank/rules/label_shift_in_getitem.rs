@@ -1,6 +1,6 @@
-use crate::rank::rules::shared::{is_index_name, is_label_name, loss_target_positions};
-use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
 use crate::rank::rules::project::{Files, DATASET, PIPELINE_ARG};
+use crate::rank::rules::shared::{is_index_name, is_label_name, loss_target_positions};
+use crate::rank::rules::{fingerprint, rule, Ctx, Finding};
 use crate::scan::facts::{Arg, Call, FileFacts, ReturnFact, Text};
 
 rule!(
@@ -114,7 +114,13 @@ fn check_comprehensions(cx: &Ctx, out: &mut Vec<Finding>) {
                 rule: "CS101",
                 file: f.path.clone(),
                 span: a.span,
-                message: format!("labels `{}` shifted by {sign} (`{var} {} {}`): {}", a.target, if k > 0 { "+" } else { "-" }, k.abs(), if k > 0 { "the last class reaches the number of classes" } else { "labels that were already 0-based become -1" }),
+                message: format!(
+                    "labels `{}` shifted by {sign} (`{var} {} {}`): {}",
+                    a.target,
+                    if k > 0 { "+" } else { "-" },
+                    k.abs(),
+                    if k > 0 { "the last class reaches the number of classes" } else { "labels that were already 0-based become -1" }
+                ),
                 evidence,
                 fingerprint: fingerprint("CS101", f, &scope, &format!("{}{sign}", a.target)),
                 category: "label_out_of_range",
@@ -194,7 +200,10 @@ fn check_pipeline(cx: &Ctx, out: &mut Vec<Finding>) {
                 rule: "CS101",
                 file: f.path.clone(),
                 span: c.span,
-                message: format!("target_transform shifts every label by {sign}: {}", if k > 0 { "the last class reaches the number of classes" } else { "class 0 becomes -1" }),
+                message: format!(
+                    "target_transform shifts every label by {sign}: {}",
+                    if k > 0 { "the last class reaches the number of classes" } else { "class 0 becomes -1" }
+                ),
                 evidence,
                 fingerprint: fingerprint("CS101", f, &scope, &format!("target_transform{sign}")),
                 category: "label_out_of_range",
@@ -204,7 +213,8 @@ fn check_pipeline(cx: &Ctx, out: &mut Vec<Finding>) {
     }
     // the pipeline functions of the project, found when a shifted label needs them
     let role_of = std::cell::OnceCell::new();
-    let role_of = || -> &rustc_hash::FxHashMap<String, &'static str> { role_of.get_or_init(|| pipeline_functions(files).into_iter().collect()) };
+    let role_of =
+        || -> &rustc_hash::FxHashMap<String, &'static str> { role_of.get_or_init(|| pipeline_functions(files).into_iter().collect()) };
     // a label column shifted in place: df["label"] = df["label"] + 1, df["label"] += 1
     for (_, f) in files.sites() {
         for a in &f.assigns {
@@ -221,7 +231,13 @@ fn check_pipeline(cx: &Ctx, out: &mut Vec<Finding>) {
             let Some(k) = a.shift.filter(|k| *k != 0) else { continue };
             let sign = signed(k);
             let what = if k > 0 { "the last class reaches the number of classes" } else { "labels that were already 0-based become -1" };
-            out.push(label_shift(cx, f, a, format!("label column `{}` shifted by {sign}: {what}", a.target), format!("label column `{}` shifted by {sign}", a.target)));
+            out.push(label_shift(
+                cx,
+                f,
+                a,
+                format!("label column `{}` shifted by {sign}: {what}", a.target),
+                format!("label column `{}` shifted by {sign}", a.target),
+            ));
         }
     }
     // encoder output shifted: y = LabelEncoder().fit_transform(names) + 1 (already 0..n-1)
@@ -233,7 +249,13 @@ fn check_pipeline(cx: &Ctx, out: &mut Vec<Finding>) {
             let Some(k) = encoder_shift(&a.value).filter(|k| *k != 0) else { continue };
             let sign = signed(k);
             let what = if k > 0 { "the last class reaches the number of classes" } else { "class 0 becomes -1" };
-            let mut finding = label_shift(cx, f, a, format!("encoded labels `{}` shifted by {sign}: the encoder already gives 0..n-1, so {what}", a.target), format!("`{}`", a.value.trim()));
+            let mut finding = label_shift(
+                cx,
+                f,
+                a,
+                format!("encoded labels `{}` shifted by {sign}: the encoder already gives 0..n-1, so {what}", a.target),
+                format!("`{}`", a.value.trim()),
+            );
             finding.fingerprint = fingerprint("CS101", f, &a.scope.qualified(), &format!("{}{sign}", a.target));
             finding.lint = k > 0;
             out.push(finding);
@@ -276,7 +298,11 @@ fn encoder_shift(value: &str) -> Option<i64> {
         return None;
     }
     static RE: std::sync::OnceLock<crate::rank::rules::shared::Pattern> = std::sync::OnceLock::new();
-    let re = RE.get_or_init(|| crate::rank::rules::shared::Pattern::new(r"^\s*[\w.()]*?(?:\.fit_transform|\.transform|factorize)\(.*\)(?:\[0\])?\s*([+-])\s*(\d+)\s*$"));
+    let re = RE.get_or_init(|| {
+        crate::rank::rules::shared::Pattern::new(
+            r"^\s*[\w.()]*?(?:\.fit_transform|\.transform|factorize)\(.*\)(?:\[0\])?\s*([+-])\s*(\d+)\s*$",
+        )
+    });
     let c = re.captures(value)?;
     let k: i64 = c[2].parse().ok()?;
     Some(if &c[1] == "-" { -k } else { k })
@@ -438,7 +464,10 @@ mod pipeline_tests {
         assert_eq!(run(no_loop).iter().map(|x| x.span.line).collect::<Vec<_>>(), vec![8, 9]);
 
         // `for i, (x, y) in enumerate(loader)` and `x, y = batch`
-        for lp in ["for i, (a, b, tok) in enumerate(loader):\n        loss = F.cross_entropy(out, target=tok)\n", "for batch in loader:\n        a, b, tok = batch\n        loss = criterion(out, tok)\n"] {
+        for lp in [
+            "for i, (a, b, tok) in enumerate(loader):\n        loss = F.cross_entropy(out, target=tok)\n",
+            "for batch in loader:\n        a, b, tok = batch\n        loss = criterion(out, tok)\n",
+        ] {
             let src = format!("{}criterion = nn.CrossEntropyLoss()\nif True:\n    {lp}", no_loop);
             let f = run(&src);
             assert_eq!(f.iter().map(|x| x.span.line).collect::<Vec<_>>(), vec![9], "{lp}: {f:?}");

@@ -1,6 +1,6 @@
 use crate::rank::rules::project::{DATASET, LOSS, LOSS_IGNORE};
 use crate::rank::rules::shared::{is_label_name, is_loss_with_classes};
-use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
+use crate::rank::rules::{fingerprint, rule, Ctx, Finding};
 
 rule!(
     MaskImageWithoutIgnoreIndex,
@@ -39,12 +39,14 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
     let loss_paths: rustc_hash::FxHashSet<&str> = loss_files.iter().map(|&i| files.path(i)).collect();
     // a library's dataset classes that no training code of the project uses stay quiet
     let reaches_loss = |fi: usize, class: &str| {
-        loss_files.iter().any(|&li| li == fi || files.imports(li, fi)) || cx.values().calls_named(class).any(|(cf, _)| loss_paths.contains(cf.path.as_str()))
+        loss_files.iter().any(|&li| li == fi || files.imports(li, fi))
+            || cx.values().calls_named(class).any(|(cf, _)| loss_paths.contains(cf.path.as_str()))
     };
     // the project's first loss call (none has ignore_index)
     let first_loss = || files.first_call(LOSS, is_loss_with_classes);
     for (fi, f) in files.sites_with(DATASET) {
-        let datasets: Vec<&str> = f.classes.iter().filter(|c| c.is_dataset() && reaches_loss(fi, &c.name)).map(|c| c.name.as_str()).collect();
+        let datasets: Vec<&str> =
+            f.classes.iter().filter(|c| c.is_dataset() && reaches_loss(fi, &c.name)).map(|c| c.name.as_str()).collect();
         if datasets.is_empty() {
             continue;
         }
@@ -52,7 +54,8 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
             let in_dataset = c.scope.class.as_deref().is_some_and(|k| datasets.contains(&k));
             let Some(target) = c.assigned_to.as_deref() else { continue };
             let base = target.rsplit('.').next().unwrap_or(target);
-            let reader = IMAGE_READERS.contains(&c.name.as_str()) && (c.func.contains("cv2") || c.func.contains("Image") || c.func.contains("imageio") || c.func.contains("io."));
+            let reader = IMAGE_READERS.contains(&c.name.as_str())
+                && (c.func.contains("cv2") || c.func.contains("Image") || c.func.contains("imageio") || c.func.contains("io."));
             if !in_dataset || !reader || !is_label_name(base) {
                 continue;
             }
@@ -62,7 +65,9 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
                 rule: "CS107",
                 file: f.path.clone(),
                 span: c.span,
-                message: format!("mask `{target}` is read from an image file, and no loss sets ignore_index: void pixels (often 255) become class ids"),
+                message: format!(
+                    "mask `{target}` is read from an image file, and no loss sets ignore_index: void pixels (often 255) become class ids"
+                ),
                 evidence: vec![format!("loss without ignore_index: {} at {}:{}", lc.func, lf.path, lc.span.line)],
                 fingerprint: fingerprint("CS107", f, &scope, target),
                 category: "label_out_of_range",

@@ -1,5 +1,5 @@
 use crate::rank::rules::shared::{is_count_name, is_label_name};
-use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
+use crate::rank::rules::{fingerprint, rule, Ctx, Finding};
 
 rule!(
     MaxIdAsSize,
@@ -51,17 +51,26 @@ fn is_size_name(name: &str) -> bool {
 }
 
 fn size_name(n: &str) -> bool {
-    n.starts_with("num_") || n.starts_with("n_") || n.ends_with("_size") || n.ends_with("_dims") || n.ends_with("_dim") && n.contains("field")
-        || n.contains("vocab") || n.ends_with("_count") || n == "field_dims" || n.starts_with("num") && n.len() > 3 && !n.contains("classes")
+    n.starts_with("num_")
+        || n.starts_with("n_")
+        || n.ends_with("_size")
+        || n.ends_with("_dims")
+        || n.ends_with("_dim") && n.contains("field")
+        || n.contains("vocab")
+        || n.ends_with("_count")
+        || n == "field_dims"
+        || n.starts_with("num") && n.len() > 3 && !n.contains("classes")
 }
 
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
     static RE: std::sync::OnceLock<crate::rank::rules::shared::Pattern> = std::sync::OnceLock::new();
     // the whole value is a max over ids, with nothing added
     // one argument (the ids), optionally an axis, nothing chained but `.item()`
-    let re = || RE.get_or_init(|| {
+    let re = || {
+        RE.get_or_init(|| {
         crate::rank::rules::shared::Pattern::new(r"^(?:(?:np|numpy|torch)\.max\(\s*([\w.\[\]:, ]+?)\s*(?:,\s*(?:axis|dim)\s*=\s*-?\d+)?\s*\)|max\(\s*([\w.\[\]:]+)\s*\)|([\w.\[\]:, ]+?)\.max\(\s*(?:(?:axis|dim)\s*=\s*-?\d+|-?\d+)?\s*\))(?:\.item\(\))?$")
-    });
+    })
+    };
     for (_, f) in cx.files.sites() {
         for a in &f.assigns {
             let count = is_count_name(&a.target);
@@ -92,7 +101,10 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
                     rule: "CS108",
                     file: f.path.clone(),
                     span: a.span,
-                    message: format!("`{}` is the largest label, not the number of classes: labels 0..max need max + 1 classes (add 1)", a.target),
+                    message: format!(
+                        "`{}` is the largest label, not the number of classes: labels 0..max need max + 1 classes (add 1)",
+                        a.target
+                    ),
                     evidence: vec![format!("`{} = {}`", a.target, a.value)],
                     fingerprint: fingerprint("CS108", f, &scope, &a.target),
                     category: "label_out_of_range",
@@ -113,7 +125,10 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
                 rule: "CS108",
                 file: f.path.clone(),
                 span: a.span,
-                message: format!("`{}` is the largest id, not the number of ids: a table with that many rows has no row for the largest id (add 1)", a.target),
+                message: format!(
+                    "`{}` is the largest id, not the number of ids: a table with that many rows has no row for the largest id (add 1)",
+                    a.target
+                ),
                 evidence: vec![format!("`{} = {}`", a.target, a.value)],
                 fingerprint: fingerprint("CS108", f, &scope, &a.target),
                 category: "embedding_index_out_of_range",

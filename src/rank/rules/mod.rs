@@ -17,16 +17,16 @@ mod mask_image_without_ignore_index;
 mod max_id_as_size;
 mod multinomial_on_logits;
 mod negative_default_id;
-mod one_hot_narrower_than_head;
 mod one_based_label_map;
-mod sentinel_without_ignore_index;
-mod sequence_outgrows_position_table;
-mod vocab_size_excludes_added_tokens;
-mod zero_temperature_sampling;
+mod one_hot_narrower_than_head;
 pub mod project;
 pub mod record;
+mod sentinel_without_ignore_index;
+mod sequence_outgrows_position_table;
 pub mod shared;
 pub mod values;
+mod vocab_size_excludes_added_tokens;
+mod zero_temperature_sampling;
 
 /// Declares a rule type whose documentation is both its doc comment and `DOC`.
 macro_rules! rule {
@@ -251,7 +251,15 @@ type HeadCalls<'a> = Vec<(&'a FileFacts, &'a crate::scan::facts::Call, &'a crate
 
 impl<'a> Ctx<'a> {
     pub fn new(files: &'a project::Files<'a>) -> Self {
-        Ctx { files, values: Default::default(), head_calls: Default::default(), evidence: Default::default(), previous: None, records: None, answers: record::Answers::new(files) }
+        Ctx {
+            files,
+            values: Default::default(),
+            head_calls: Default::default(),
+            evidence: Default::default(),
+            previous: None,
+            records: None,
+            answers: record::Answers::new(files),
+        }
     }
 
     /// Runs a rule whose findings land where a value was set, origin file by origin file: the
@@ -260,7 +268,14 @@ impl<'a> Ctx<'a> {
     /// records, an origin whose reads all give the answers they gave keeps its findings
     /// unevaluated (`record`); each evaluation is recorded for the next run when records are
     /// kept.
-    pub fn origins<S>(&self, rule: &str, kind: u64, out: &mut Vec<Finding>, shared: impl FnOnce() -> Option<S>, mut each: impl FnMut(&S, usize, &mut Vec<Finding>)) {
+    pub fn origins<S>(
+        &self,
+        rule: &str,
+        kind: u64,
+        out: &mut Vec<Finding>,
+        shared: impl FnOnce() -> Option<S>,
+        mut each: impl FnMut(&S, usize, &mut Vec<Finding>),
+    ) {
         let files = self.files;
         let keep = |r: Option<record::Record>| {
             if let (Some(all), Some(r)) = (&self.records, r) {
@@ -320,7 +335,12 @@ impl<'a> Ctx<'a> {
 
     /// `shared::head_calls_in` over the project.
     pub fn head_calls(&self) -> &[(&'a FileFacts, &'a crate::scan::facts::Call, &'a crate::scan::facts::Arg)] {
-        record::once::<HeadCalls>(&self.head_calls, || self.files.with(project::HEAD_CALL).flat_map(|(_, f)| shared::head_calls_in(f).into_iter().map(move |(c, a)| (f, c, a))).collect())
+        record::once::<HeadCalls>(&self.head_calls, || {
+            self.files
+                .with(project::HEAD_CALL)
+                .flat_map(|(_, f)| shared::head_calls_in(f).into_iter().map(move |(c, a)| (f, c, a)))
+                .collect()
+        })
     }
 
     /// The heads with a literal output size (`shared::heads_of`).
@@ -444,10 +464,12 @@ mod tests {
 
     #[test]
     fn segmentation_head_sized_from_argparse_against_mask_values() {
-        let bad = facts(&[("train.py", &UNET_TRAIN.replace("CLASSES", "3")), ("unet.py", UNET), ("data.py", &BLOBS.replace("IGNORE", "255"))]);
+        let bad =
+            facts(&[("train.py", &UNET_TRAIN.replace("CLASSES", "3")), ("unet.py", UNET), ("data.py", &BLOBS.replace("IGNORE", "255"))]);
         assert!(found(&bad).contains(&("CS102", "train.py".into(), 6)), "{:?}", found(&bad));
         // background + 3 classes = 4 channels: quiet (the 255 void pixels are not a class)
-        let good = facts(&[("train.py", &UNET_TRAIN.replace("CLASSES", "4")), ("unet.py", UNET), ("data.py", &BLOBS.replace("IGNORE", "255"))]);
+        let good =
+            facts(&[("train.py", &UNET_TRAIN.replace("CLASSES", "4")), ("unet.py", UNET), ("data.py", &BLOBS.replace("IGNORE", "255"))]);
         assert!(!found(&good).iter().any(|f| f.0 == "CS102"), "{:?}", found(&good));
     }
 
@@ -470,7 +492,8 @@ mod tests {
         assert_eq!(found(&bad), [("CS103", "seg.py".into(), 7)]);
         let default_ignored = facts(&[("seg.py", &ds.replace("IGNORE", "-100"))]);
         assert_eq!(found(&default_ignored), []);
-        let told = facts(&[("seg.py", &ds.replace("IGNORE", "250").replace("F.cross_entropy(x, y)", "F.cross_entropy(x, y, ignore_index=250)"))]);
+        let told =
+            facts(&[("seg.py", &ds.replace("IGNORE", "250").replace("F.cross_entropy(x, y)", "F.cross_entropy(x, y, ignore_index=250)"))]);
         assert_eq!(found(&told), []);
     }
 
@@ -505,7 +528,8 @@ mod tests {
     fn negative_default_ids() {
         let src = "import torch.nn as nn\nemb = nn.Embedding(100, 8)\nclass Vocab:\n    def lookup(self, toks):\n        return [self.stoi.get(t, -1) for t in toks]\n";
         assert_eq!(found(&facts(&[("v.py", src)])), [("CS112", "v.py".into(), 5)]);
-        let checked = src.replace("[self.stoi.get(t, -1) for t in toks]", "[i if i >= 0 else 0 for i in (self.stoi.get(t, -1) for t in toks)]");
+        let checked =
+            src.replace("[self.stoi.get(t, -1) for t in toks]", "[i if i >= 0 else 0 for i in (self.stoi.get(t, -1) for t in toks)]");
         assert_eq!(found(&facts(&[("v.py", &checked)])), []);
         let unk = src.replace("-1", "self.unk");
         assert_eq!(found(&facts(&[("v.py", &unk)])), []);

@@ -36,7 +36,23 @@ normalization): rename the variable or suppress the line."#
 
 /// Makes weights non-negative (or is a probability already).
 fn squashed(text: &str) -> bool {
-    const SQUASH: &[&str] = &["softmax", "exp", "sigmoid", "relu", "abs(", ".abs", "clamp", "clip", "square", "pow(", "**", "normalize", "probs(", ".probs", "softplus"];
+    const SQUASH: &[&str] = &[
+        "softmax",
+        "exp",
+        "sigmoid",
+        "relu",
+        "abs(",
+        ".abs",
+        "clamp",
+        "clip",
+        "square",
+        "pow(",
+        "**",
+        "normalize",
+        "probs(",
+        ".probs",
+        "softplus",
+    ];
     SQUASH.iter().any(|s| text.contains(s))
 }
 
@@ -103,7 +119,10 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
                 rule: "CS116",
                 file: f.path.clone(),
                 span: c.span,
-                message: format!("`{}` samples from logits{via}: negative weights fail multinomial's `element < 0` check; apply softmax first", c.func),
+                message: format!(
+                    "`{}` samples from logits{via}: negative weights fail multinomial's `element < 0` check; apply softmax first",
+                    c.func
+                ),
                 evidence: vec![format!("weights: `{w}`")],
                 fingerprint: fingerprint("CS116", f, &scope, &w),
                 category: "invalid_distribution",
@@ -127,9 +146,14 @@ mod tests {
 
     #[test]
     fn probabilities_stay_quiet() {
-        assert!(finding_lines(check, "def sample(logits, t):\n    probs = F.softmax(logits / t, dim=-1)\n    return torch.multinomial(probs, 1)\n").is_empty());
+        assert!(finding_lines(
+            check,
+            "def sample(logits, t):\n    probs = F.softmax(logits / t, dim=-1)\n    return torch.multinomial(probs, 1)\n"
+        )
+        .is_empty());
         assert!(finding_lines(check, "def sample(logits):\n    return torch.multinomial(logits.softmax(-1), 1)\n").is_empty());
-        assert!(finding_lines(check, "def sample(logits):\n    logits = logits.softmax(-1)\n    return torch.multinomial(logits, 1)\n").is_empty());
+        assert!(finding_lines(check, "def sample(logits):\n    logits = logits.softmax(-1)\n    return torch.multinomial(logits, 1)\n")
+            .is_empty());
         assert!(finding_lines(check, "idx = torch.multinomial(weights, 3, replacement=True)\n").is_empty());
         assert!(finding_lines(check, "def draw(scores):\n    return torch.multinomial(scores.exp(), 1)\n").is_empty());
     }

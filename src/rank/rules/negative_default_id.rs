@@ -1,4 +1,4 @@
-use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
+use crate::rank::rules::{fingerprint, rule, Ctx, Finding};
 
 rule!(
     NegativeDefaultId,
@@ -31,7 +31,26 @@ A lookup whose `-1` results are filtered out in another function before they rea
 /// Names of token → id maps.
 fn is_token_map(owner: &str) -> bool {
     let n = owner.rsplit('.').next().unwrap_or(owner).to_ascii_lowercase();
-    ["stoi", "vocab", "2id", "2idx", "2ix", "2index", "to_id", "to_idx", "to_ix", "to_index", "w2i", "c2i", "t2i", "tok2", "word_index", "token_index"].iter().any(|w| n.contains(w))
+    [
+        "stoi",
+        "vocab",
+        "2id",
+        "2idx",
+        "2ix",
+        "2index",
+        "to_id",
+        "to_idx",
+        "to_ix",
+        "to_index",
+        "w2i",
+        "c2i",
+        "t2i",
+        "tok2",
+        "word_index",
+        "token_index",
+    ]
+    .iter()
+    .any(|w| n.contains(w))
 }
 
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
@@ -47,7 +66,12 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
             }
             // the default checked in the same function: `if i < 0`, `i if i != -1 else unk`
             let checked = f.conds.iter().any(|k| {
-                k.scope == c.scope && (k.text.contains(&default.to_string()) || k.text.contains("< 0") || k.text.contains(">= 0") || k.text.contains("<0") || k.text.contains(">=0"))
+                k.scope == c.scope
+                    && (k.text.contains(&default.to_string())
+                        || k.text.contains("< 0")
+                        || k.text.contains(">= 0")
+                        || k.text.contains("<0")
+                        || k.text.contains(">=0"))
             });
             if checked {
                 continue;
@@ -57,7 +81,10 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
                 rule: "CS112",
                 file: f.path.clone(),
                 span: c.span,
-                message: format!("`{}(…, {default})` gives unknown tokens the id {default}, which no embedding row has: map them to an <unk> id", c.func),
+                message: format!(
+                    "`{}(…, {default})` gives unknown tokens the id {default}, which no embedding row has: map them to an <unk> id",
+                    c.func
+                ),
                 evidence: vec![format!("a negative default id in {scope}; the project looks ids up in an embedding table")],
                 fingerprint: fingerprint("CS112", f, &scope, &format!("{}{default}", c.func)),
                 category: "embedding_index_out_of_range",

@@ -1,4 +1,4 @@
-use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
+use crate::rank::rules::{fingerprint, rule, Ctx, Finding};
 
 rule!(
     OneBasedLabelMap,
@@ -35,7 +35,9 @@ fn shifted_map(value: &str) -> Option<(String, i64)> {
     static RE: std::sync::OnceLock<[crate::rank::rules::shared::Pattern; 2]> = std::sync::OnceLock::new();
     let [comp, zip] = RE.get_or_init(|| {
         [
-            crate::rank::rules::shared::Pattern::new(r"^\{\s*(\w+)\s*:\s*(\w+)\s*\+\s*(\d+)\s+for\s+(\w+)\s*,\s*(\w+)\s+in\s+enumerate\((.+)\)\s*\}$"),
+            crate::rank::rules::shared::Pattern::new(
+                r"^\{\s*(\w+)\s*:\s*(\w+)\s*\+\s*(\d+)\s+for\s+(\w+)\s*,\s*(\w+)\s+in\s+enumerate\((.+)\)\s*\}$",
+            ),
             crate::rank::rules::shared::Pattern::new(r"^dict\(\s*zip\(\s*([^,]+?)\s*,\s*range\(\s*(\d+)\s*,"),
         ]
     });
@@ -56,7 +58,9 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
         let want = format!("len({})+1", collection.replace(' ', ""));
         let inside_map = |g: &str, s: &crate::scan::facts::Span| g == file && s.line >= map.span.line && s.end_line <= map.span.end_line;
         files.all().any(|(_, g)| g.assigns.iter().any(|a| !inside_map(&g.path, &a.span) && a.value.replace(' ', "").contains(&want)))
-            || files.all().any(|(_, g)| g.calls.iter().any(|c| !inside_map(&g.path, &c.span) && c.args.iter().any(|a| a.text.replace(' ', "").contains(&want))))
+            || files.all().any(|(_, g)| {
+                g.calls.iter().any(|c| !inside_map(&g.path, &c.span) && c.args.iter().any(|a| a.text.replace(' ', "").contains(&want)))
+            })
     };
     for (f, a) in files.sites().flat_map(|(_, f)| f.assigns.iter().map(move |a| (f, a))) {
         let Some((collection, k)) = shifted_map(&a.value) else { continue };
@@ -94,7 +98,10 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
             rule: "CS105",
             file: f.path.clone(),
             span: c.span,
-            message: format!("class ids start at 1 ({}): the last class gets id n_classes", c.positional(0).map(|a| a.text.as_str()).unwrap_or("")),
+            message: format!(
+                "class ids start at 1 ({}): the last class gets id n_classes",
+                c.positional(0).map(|a| a.text.as_str()).unwrap_or("")
+            ),
             evidence: vec!["class ids must run from 0 to n_classes - 1".to_string()],
             fingerprint: fingerprint("CS105", f, &scope, &format!("enumerate({first},1)")),
             category: "label_out_of_range",
@@ -111,12 +118,23 @@ mod tests {
     #[test]
     fn label_maps_numbered_from_one() {
         let src = "classes = sorted(set(df['species']))\nMAP\nmodel = nn.Linear(4, COUNT)\n";
-        for map in ["class_to_idx = {c: i + 1 for i, c in enumerate(classes)}", "class_to_idx = dict(zip(classes, range(1, len(classes) + 1)))", "class_to_idx = {c: i for i, c in enumerate(classes, 1)}"] {
+        for map in [
+            "class_to_idx = {c: i + 1 for i, c in enumerate(classes)}",
+            "class_to_idx = dict(zip(classes, range(1, len(classes) + 1)))",
+            "class_to_idx = {c: i for i, c in enumerate(classes, 1)}",
+        ] {
             assert_eq!(finding_lines(check, &src.replace("MAP", map).replace("COUNT", "len(classes)")), [2], "{map}");
             // background 0 counted: 1-based on purpose
-            assert!(finding_lines(check, &src.replace("MAP", map).replace("COUNT", "len(classes) + 1")).is_empty() || map.contains(", 1)"), "{map}");
+            assert!(
+                finding_lines(check, &src.replace("MAP", map).replace("COUNT", "len(classes) + 1")).is_empty() || map.contains(", 1)"),
+                "{map}"
+            );
         }
-        assert!(finding_lines(check, &src.replace("MAP", "class_to_idx = {c: i for i, c in enumerate(classes)}").replace("COUNT", "len(classes)")).is_empty());
+        assert!(finding_lines(
+            check,
+            &src.replace("MAP", "class_to_idx = {c: i for i, c in enumerate(classes)}").replace("COUNT", "len(classes)")
+        )
+        .is_empty());
         assert!(finding_lines(check, &src.replace("MAP", "pos = {w: i + 1 for i, w in enumerate(words)}").replace("COUNT", "3")).is_empty());
     }
 }

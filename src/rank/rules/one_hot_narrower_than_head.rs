@@ -1,4 +1,4 @@
-use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
+use crate::rank::rules::{fingerprint, rule, Ctx, Finding};
 
 rule!(
     OneHotNarrowerThanHead,
@@ -62,7 +62,9 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
                 let hf = files.file(gi);
                 crate::rank::rules::shared::head_calls_in(hf)
                     .into_iter()
-                    .filter_map(|(call, arg)| Some((hf, call, arg.int.or_else(|| values.int(gi, &call.scope, &arg.text, call.span).map(|o| o.value))?)))
+                    .filter_map(|(call, arg)| {
+                        Some((hf, call, arg.int.or_else(|| values.int(gi, &call.scope, &arg.text, call.span).map(|o| o.value))?))
+                    })
                     .collect::<Vec<SizedHead>>()
             });
             sized.borrow_mut().insert(gi, computed.clone());
@@ -72,37 +74,56 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
         heads
     };
     // every one-hot of the project: a finding lands where its width is set, which may be any file
-    cx.origins("CS115", ONE_HOT, out, || Some(()), |_, fi, out| {
-        let f = files.file(fi);
-        for c in &f.calls {
-            let Some(width) = width_text(c).filter(|w| !w.is_empty() && w != "-1") else { continue };
-            let Some(k) = values.int(fi, &c.scope, &width, c.span) else { continue };
-            if k.value < 1 {
-                continue;
+    cx.origins(
+        "CS115",
+        ONE_HOT,
+        out,
+        || Some(()),
+        |_, fi, out| {
+            let f = files.file(fi);
+            for c in &f.calls {
+                let Some(width) = width_text(c).filter(|w| !w.is_empty() && w != "-1") else { continue };
+                let Some(k) = values.int(fi, &c.scope, &width, c.span) else { continue };
+                if k.value < 1 {
+                    continue;
+                }
+                // heads in this file, or in one it imports or is imported by
+                let hs: Vec<SizedHead> = files
+                    .indices_with(HEAD_CALL)
+                    .filter(|&gi| gi == fi || values.imports(fi, gi) || values.imports(gi, fi))
+                    .flat_map(&heads_of)
+                    .collect();
+                let Some(&(hfile, hcall, hout)) = hs.iter().filter(|h| h.2 > k.value).max_by_key(|h| h.2) else { continue };
+                let head = format!("{}(…, {}) at {}:{}", hcall.func, hout, hfile.path, hcall.span.line);
+                let at_call = k.file == f.path && k.span == c.span;
+                let message = if at_call {
+                    format!(
+                        "one-hot width {} is smaller than the head's {} classes: labels {}..{} do not fit",
+                        k.value,
+                        hout,
+                        k.value,
+                        hout - 1
+                    )
+                } else {
+                    format!(
+                        "`{}` makes the one-hot width {} at {}:{}, smaller than the head's {} classes",
+                        k.how, k.value, f.path, c.span.line, hout
+                    )
+                };
+                let fp_file = cx.file(&k.file).unwrap_or(f);
+                out.push(Finding {
+                    rule: "CS115",
+                    file: k.file.clone(),
+                    span: k.span,
+                    message,
+                    evidence: vec![format!("head: {head}"), format!("one-hot: `{}` at {}:{}", c.func, f.path, c.span.line)],
+                    fingerprint: fingerprint("CS115", fp_file, &c.scope.qualified(), &format!("{}<{}", k.value, hout)),
+                    category: "label_out_of_range",
+                    lint: true,
+                });
             }
-            // heads in this file, or in one it imports or is imported by
-            let hs: Vec<SizedHead> = files.indices_with(HEAD_CALL).filter(|&gi| gi == fi || values.imports(fi, gi) || values.imports(gi, fi)).flat_map(&heads_of).collect();
-            let Some(&(hfile, hcall, hout)) = hs.iter().filter(|h| h.2 > k.value).max_by_key(|h| h.2) else { continue };
-            let head = format!("{}(…, {}) at {}:{}", hcall.func, hout, hfile.path, hcall.span.line);
-            let at_call = k.file == f.path && k.span == c.span;
-            let message = if at_call {
-                format!("one-hot width {} is smaller than the head's {} classes: labels {}..{} do not fit", k.value, hout, k.value, hout - 1)
-            } else {
-                format!("`{}` makes the one-hot width {} at {}:{}, smaller than the head's {} classes", k.how, k.value, f.path, c.span.line, hout)
-            };
-            let fp_file = cx.file(&k.file).unwrap_or(f);
-            out.push(Finding {
-                rule: "CS115",
-                file: k.file.clone(),
-                span: k.span,
-                message,
-                evidence: vec![format!("head: {head}"), format!("one-hot: `{}` at {}:{}", c.func, f.path, c.span.line)],
-                fingerprint: fingerprint("CS115", fp_file, &c.scope.qualified(), &format!("{}<{}", k.value, hout)),
-                category: "label_out_of_range",
-                lint: true,
-            });
-        }
-    });
+        },
+    );
 }
 
 #[cfg(test)]

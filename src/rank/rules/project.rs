@@ -355,13 +355,7 @@ impl<'a> Files<'a> {
     }
 
     fn with_source(source: Source<'a>, focus: Option<Vec<bool>>) -> Files<'a> {
-        Files {
-            source,
-            focus,
-            by_path: OnceLock::new(),
-            indexes: Default::default(),
-            searches: Default::default(),
-        }
+        Files { source, focus, by_path: OnceLock::new(), indexes: Default::default(), searches: Default::default() }
     }
 
     pub fn len(&self) -> usize {

@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::rank::rules::project::Files;
-use crate::rank::rules::{Finding, RuleInfo, find_rule};
+use crate::rank::rules::{find_rule, Finding, RuleInfo};
 use crate::scan::facts::Span;
 
 /// A digest table a lookup searched.
@@ -114,7 +114,13 @@ pub struct SavedFinding {
 
 impl SavedFinding {
     pub fn of(f: &Finding) -> Self {
-        SavedFinding { file: f.file.clone(), span: f.span, message: f.message.clone(), evidence: f.evidence.clone(), fingerprint: f.fingerprint.clone() }
+        SavedFinding {
+            file: f.file.clone(),
+            span: f.span,
+            message: f.message.clone(),
+            evidence: f.evidence.clone(),
+            fingerprint: f.fingerprint.clone(),
+        }
     }
 
     /// The finding again, of `rule` (a lint finding: only those are kept).
@@ -319,4 +325,3 @@ impl Previous {
         self.by_rule.get(rule)?.1.get(path)
     }
 }
-

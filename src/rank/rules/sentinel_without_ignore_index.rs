@@ -1,6 +1,6 @@
 use crate::rank::rules::shared::{is_label_name, is_loss_with_classes, is_sentinel_name};
 use crate::rank::rules::values::Origin;
-use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
+use crate::rank::rules::{fingerprint, rule, Ctx, Finding};
 use crate::scan::facts::{FileFacts, Scope, Span};
 
 rule!(

@@ -1,4 +1,4 @@
-use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
+use crate::rank::rules::{fingerprint, rule, Ctx, Finding};
 use crate::scan::facts::{Call, FileFacts};
 
 rule!(
@@ -35,7 +35,21 @@ for _ in range(max_new_tokens):
 A loop whose length is bounded elsewhere so that prompt plus new tokens always fit the table."#
 );
 
-const POSITION_SIZES: &[&str] = &["block_size", "max_position", "n_positions", "n_ctx", "max_len", "max_seq", "context_length", "context_len", "ctx_len", "seq_len", "max_length", "num_positions", "max_positions"];
+const POSITION_SIZES: &[&str] = &[
+    "block_size",
+    "max_position",
+    "n_positions",
+    "n_ctx",
+    "max_len",
+    "max_seq",
+    "context_length",
+    "context_len",
+    "ctx_len",
+    "seq_len",
+    "max_length",
+    "num_positions",
+    "max_positions",
+];
 
 pub fn is_position_table(c: &Call) -> bool {
     matches!(c.name.as_str(), "Embedding")
@@ -59,9 +73,8 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
         return;
     }
     // the project's first position table, for a model that has none of its own
-    let first_table = || -> Option<(&FileFacts, &Call)> {
-        files.first_call(crate::rank::rules::project::POSITION_TABLE, is_position_table)
-    };
+    let first_table =
+        || -> Option<(&FileFacts, &Call)> { files.first_call(crate::rank::rules::project::POSITION_TABLE, is_position_table) };
     for (_, f) in files.sites() {
         for lp in &f.fors {
             let inside = |line: u32| line > lp.span.line && line <= lp.span.end_line;
@@ -71,17 +84,29 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
                     continue;
                 }
                 // cropped somewhere in the function (`idx = idx[:, -block_size:]`), or a length check
-                let cropped = f.assigns.iter().any(|b| b.scope == lp.scope && b.target == var && b.value.replace(' ', "").starts_with(&format!("{var}[")))
-                    || f.conds.iter().any(|k| k.scope == lp.scope && k.text.contains(var) && (k.text.contains("size(") || k.text.contains("shape") || POSITION_SIZES.iter().any(|w| k.text.contains(w))));
+                let cropped = f
+                    .assigns
+                    .iter()
+                    .any(|b| b.scope == lp.scope && b.target == var && b.value.replace(' ', "").starts_with(&format!("{var}[")))
+                    || f.conds.iter().any(|k| {
+                        k.scope == lp.scope
+                            && k.text.contains(var)
+                            && (k.text.contains("size(") || k.text.contains("shape") || POSITION_SIZES.iter().any(|w| k.text.contains(w)))
+                    });
                 if cropped {
                     continue;
                 }
-                for call in f.calls.iter().filter(|c| c.scope == lp.scope && inside(c.span.line) && c.positional(0).is_some_and(|p| p.text == var)) {
+                for call in
+                    f.calls.iter().filter(|c| c.scope == lp.scope && inside(c.span.line) && c.positional(0).is_some_and(|p| p.text == var))
+                {
                     // the model itself, with its own position table, or a model object
                     // the model itself, with a position table in its own class
                     let own_table = |t: &&Call| is_position_table(t) && t.scope.class == lp.scope.class;
                     let own = call.func == "self" && f.calls.iter().any(|t| own_table(&t) && t.scope.class.is_some());
-                    let model = call.func.rsplit('.').next().is_some_and(|n| n.to_ascii_lowercase().ends_with("model") || ["gpt", "lm", "transformer", "net"].contains(&n.to_ascii_lowercase().as_str()));
+                    let model = call.func.rsplit('.').next().is_some_and(|n| {
+                        n.to_ascii_lowercase().ends_with("model")
+                            || ["gpt", "lm", "transformer", "net"].contains(&n.to_ascii_lowercase().as_str())
+                    });
                     if !own && !model {
                         continue;
                     }

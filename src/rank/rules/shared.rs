@@ -23,13 +23,40 @@ pub fn is_label_name(name: &str) -> bool {
 }
 
 fn label_name(n: &str) -> bool {
-    const EXACT: &[&str] = &["y", "label", "labels", "lbl", "lbls", "target", "targets", "tgt", "cls", "class_id", "class_idx", "category", "category_id", "mask", "masks", "seg", "gt", "gt_label", "y_true", "cls_id"];
-    EXACT.contains(&n) || n.ends_with("_label") || n.ends_with("_labels") || n.ends_with("_target") || n.starts_with("label_") && !n.contains("smooth")
+    const EXACT: &[&str] = &[
+        "y",
+        "label",
+        "labels",
+        "lbl",
+        "lbls",
+        "target",
+        "targets",
+        "tgt",
+        "cls",
+        "class_id",
+        "class_idx",
+        "category",
+        "category_id",
+        "mask",
+        "masks",
+        "seg",
+        "gt",
+        "gt_label",
+        "y_true",
+        "cls_id",
+    ];
+    EXACT.contains(&n)
+        || n.ends_with("_label")
+        || n.ends_with("_labels")
+        || n.ends_with("_target")
+        || n.starts_with("label_") && !n.contains("smooth")
 }
 
 /// Names that usually hold token ids or indices into an embedding.
 pub fn is_index_name(name: &str) -> bool {
-    with_lower(name.rsplit('.').next().unwrap_or(name), |n| ["input_ids", "ids", "token_ids", "tokens", "idx", "index", "indices", "word_ids", "token_id"].contains(&n))
+    with_lower(name.rsplit('.').next().unwrap_or(name), |n| {
+        ["input_ids", "ids", "token_ids", "tokens", "idx", "index", "indices", "word_ids", "token_id"].contains(&n)
+    })
 }
 
 pub fn is_loss_with_classes(c: &Call) -> bool {
@@ -69,7 +96,11 @@ pub fn heads_in(f: &FileFacts) -> Vec<Head<'_>> {
 
 /// The heads among `head_calls`: the `Linear` ones with a literal output size.
 pub fn heads_of<'a>(calls: &[(&'a FileFacts, &'a Call, &'a Arg)]) -> Vec<Head<'a>> {
-    calls.iter().filter(|(_, c, _)| c.name.contains("Linear")).filter_map(|&(file, call, out)| Some(Head { file, call, out: out.int? })).collect()
+    calls
+        .iter()
+        .filter(|(_, c, _)| c.name.contains("Linear"))
+        .filter_map(|&(file, call, out)| Some(Head { file, call, out: out.int? }))
+        .collect()
 }
 
 const HEAD_EXCLUDED: &[&str] = &["qkv", "proj", "query", "key", "value", "gate", "attn", "seq_relationship", "embed", "pos"];
@@ -85,7 +116,9 @@ pub fn head_calls_in(f: &FileFacts) -> Vec<(&Call, &Arg)> {
         let linears: Vec<&Call> = f.calls.iter().filter(|c| c.name == "Linear" || c.name == "LazyLinear").collect();
         let loss_here = f.calls.iter().any(consumes_class_index);
         for (i, c) in linears.iter().enumerate() {
-            let Some(n_out) = c.kwarg("out_features").or_else(|| c.positional(if c.name == "LazyLinear" { 0 } else { 1 })) else { continue };
+            let Some(n_out) = c.kwarg("out_features").or_else(|| c.positional(if c.name == "LazyLinear" { 0 } else { 1 })) else {
+                continue;
+            };
             let target = c.assigned_to.as_deref().unwrap_or("").to_ascii_lowercase();
             let base = target.rsplit('.').next().unwrap_or(&target);
             let excluded = HEAD_EXCLUDED.iter().any(|w| base.contains(w));
@@ -101,7 +134,8 @@ pub fn head_calls_in(f: &FileFacts) -> Vec<(&Call, &Arg)> {
             let Some(n_out) = c.kwarg("out_channels").or_else(|| c.positional(1)) else { continue };
             let target = c.assigned_to.as_deref().unwrap_or("").to_ascii_lowercase();
             let base = target.rsplit('.').next().unwrap_or(&target);
-            let named = ["out", "classifier", "cls", "head", "logits", "score", "final", "pred", "seg"].iter().any(|w| base.contains(w)) && !HEAD_EXCLUDED.iter().any(|w| base.contains(w));
+            let named = ["out", "classifier", "cls", "head", "logits", "score", "final", "pred", "seg"].iter().any(|w| base.contains(w))
+                && !HEAD_EXCLUDED.iter().any(|w| base.contains(w));
             if kernel == Some(1) && named {
                 out.push((c, n_out));
             }
@@ -110,7 +144,22 @@ pub fn head_calls_in(f: &FileFacts) -> Vec<(&Call, &Arg)> {
     out
 }
 
-const COUNT_NAMES: &[&str] = &["num_classes", "n_classes", "nclasses", "nclass", "n_class", "num_class", "classes_num", "num_labels", "n_labels", "nc", "number_of_classes", "class_num", "num_cls", "n_cls"];
+const COUNT_NAMES: &[&str] = &[
+    "num_classes",
+    "n_classes",
+    "nclasses",
+    "nclass",
+    "n_class",
+    "num_class",
+    "classes_num",
+    "num_labels",
+    "n_labels",
+    "nc",
+    "number_of_classes",
+    "class_num",
+    "num_cls",
+    "n_cls",
+];
 
 /// Names that usually hold a class count: `num_classes`, `n_classes`, `num_labels`, `nc`, ...
 pub fn is_count_name(name: &str) -> bool {
@@ -121,7 +170,9 @@ pub fn is_count_name(name: &str) -> bool {
 /// Names of values that mark pixels or samples to leave out of the loss: `ignore_index`,
 /// `IGNORE_LABEL`, `void_label`, `unlabeled`.
 pub fn is_sentinel_name(name: &str) -> bool {
-    with_lower(name.rsplit('.').next().unwrap_or(name), |n| ["ignore", "void", "unlabeled", "unlabelled", "invalid_label", "dont_care", "dontcare"].iter().any(|w| n.contains(w)))
+    with_lower(name.rsplit('.').next().unwrap_or(name), |n| {
+        ["ignore", "void", "unlabeled", "unlabelled", "invalid_label", "dont_care", "dontcare"].iter().any(|w| n.contains(w))
+    })
 }
 
 /// The largest label a Dataset writes, when its label values are bounded by literals
@@ -204,7 +255,11 @@ pub struct TargetPosition<'a> {
 /// The elements a tuple target or value names: `(x, y)` / `x, y` → `["x", "y"]`.
 fn tuple_names(t: &str) -> Vec<String> {
     let t = t.trim();
-    let t = t.strip_prefix('(').and_then(|r| r.strip_suffix(')')).or_else(|| t.strip_prefix('[').and_then(|r| r.strip_suffix(']'))).unwrap_or(t);
+    let t = t
+        .strip_prefix('(')
+        .and_then(|r| r.strip_suffix(')'))
+        .or_else(|| t.strip_prefix('[').and_then(|r| r.strip_suffix(']')))
+        .unwrap_or(t);
     t.split(',').map(|e| e.trim().to_string()).filter(|e| !e.is_empty()).collect()
 }
 
@@ -218,7 +273,12 @@ fn leading_name(t: &str) -> &str {
 pub fn loss_target_positions<'a>(files: &crate::rank::rules::project::Files<'a>) -> Vec<TargetPosition<'a>> {
     use crate::rank::rules::project::LOSS;
     // losses called through a variable: `criterion = nn.CrossEntropyLoss()` … `criterion(out, y)`
-    let loss_vars: rustc_hash::FxHashSet<&str> = files.with(LOSS).flat_map(|(_, f)| f.calls.iter()).filter(|c| is_loss_with_classes(c)).filter_map(|c| c.assigned_to.as_deref()).collect();
+    let loss_vars: rustc_hash::FxHashSet<&str> = files
+        .with(LOSS)
+        .flat_map(|(_, f)| f.calls.iter())
+        .filter(|c| is_loss_with_classes(c))
+        .filter_map(|c| c.assigned_to.as_deref())
+        .collect();
     // the files that call a loss: directly, or through one of those variables (by the name the
     // call has: `criterion` for `self.criterion(...)`)
     let mut callers: Vec<usize> = files.with(LOSS).map(|(i, _)| i).collect();
@@ -286,7 +346,9 @@ impl Pattern {
     where
         't: 'p,
     {
-        self.0.captures_iter(text.as_bytes()).map(move |c| Captures { text, spans: (0..c.len()).map(|i| c.get(i).map(|m| m.range())).collect() })
+        self.0
+            .captures_iter(text.as_bytes())
+            .map(move |c| Captures { text, spans: (0..c.len()).map(|i| c.get(i).map(|m| m.range())).collect() })
     }
 }
 

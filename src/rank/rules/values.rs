@@ -26,7 +26,8 @@ pub struct Origin {
 }
 
 /// Names under which scripts keep parsed command-line flags or config objects.
-const ARG_OBJECTS: &[&str] = &["args", "opt", "opts", "options", "hparams", "flags", "FLAGS", "hp", "parsed", "arguments", "cfg", "config", "conf"];
+const ARG_OBJECTS: &[&str] =
+    &["args", "opt", "opts", "options", "hparams", "flags", "FLAGS", "hp", "parsed", "arguments", "cfg", "config", "conf"];
 
 pub struct Values<'a> {
     files: &'a Files<'a>,
@@ -150,7 +151,9 @@ pub fn subscript_chain(t: &str) -> Option<(String, Vec<String>)> {
     let mut rest = &t[base.len()..];
     // (compiled only when an expression gets this far)
     static RE: std::sync::OnceLock<crate::rank::rules::shared::Pattern> = std::sync::OnceLock::new();
-    let re = RE.get_or_init(|| crate::rank::rules::shared::Pattern::new(r#"^\s*(?:\[\s*["']([\w.-]+)["']\s*\]|\.get\(\s*["']([\w.-]+)["']\s*(?:,[^()]*)?\))"#));
+    let re = RE.get_or_init(|| {
+        crate::rank::rules::shared::Pattern::new(r#"^\s*(?:\[\s*["']([\w.-]+)["']\s*\]|\.get\(\s*["']([\w.-]+)["']\s*(?:,[^()]*)?\))"#)
+    });
     let mut keys = Vec::new();
     while !rest.trim().is_empty() {
         let c = re.captures(rest)?;
@@ -194,7 +197,13 @@ impl<'a> Values<'a> {
             if !f.is_config() {
                 continue;
             }
-            out.extend(f.assigns.iter().enumerate().filter(|(_, a)| a.target.rsplit('.').next().unwrap_or(&a.target) == last).map(|(ai, _)| (fi, ai)));
+            out.extend(
+                f.assigns
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, a)| a.target.rsplit('.').next().unwrap_or(&a.target) == last)
+                    .map(|(ai, _)| (fi, ai)),
+            );
         }
         out
     }
@@ -216,7 +225,10 @@ impl<'a> Values<'a> {
     /// Module-level assignments to `target`, in every file.
     fn assigns_to(&self, target: &str) -> Vec<(usize, &'a AssignFact)> {
         let module_level = |a: &&AssignFact| a.scope.function.is_none() && a.scope.class.is_none();
-        self.files.assigning(target).flat_map(|fi| self.file(fi).assigns.iter().filter(module_level).filter(|a| a.target == target).map(move |a| (fi, a))).collect()
+        self.files
+            .assigning(target)
+            .flat_map(|fi| self.file(fi).assigns.iter().filter(module_level).filter(|a| a.target == target).map(move |a| (fi, a)))
+            .collect()
     }
 
     /// The integer `expr` has where it is written (file `fi`, `scope`, at `at`).
@@ -335,9 +347,18 @@ impl<'a> Values<'a> {
         let pick = |a: &AssignFact| a.len.map(|n| (n, a.span));
         let local = if let Some(attr) = target.strip_prefix("self.") {
             let class = scope.class.as_deref()?;
-            file.assigns.iter().filter(|a| a.scope.class.as_deref() == Some(class) && (a.target == target || a.target == attr && a.scope.function.is_none())).find_map(pick)
+            file.assigns
+                .iter()
+                .filter(|a| {
+                    a.scope.class.as_deref() == Some(class) && (a.target == target || a.target == attr && a.scope.function.is_none())
+                })
+                .find_map(pick)
         } else if is_ident(target) {
-            file.assigns.iter().filter(|a| a.target == target && (a.scope == *scope || a.scope.function.is_none() && a.scope.class.is_none())).filter_map(pick).next_back()
+            file.assigns
+                .iter()
+                .filter(|a| a.target == target && (a.scope == *scope || a.scope.function.is_none() && a.scope.class.is_none()))
+                .filter_map(pick)
+                .next_back()
         } else {
             None
         };
@@ -372,20 +393,29 @@ impl<'a> Values<'a> {
         }
         // a parameter of the enclosing function
         if let Some(func) = scope.function.as_deref() {
-            if let Some(def) = file.functions.iter().find(|d| d.name == func && d.class == scope.class && d.params.iter().any(|p| p == name)) {
+            if let Some(def) =
+                file.functions.iter().find(|d| d.name == func && d.class == scope.class && d.params.iter().any(|p| p == name))
+            {
                 return self.param(fi, def, name, depth + 1);
             }
         }
         // a module constant of this file, then of an imported module
-        let module: Vec<&AssignFact> = file.assigns.iter().filter(|a| a.target == name && a.scope.function.is_none() && a.scope.class.is_none() && a.op.is_none()).collect();
+        let module: Vec<&AssignFact> = file
+            .assigns
+            .iter()
+            .filter(|a| a.target == name && a.scope.function.is_none() && a.scope.class.is_none() && a.op.is_none())
+            .collect();
         if let Some(a) = module.last() {
             if module.iter().all(|b| b.value == a.value) {
                 return self.int_at(fi, &a.scope, &a.value, a.span, depth + 1);
             }
             return None;
         }
-        let imported: Vec<(usize, &AssignFact)> =
-            self.assigns_to(name).into_iter().filter(|(gi, a)| *gi != fi && a.scope.function.is_none() && a.scope.class.is_none() && self.imports(fi, *gi)).collect();
+        let imported: Vec<(usize, &AssignFact)> = self
+            .assigns_to(name)
+            .into_iter()
+            .filter(|(gi, a)| *gi != fi && a.scope.function.is_none() && a.scope.class.is_none() && self.imports(fi, *gi))
+            .collect();
         if let [(gi, a)] = imported.as_slice() {
             return self.int_at(*gi, &a.scope, &a.value, a.span, depth + 1).map(|o| self.via(fi, o));
         }
@@ -397,7 +427,15 @@ impl<'a> Values<'a> {
         let class = scope.class.as_deref()?;
         let file = self.file(fi);
         let target = format!("self.{attr}");
-        let sets: Vec<&AssignFact> = file.assigns.iter().filter(|a| a.scope.class.as_deref() == Some(class) && a.op.is_none() && (a.target == target || a.target == attr && a.scope.function.is_none())).collect();
+        let sets: Vec<&AssignFact> = file
+            .assigns
+            .iter()
+            .filter(|a| {
+                a.scope.class.as_deref() == Some(class)
+                    && a.op.is_none()
+                    && (a.target == target || a.target == attr && a.scope.function.is_none())
+            })
+            .collect();
         let first = sets.first()?;
         if sets.iter().any(|a| a.value != first.value) {
             return None;
@@ -463,7 +501,13 @@ impl<'a> Values<'a> {
             return None;
         }
         let t = unwrap(expr);
-        let t = t.strip_prefix("torch.tensor(").or_else(|| t.strip_prefix("torch.as_tensor(")).and_then(|x| x.strip_suffix(')')).filter(|x| balanced(x) && !x.contains(',')).map(str::trim).unwrap_or(t);
+        let t = t
+            .strip_prefix("torch.tensor(")
+            .or_else(|| t.strip_prefix("torch.as_tensor("))
+            .and_then(|x| x.strip_suffix(')'))
+            .filter(|x| balanced(x) && !x.contains(','))
+            .map(str::trim)
+            .unwrap_or(t);
         if let Some(v) = parse_int(t) {
             return Some(self.origin(fi, v, at, t.to_string()));
         }
@@ -486,7 +530,14 @@ impl<'a> Values<'a> {
                 (_, "randint") if func.contains("torch") => {
                     // torch.randint(high, size) or torch.randint(low, high, size)
                     let second_is_size = positional.get(1).is_some_and(|s| s.starts_with('(') || s.starts_with('['));
-                    (kw("high").or(if positional.len() >= 3 || !second_is_size && positional.len() == 2 { positional.get(1).copied() } else { positional.first().copied() }), false)
+                    (
+                        kw("high").or(if positional.len() >= 3 || !second_is_size && positional.len() == 2 {
+                            positional.get(1).copied()
+                        } else {
+                            positional.first().copied()
+                        }),
+                        false,
+                    )
                 }
                 (_, "randint" | "integers") => (kw("high").or(positional.get(1).copied()).or(positional.first().copied()), false),
                 _ => (None, false),
@@ -608,7 +659,8 @@ mod tests {
         // eight call sites that agree bind the parameter; a ninth makes it a library entry point
         let calls = |n: usize| (0..n).map(|i| format!("y{i} = head(x, 5)\n")).collect::<String>();
         for (n, want) in [(8, Some(5)), (9, None)] {
-            let f = facts(&[("m.py", "def head(x, k):\n    return one_hot(x, k)\n"), ("use.py", &format!("from m import head\n{}", calls(n)))]);
+            let f =
+                facts(&[("m.py", "def head(x, k):\n    return one_hot(x, k)\n"), ("use.py", &format!("from m import head\n{}", calls(n)))]);
             let files = Files::of_facts(&f);
             let v = Values::new(&files);
             let scope = Scope { class: None, function: Some("head".into()) };

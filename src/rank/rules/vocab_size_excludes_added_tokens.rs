@@ -1,6 +1,6 @@
 use crate::rank::rules::added_tokens_without_resize::{resized_after, resizing_functions};
-use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
 use crate::rank::rules::project::ADD_TOKENS;
+use crate::rank::rules::{fingerprint, rule, Ctx, Finding};
 use crate::scan::facts::Span;
 
 rule!(
@@ -47,7 +47,13 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
             let helpers = resizing_functions(files);
             let mut adding: Vec<usize> = files
                 .with(ADD_TOKENS)
-                .filter(|(_, f)| f.calls.iter().any(|c| (c.name == "add_tokens" || c.name == "add_special_tokens") && !c.func.starts_with("self.") && !resized_after(&helpers, f, c)))
+                .filter(|(_, f)| {
+                    f.calls.iter().any(|c| {
+                        (c.name == "add_tokens" || c.name == "add_special_tokens")
+                            && !c.func.starts_with("self.")
+                            && !resized_after(&helpers, f, c)
+                    })
+                })
                 .map(|(i, _)| i)
                 .collect();
             adding.dedup();
@@ -57,7 +63,8 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
     for (fi, f) in files.sites() {
         let mut sites: Vec<(Span, String, String)> = Vec::new();
         for c in &f.calls {
-            let sized = matches!(c.name.as_str(), "Embedding" | "EmbeddingBag") && c.positional(0).or(c.kwarg("num_embeddings")).is_some_and(|a| uses_vocab_size(&a.text));
+            let sized = matches!(c.name.as_str(), "Embedding" | "EmbeddingBag")
+                && c.positional(0).or(c.kwarg("num_embeddings")).is_some_and(|a| uses_vocab_size(&a.text));
             let config = c.kwarg("vocab_size").is_some_and(|a| uses_vocab_size(&a.text));
             if sized || config {
                 sites.push((c.span, c.scope.qualified(), c.func.to_string()));
@@ -78,7 +85,9 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
                 rule: "CS110",
                 file: f.path.clone(),
                 span,
-                message: format!("{what} is sized with tokenizer.vocab_size, which leaves out the tokens this project adds: use len(tokenizer)"),
+                message: format!(
+                    "{what} is sized with tokenizer.vocab_size, which leaves out the tokens this project adds: use len(tokenizer)"
+                ),
                 evidence: vec!["the project adds tokens to the tokenizer".to_string()],
                 fingerprint: fingerprint("CS110", f, &scope, &what),
                 category: "embedding_index_out_of_range",

@@ -1,4 +1,4 @@
-use crate::rank::rules::{Ctx, fingerprint, rule, Finding};
+use crate::rank::rules::{fingerprint, rule, Ctx, Finding};
 use crate::scan::facts::{FileFacts, Scope, Span};
 
 rule!(
@@ -47,12 +47,16 @@ fn divisors(text: &str) -> Vec<String> {
         return Vec::new();
     }
     static RE: std::sync::OnceLock<crate::rank::rules::shared::Pattern> = std::sync::OnceLock::new();
-    let re = RE.get_or_init(|| crate::rank::rules::shared::Pattern::new(r"(?:/\s*|\.div\(\s*|\.div_\(\s*)(?:[A-Za-z_]\w*\.)*([A-Za-z_]*temp\w*)\b"));
-    re.captures_iter(text).map(|c| c[1].to_string()).filter(|n| {
-        let l = n.to_ascii_lowercase();
-        l.contains("temperature") || l == "temp"
-    })
-    .collect()
+    let re = RE.get_or_init(|| {
+        crate::rank::rules::shared::Pattern::new(r"(?:/\s*|\.div\(\s*|\.div_\(\s*)(?:[A-Za-z_]\w*\.)*([A-Za-z_]*temp\w*)\b")
+    });
+    re.captures_iter(text)
+        .map(|c| c[1].to_string())
+        .filter(|n| {
+            let l = n.to_ascii_lowercase();
+            l.contains("temperature") || l == "temp"
+        })
+        .collect()
 }
 
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
@@ -71,15 +75,27 @@ fn check_samplers(cx: &Ctx, f: &FileFacts, out: &mut Vec<Finding>) {
     let mut seen = std::collections::BTreeSet::new();
     for scope in samplers {
         let Some(function) = scope.function.as_deref() else { continue };
-        let texts = f.assigns.iter().filter(|a| a.scope == *scope).map(|a| a.value.as_str()).chain(f.calls.iter().filter(|c| c.scope == *scope).flat_map(|c| c.args.iter().map(|a| a.text.as_str())));
+        let texts = f
+            .assigns
+            .iter()
+            .filter(|a| a.scope == *scope)
+            .map(|a| a.value.as_str())
+            .chain(f.calls.iter().filter(|c| c.scope == *scope).flat_map(|c| c.args.iter().map(|a| a.text.as_str())));
         let names: std::collections::BTreeSet<String> = texts.flat_map(divisors).collect();
         for name in names {
             if !seen.insert((f.path.clone(), scope.qualified(), name.clone())) {
                 continue;
             }
             // a check for zero (`if temperature == 0`, `max(temperature, 1e-5)`, `do_sample`)
-            let guarded = f.conds.iter().any(|k| k.scope == *scope && (k.text.contains(&name) || k.text.contains("do_sample") || k.text.contains("greedy")))
-                || f.calls.iter().any(|c| c.scope == *scope && matches!(c.name.as_str(), "max" | "clamp" | "clip" | "clamp_min") && c.args.iter().any(|a| a.text.contains(&name)));
+            let guarded = f
+                .conds
+                .iter()
+                .any(|k| k.scope == *scope && (k.text.contains(&name) || k.text.contains("do_sample") || k.text.contains("greedy")))
+                || f.calls.iter().any(|c| {
+                    c.scope == *scope
+                        && matches!(c.name.as_str(), "max" | "clamp" | "clip" | "clamp_min")
+                        && c.args.iter().any(|a| a.text.contains(&name))
+                });
             if guarded {
                 continue;
             }
@@ -93,14 +109,23 @@ fn check_samplers(cx: &Ctx, f: &FileFacts, out: &mut Vec<Finding>) {
                     }
                 }
             }
-            let callers: Vec<_> = files.calling(function).flat_map(|i| { let cf = files.file(i); cf.calls.iter().map(move |c| (cf, c)) }).filter(|(_, c)| c.name == function).collect();
+            let callers: Vec<_> = files
+                .calling(function)
+                .flat_map(|i| {
+                    let cf = files.file(i);
+                    cf.calls.iter().map(move |c| (cf, c))
+                })
+                .filter(|(_, c)| c.name == function)
+                .collect();
             for (cf, c) in &callers {
                 if let Some(a) = c.kwarg(&name).filter(|a| is_zero(&a.text)) {
                     zero.push((cf.path.clone(), c.span, format!("{}(…, {name}={})", c.func, a.text)));
                 }
             }
             // configs the code reads: a `temperature` key (passed with `**cfg` or read by key)
-            let passes_config = callers.iter().any(|(_, c)| c.args.iter().any(|a| a.text.starts_with("**") || a.name.as_deref() == Some(name.as_str()) && a.text.contains('[')));
+            let passes_config = callers.iter().any(|(_, c)| {
+                c.args.iter().any(|a| a.text.starts_with("**") || a.name.as_deref() == Some(name.as_str()) && a.text.contains('['))
+            });
             for (_, cf) in files.with(CONFIG).filter(|(_, x)| x.is_config()) {
                 for a in cf.assigns.iter().filter(|a| a.target.rsplit('.').next() == Some(name.as_str()) && is_zero(&a.value)) {
                     if passes_config || def.is_none() {
@@ -109,7 +134,11 @@ fn check_samplers(cx: &Ctx, f: &FileFacts, out: &mut Vec<Finding>) {
                 }
             }
             for (cf, c) in files.calls_with(ADD_ARGUMENT).filter(|(_, c)| c.name == "add_argument") {
-                let flag = c.args.iter().filter(|a| a.name.is_none()).any(|a| a.text.trim_matches(['"', '\'']).trim_start_matches('-').replace('-', "_") == name);
+                let flag = c
+                    .args
+                    .iter()
+                    .filter(|a| a.name.is_none())
+                    .any(|a| a.text.trim_matches(['"', '\'']).trim_start_matches('-').replace('-', "_") == name);
                 if flag && c.kwarg("default").is_some_and(|d| is_zero(&d.text)) {
                     zero.push((cf.path.clone(), c.span, format!("--{name} default 0")));
                 }
