@@ -9,8 +9,8 @@
 use std::path::Path;
 use std::time::Instant;
 
-use cudasleuth::rank::rules::project::{Digest, Files, Project};
-use cudasleuth::rank::rules::{self, Finding};
+use cudasleuth::analysis::project::{Digest, Files, Project};
+use cudasleuth::rules::{self, Finding};
 use cudasleuth::scan::{self, files::ProjectFiles};
 
 fn key(f: &Finding) -> String {
@@ -30,7 +30,7 @@ fn main() {
     let whole = rules::run_all(&facts);
     let whole_s = t.elapsed().as_secs_f64();
     let n = facts.files.len();
-    let digests: Vec<Digest> = facts.files.iter().map(Digest::of).collect();
+    let digests: Vec<Digest> = facts.files.iter().map(|f| Digest::of(f, cudasleuth::rules::MARKS)).collect();
     // batches of files spread over the tree, as a commit touches them: file i goes to batch i % k
     let k = n.div_ceil(batch).max(1);
     let (mut compared, mut findings, mut read, mut differ) = (0, 0, Vec::new(), Vec::new());

@@ -6,8 +6,8 @@
 mod common;
 
 use common::{key, lazy, projects};
-use cudasleuth::rank::rules::project::Files;
-use cudasleuth::rank::rules::{self, Finding};
+use cudasleuth::analysis::project::Files;
+use cudasleuth::rules::{self, Finding};
 use cudasleuth::scan::{self, facts::Facts, files::ProjectFiles};
 
 fn sorted(mut v: Vec<String>) -> Vec<String> {

@@ -22,11 +22,11 @@ fn every_site_says_what_it_was_checked_against() {
 #[test]
 fn docs_rules_are_current() {
     let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    for r in cudasleuth::rank::rules::RULES {
+    for r in cudasleuth::rules::RULES {
         let path = root.join(format!("docs/rules/{}.md", r.code));
         let committed = std::fs::read_to_string(&path).unwrap_or_default();
         assert!(
-            committed == cudasleuth::rank::rules::markdown(r),
+            committed == cudasleuth::rules::markdown(r),
             "{} is stale: run `cargo run -- rule --format markdown {} > docs/rules/{}.md`",
             path.display(),
             r.code,

@@ -4,7 +4,8 @@
 mod common;
 
 use cudasleuth::log::{self, LogSource};
-use cudasleuth::report::{assemble, human};
+use cudasleuth::rank::assemble;
+use cudasleuth::report::human;
 
 #[test]
 fn human_reports_name_the_op_and_the_users_call() {

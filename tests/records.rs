@@ -9,9 +9,9 @@
 mod common;
 
 use common::{key, lazy, projects};
-use cudasleuth::rank::rules::project::Files;
-use cudasleuth::rank::rules::record::{Previous, Record};
-use cudasleuth::rank::rules::{self, Finding};
+use cudasleuth::analysis::project::Files;
+use cudasleuth::analysis::record::{Previous, Record};
+use cudasleuth::rules::{self, Finding};
 use cudasleuth::scan::{self, facts::Facts, files::ProjectFiles};
 
 fn sorted(v: &[Finding]) -> Vec<String> {

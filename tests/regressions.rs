@@ -11,7 +11,7 @@ fn fuzz_regressions_read_without_panic() {
         let path = entry.unwrap().path();
         let bytes = std::fs::read(&path).unwrap();
         let incident = cudasleuth::log::read_from(Box::new(std::io::Cursor::new(bytes)));
-        let report = cudasleuth::report::assemble::assemble(&path.display().to_string(), &incident);
+        let report = cudasleuth::rank::assemble::assemble(&path.display().to_string(), &incident);
         common::check_schema(&serde_json::to_value(&report).unwrap(), &path.display().to_string());
         n += 1;
     }
@@ -28,8 +28,8 @@ fn mapped_and_streaming_readers_agree() {
             let Some(mapped) = cudasleuth::log::read_mapped_file(&path).unwrap() else { continue };
             let bytes = std::fs::read(&path).unwrap();
             let streamed = cudasleuth::log::read_from(Box::new(std::io::Cursor::new(bytes)));
-            let a = serde_json::to_value(cudasleuth::report::assemble::assemble("x", &mapped)).unwrap();
-            let b = serde_json::to_value(cudasleuth::report::assemble::assemble("x", &streamed)).unwrap();
+            let a = serde_json::to_value(cudasleuth::rank::assemble::assemble("x", &mapped)).unwrap();
+            let b = serde_json::to_value(cudasleuth::rank::assemble::assemble("x", &streamed)).unwrap();
             assert_eq!(a, b, "{}", path.display());
             assert_eq!(mapped.lines, streamed.lines, "{}", path.display());
             n += 1;

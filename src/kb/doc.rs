@@ -72,3 +72,14 @@ pub fn markdown(kb: &Kb) -> String {
     }
     out
 }
+
+/// `cudasleuth kernels`: one line a site (id, failure class, first kernel, first assertion).
+pub fn table(sites: &[&KernelSite]) -> String {
+    let mut out = String::new();
+    for s in sites {
+        let kernel = s.kernels.first().map(String::as_str).unwrap_or("-");
+        let assertion = s.assertions.first().or(s.assertion_prefixes.first()).map(String::as_str).unwrap_or("");
+        out.push_str(&format!("{:<44} {:<28} {:<44} {}\n", s.id, s.category, kernel, assertion));
+    }
+    out
+}

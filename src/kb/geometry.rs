@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::report::model::Candidates;
+use crate::model::Candidates;
 
 /// Geometries whose printed ids carry no position (the human report says so).
 pub fn no_position_reason(geometry: &str) -> Option<&'static str> {

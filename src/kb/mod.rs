@@ -219,6 +219,16 @@ impl MatchKind {
 }
 
 impl Kb {
+    /// The sites of an op (substring of `op`) and of a failure class (`category` or one of
+    /// `classes`); None selects all.
+    pub fn select(&self, op: Option<&str>, category: Option<&str>) -> Vec<&KernelSite> {
+        self.sites
+            .iter()
+            .filter(|s| op.map_or(true, |o| s.op.contains(o)))
+            .filter(|s| category.map_or(true, |c| s.category == c || s.classes.iter().any(|x| x == c)))
+            .collect()
+    }
+
     pub fn lookup(&self, p: &Printed) -> Option<(&KernelSite, MatchKind)> {
         let text = p.assertion.map(norm);
         let base = p.file.map(basename);

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::rank::rules::RuleInfo;
+use crate::rules::RuleInfo;
 
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
@@ -59,27 +59,20 @@ pub fn load(pyproject: &Path) -> Result<LintConfig, ConfigError> {
 
 /// Whether a selector names at least one rule: `ALL`, a code, or a code's prefix (`CS1`).
 fn names_a_rule(sel: &str) -> bool {
-    sel == "ALL" || (sel.len() >= 2 && crate::rank::rules::RULES.iter().any(|r| r.code.starts_with(sel)))
+    sel == "ALL" || (sel.len() >= 2 && crate::rules::RULES.iter().any(|r| r.code.starts_with(sel)))
 }
 
 /// The first selector of `codes` that names no rule, with the message that says so.
 pub fn unknown_selector(codes: &[String], key: &str) -> Option<String> {
     let bad = codes.iter().find(|c| !names_a_rule(c))?;
-    let known = crate::rank::rules::RULES.iter().map(|r| r.code).collect::<Vec<_>>().join(", ");
+    let known = crate::rules::RULES.iter().map(|r| r.code).collect::<Vec<_>>().join(", ");
     Some(format!("`{bad}` in `{key}` is not a rule code or a prefix of one (the rules: {known}; `ALL` selects every one)"))
 }
 
+pub use crate::scan::files::glob_match;
+
 fn matches_code(code: &str, sel: &str) -> bool {
     sel == "ALL" || code.starts_with(sel)
-}
-
-/// Simple globs: `*` within a path segment, `**` across, a trailing `/` for a directory.
-pub fn glob_match(pattern: &str, path: &str) -> bool {
-    if let Some(dir) = pattern.strip_suffix('/') {
-        return path == dir || path.starts_with(&format!("{dir}/")) || glob_match(&format!("{dir}/**"), path);
-    }
-    let re = regex::escape(pattern).replace(r"\*\*", "\u{1}").replace(r"\*", "[^/]*").replace('\u{1}', ".*").replace(r"\?", "[^/]");
-    regex::Regex::new(&format!("^(?:{re})$")).is_ok_and(|r| r.is_match(path) || r.is_match(path.rsplit('/').next().unwrap_or(path)))
 }
 
 impl LintConfig {

@@ -1,9 +1,8 @@
 //! `cudasleuth lint`: the rules without a log, for pre-commit and CI. Cross-file rules see the
 //! whole project: a run on the whole project reads every file's facts (cached), a run on some
 //! files reads the others' facts from the cache only where a rule needs them
-//! (`rank::rules::project`); only the files asked for are reported.
+//! (`analysis::project`); only the files asked for are reported.
 
-pub mod cache;
 pub mod config;
 pub mod output;
 pub mod summary;
@@ -13,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::rank::rules;
+use crate::rules;
 use crate::scan::{self, files::ProjectFiles};
 
 #[derive(Debug, Clone, Serialize)]
@@ -94,7 +93,7 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
     let mut cfg = config::load(&root.join("pyproject.toml"))?;
     cfg.preview |= opts.preview;
     cfg.override_with(opts.select.clone(), &opts.extend_select, &opts.ignore);
-    let cache = if opts.no_cache { None } else { cache::Cache::open() };
+    let cache = if opts.no_cache { None } else { crate::scan::cache::Cache::open() };
     // The project's files: with a cache, the summary's record of the last walk while no
     // directory changed since
     let t = std::time::Instant::now();
@@ -153,7 +152,7 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
                 let scan = s.project(&root, &files, c, some.is_none(), &now);
                 let t = crate::timings::phase("scan", t);
                 let focus = some.map(|w| scan.project.paths.iter().map(|p| w.contains(p)).collect());
-                let rule_files = rules::project::Files::of_project(&scan.project, focus);
+                let rule_files = crate::analysis::project::Files::of_project(&scan.project, focus);
                 let previous = s.previous_records();
                 let (findings, records) = rules::run_recorded(&rule_files, &previous);
                 let t = crate::timings::phase("rules", t);

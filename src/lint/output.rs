@@ -5,7 +5,8 @@ use std::fmt::Write as _;
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, Severity};
 
 use crate::lint::{LintDiagnostic, LintResult};
-use crate::rank::rules::{self, RULES};
+use crate::report::ci::{gh_escape_data, gh_escape_prop, sarif_rule};
+use crate::rules::{self, RULES};
 
 #[derive(Debug, thiserror::Error)]
 #[error("{message}")]
@@ -91,14 +92,6 @@ pub fn human(result: &LintResult, color: bool, width: usize) -> String {
     out
 }
 
-pub(crate) fn gh_escape_data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
-}
-
-pub(crate) fn gh_escape_prop(s: &str) -> String {
-    gh_escape_data(s).replace(':', "%3A").replace(',', "%2C")
-}
-
 pub fn github(result: &LintResult) -> String {
     let mut out = String::new();
     for d in &result.diagnostics {
@@ -120,19 +113,6 @@ pub fn github(result: &LintResult) -> String {
 }
 
 /// A rule as a SARIF `reportingDescriptor`, its documentation as help (lint and explain).
-pub(crate) fn sarif_rule(r: &rules::RuleInfo) -> serde_json::Value {
-    let short = r.doc.lines().skip_while(|l| !l.starts_with("## What it does")).nth(1).unwrap_or(r.name);
-    serde_json::json!({
-        "id": r.code,
-        "name": r.name,
-        "shortDescription": {"text": short},
-        "fullDescription": {"text": r.doc},
-        "help": {"text": r.doc, "markdown": r.doc},
-        "defaultConfiguration": {"level": if r.severity == "error" { "error" } else { "warning" }},
-        "properties": {"category": r.category}
-    })
-}
-
 /// SARIF 2.1.0: one run, every rule with its documentation as help, repository-relative
 /// paths, stable fingerprints so code-scanning alerts follow the code.
 pub fn sarif(result: &LintResult, category: &str) -> serde_json::Value {

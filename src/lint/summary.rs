@@ -25,10 +25,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::lint::cache::Cache;
-use crate::rank::rules::project::{Digest, Project};
-use crate::rank::rules::record::SavedFinding;
-use crate::rank::rules::{self, Finding};
+use crate::analysis::project::{Digest, Project};
+use crate::analysis::record::SavedFinding;
+use crate::rules::{self, Finding};
+use crate::scan::cache::Cache;
 use crate::scan::facts::FileFacts;
 use crate::scan::files::{ProjectFiles, RootDir, WalkRecord};
 
@@ -113,7 +113,7 @@ struct Stored {
     results: Option<Results>,
     /// What the rules that follow values to where they were set read, origin by origin, and
     /// found (`rules::record`).
-    records: Vec<crate::rank::rules::record::Record>,
+    records: Vec<crate::analysis::record::Record>,
     /// The executable that made the records (another build may read differently).
     records_tool: Option<Stamp>,
 }
@@ -142,7 +142,7 @@ struct Second {
     entries: Vec<Entry>,
     results: Option<Results>,
     records_tool: Option<Stamp>,
-    records: Vec<crate::rank::rules::record::Record>,
+    records: Vec<crate::analysis::record::Record>,
 }
 
 /// The summary's recent changes, in a small file beside it: a run on some files (a pre-commit
@@ -161,7 +161,7 @@ struct Delta {
     dropped: Vec<String>,
     results: Option<Results>,
     records_tool: Option<Stamp>,
-    records: Vec<crate::rank::rules::record::Record>,
+    records: Vec<crate::analysis::record::Record>,
     /// Cache keys of the project's files that newer bytes replaced since the summary was
     /// written whole: removed when it is next written whole (removing a cache file costs a
     /// run on some files a fifth of a millisecond or more).
@@ -176,7 +176,7 @@ struct DeltaOut<'a> {
     dropped: Vec<&'a str>,
     results: &'a Option<Results>,
     records_tool: &'a Option<Stamp>,
-    records: &'a [crate::rank::rules::record::Record],
+    records: &'a [crate::analysis::record::Record],
     unused: &'a [String],
 }
 
@@ -383,12 +383,12 @@ impl Summary {
 
     /// The last run's records of the rules' reads (`rules::record`); none when another build of
     /// cudasleuth made them (its rules may read differently).
-    pub fn previous_records(&mut self) -> crate::rank::rules::record::Previous {
+    pub fn previous_records(&mut self) -> crate::analysis::record::Previous {
         let records = std::mem::take(&mut self.stored.records);
         if self.stored.records_tool.is_none() || self.stored.records_tool != tool_stamp() {
             return Default::default();
         }
-        crate::rank::rules::record::Previous::new(records)
+        crate::analysis::record::Previous::new(records)
     }
 
     /// Whether most files are recorded as they are now (with the digest of their facts): then a
@@ -557,7 +557,7 @@ impl Summary {
         };
         let path = delta_path(&self.path);
         let tmp = path.with_extension(format!("recent-tmp{}", std::process::id()));
-        if !crate::lint::cache::write_encoded(&tmp, &delta) {
+        if !crate::scan::cache::write_encoded(&tmp, &delta) {
             let _ = std::fs::remove_file(&tmp);
             return false;
         }
@@ -646,7 +646,7 @@ impl Summary {
                 return (Ok(None), None, None);
             }
             if let Some((f, key)) = self.fresh.lock().unwrap_or_else(|e| e.into_inner()).remove(&i) {
-                let d = Digest::of(&f);
+                let d = Digest::of(&f, rules::MARKS);
                 return (Ok(Some(Box::new(f))), key, Some(d));
             }
             let entry = self.matched[i].map(|e| &self.stored.entries[e]);
@@ -664,7 +664,7 @@ impl Summary {
             self.supersede(prior, key.as_deref());
             match r {
                 Ok(f) => {
-                    let d = Digest::of(&f);
+                    let d = Digest::of(&f, rules::MARKS);
                     (Ok(Some(Box::new(f))), key, Some(d))
                 }
                 Err(w) => (Err(w), key, None),
@@ -708,7 +708,7 @@ impl Summary {
             p_paths.iter().zip(&p_digests).flat_map(|(p, d)| d.data_refs.iter().map(move |r| (p.as_str(), r.as_str()))).collect();
         for f in crate::scan::read_data(root, refs.into_iter()) {
             p_paths.push(f.path.clone());
-            p_digests.push(Digest::of(&f));
+            p_digests.push(Digest::of(&f, rules::MARKS));
             // a data file's key is its facts' (for the rules' records; its facts are at hand, so
             // `load` never looks it up)
             p_keys.push(bincode::serialize(&f).ok().map(|b| Cache::key(&f.path, &b)));
@@ -738,7 +738,7 @@ impl Summary {
         files: &ProjectFiles,
         scan: &Scan<'_>,
         findings: Option<&[Finding]>,
-        records: Vec<crate::rank::rules::record::Record>,
+        records: Vec<crate::analysis::record::Record>,
     ) {
         let tool = tool_stamp();
         self.stored.records = records;
@@ -823,7 +823,7 @@ mod tests {
     use super::*;
 
     fn digest(src: &str) -> Digest {
-        Digest::of(&crate::scan::python::scan_source("m.py", src))
+        Digest::of(&crate::scan::python::scan_source("m.py", src), crate::rules::MARKS)
     }
 
     #[test]

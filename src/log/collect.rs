@@ -10,7 +10,7 @@ use crate::log::normalize;
 use crate::log::scan::{LineSink, Prev};
 use crate::log::sites::{Sites, Source};
 use crate::log::traceback::{Traceback, TracebackParser};
-use crate::report::model::{Platform, RankRef};
+use crate::model::{Platform, RankRef};
 
 /// A host-side line the reader kept, with how often the same text was seen.
 #[derive(Debug, Clone)]

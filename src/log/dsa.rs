@@ -2,7 +2,7 @@
 //! failure, each field on its own `name = value` line.
 
 use crate::log::assert_line::{RawAssert, Shape};
-use crate::report::model::LaunchInfo;
+use crate::model::LaunchInfo;
 
 #[derive(Default, Debug, Clone)]
 pub struct DsaRecord {

@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use crate::report::model::RankRef;
+use crate::model::RankRef;
 
 /// A segment of a log line, cleaned.
 pub struct Cleaned<'a> {

@@ -32,7 +32,7 @@ impl Hasher for PairHasher {
 type PairSet = HashSet<[u32; 6], BuildHasherDefault<PairHasher>>;
 
 use crate::log::assert_line::{RawAssert, Shape};
-use crate::report::model::RankRef;
+use crate::model::RankRef;
 
 /// Exact distinct (block, thread) pairs kept per site, and over all sites: bounded memory
 /// whatever the log (about 25 bytes a pair).
@@ -63,7 +63,7 @@ pub struct Site {
     pub log_lines: Vec<u64>,
     pub last_line: u64,
     pub message: Option<String>,
-    pub launch: Option<crate::report::model::LaunchInfo>,
+    pub launch: Option<crate::model::LaunchInfo>,
     pub truncated: bool,
 }
 

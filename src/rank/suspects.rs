@@ -4,8 +4,8 @@
 
 use std::collections::BTreeSet;
 
-use crate::rank::rules::{self, Finding};
-use crate::report::model::{Report, Suspect, Verdict};
+use crate::model::{Report, Suspect, Verdict};
+use crate::rules::{self, Finding};
 use crate::scan::facts::Facts;
 
 /// Ops whose index is often a class label: `one_hot(y)`, a gather of log-probabilities at the
@@ -155,7 +155,7 @@ mod tests {
         let log = crate::log::read_from(Box::new(std::io::Cursor::new(
             include_bytes!("../../fixtures/projects/000-seed-blog/crash.log").to_vec(),
         )));
-        let report = crate::report::assemble::assemble("crash.log", &log);
+        let report = crate::rank::assemble::assemble("crash.log", &log);
         let s = rank(&report, &facts);
         assert_eq!(s[0].rule, "CS101");
         assert_eq!((s[0].file.as_str(), s[0].line), ("seed_blog_example.py", 17));

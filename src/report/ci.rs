@@ -11,9 +11,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::lint::output::{gh_escape_data as esc_data, gh_escape_prop as esc_prop, sarif_rule};
-use crate::rank::rules;
-use crate::report::model::*;
+use crate::model::*;
+use crate::rules;
 
 /// Where the project sits relative to the repository root (the working directory in CI), so
 /// that suspects' paths (relative to `--project`) become repository paths.
@@ -67,7 +66,7 @@ fn summary_lines(report: &Report) -> Vec<String> {
         lines.push(e.message.clone());
     }
     if let Some(w) = &report.witness {
-        lines.push(format!("repro caught {}", crate::repro::confirm::caught_line(w)));
+        lines.push(format!("repro caught {}", crate::rank::confirm::caught_line(w)));
     }
     if let Some(c) = &report.call {
         lines.push(format!("called from {}:{}: {}", c.file, c.line, c.code));
@@ -92,19 +91,23 @@ pub fn github(reports: &[Report], prefix: &str) -> String {
                 let _ = writeln!(
                     out,
                     "::error file={},line={},col={},endLine={},endColumn={},title={}::{}",
-                    esc_prop(&format!("{prefix}{}", s.file)),
+                    gh_escape_prop(&format!("{prefix}{}", s.file)),
                     s.line,
                     s.column,
                     s.end_line,
                     s.end_column,
-                    esc_prop(&format!("{} ({} {})", title(r), s.rule, s.tier)),
-                    esc_data(&lines.join("\n"))
+                    gh_escape_prop(&format!("{} ({} {})", title(r), s.rule, s.tier)),
+                    gh_escape_data(&lines.join("\n"))
                 );
             }
             None => {
                 lines.extend(r.next_steps.iter().take(2).map(|s| format!("next: {s}")));
-                let _ =
-                    writeln!(out, "::error title={}::{}", esc_prop(&format!("{} ({})", title(r), r.source)), esc_data(&lines.join("\n")));
+                let _ = writeln!(
+                    out,
+                    "::error title={}::{}",
+                    gh_escape_prop(&format!("{} ({})", title(r), r.source)),
+                    gh_escape_data(&lines.join("\n"))
+                );
             }
         }
     }
@@ -230,7 +233,7 @@ pub fn markdown(reports: &[Report], project: Option<&Path>, prefix: &str, redact
             let _ = writeln!(out, "> {}\n", md_cell(&e.message));
         }
         if let Some(w) = &r.witness {
-            let _ = writeln!(out, "**Repro caught** {}\n", crate::repro::confirm::caught_line(w));
+            let _ = writeln!(out, "**Repro caught** {}\n", crate::rank::confirm::caught_line(w));
         }
         if let Some(c) = &r.call {
             let _ = writeln!(out, "Called from `{}:{}`: `{}`\n", c.file, c.line, md_cell(&c.code));
@@ -279,6 +282,30 @@ pub fn markdown(reports: &[Report], project: Option<&Path>, prefix: &str, redact
     }
 }
 
+/// A workflow command's message, escaped as GitHub Actions reads it.
+pub fn gh_escape_data(s: &str) -> String {
+    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+}
+
+/// A workflow command's property value (file, title), escaped as GitHub Actions reads it.
+pub fn gh_escape_prop(s: &str) -> String {
+    gh_escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// A rule as a SARIF `reportingDescriptor`, its documentation as help.
+pub fn sarif_rule(r: &rules::RuleInfo) -> serde_json::Value {
+    let short = r.doc.lines().skip_while(|l| !l.starts_with("## What it does")).nth(1).unwrap_or(r.name);
+    serde_json::json!({
+        "id": r.code,
+        "name": r.name,
+        "shortDescription": {"text": short},
+        "fullDescription": {"text": r.doc},
+        "help": {"text": r.doc, "markdown": r.doc},
+        "defaultConfiguration": {"level": if r.severity == "error" { "error" } else { "warning" }},
+        "properties": {"category": r.category}
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,6 +318,6 @@ mod tests {
 
     #[test]
     fn annotation_escapes() {
-        assert_eq!(esc_prop("a:b,c\nd%"), "a%3Ab%2Cc%0Ad%25");
+        assert_eq!(gh_escape_prop("a:b,c\nd%"), "a%3Ab%2Cc%0Ad%25");
     }
 }

@@ -9,7 +9,7 @@ use miette::{
 };
 
 use crate::kb;
-use crate::report::model::*;
+use crate::model::*;
 
 pub struct Style {
     pub color: bool,
@@ -200,10 +200,10 @@ fn headline(report: &Report) -> String {
     let src = &report.source;
     if report.kind == "repro" {
         if let Some(w) = &report.witness {
-            return format!("repro caught {}", crate::repro::confirm::caught_line(w));
+            return format!("repro caught {}", crate::rank::confirm::caught_line(w));
         }
         if let Some(s) = &report.sweep {
-            let n = crate::repro::confirm::bad_samples(s);
+            let n = crate::rank::confirm::bad_samples(s);
             return if n == 0 {
                 "sweep: every sample is within the model's bounds".to_string()
             } else {
@@ -454,12 +454,12 @@ fn repro_section(out: &mut String, report: &Report, style: &Style, h: &dyn Fn(&s
         let _ = writeln!(out, "  results    {}", run.out_dir);
     }
     if let Some(w) = &report.witness {
-        let _ = writeln!(out, "  caught     {}", crate::repro::confirm::caught_line(w));
-        if let Some(f) = crate::repro::confirm::user_frame(w) {
+        let _ = writeln!(out, "  caught     {}", crate::rank::confirm::caught_line(w));
+        if let Some(f) = crate::rank::confirm::user_frame(w) {
             let code = f.get("code").and_then(Value::as_str).unwrap_or("").trim();
             let file = f.get("file").and_then(Value::as_str).unwrap_or("?");
             let line = f.get("line").map(|l| l.to_string()).unwrap_or_default();
-            let at = match crate::repro::confirm::frame_place(f, style.project.as_deref(), None) {
+            let at = match crate::rank::confirm::frame_place(f, style.project.as_deref(), None) {
                 // a notebook cell: the cell as the run named it, and the notebook line
                 Some((path, l)) if crate::scan::notebook::cell_number(file).is_some() => format!("{file}:{line} ({path}:{l})"),
                 Some((path, l)) => format!("{path}:{l}"),
@@ -473,7 +473,7 @@ fn repro_section(out: &mut String, report: &Report, style: &Style, h: &dyn Fn(&s
             let more = b.get("indices").and_then(Value::as_array).map_or(0, Vec::len) > 12;
             let _ = writeln!(out, "  batch      dataset indices [{}{}]", idx.join(", "), if more { ", …" } else { "" });
         }
-        if let Some((sentence, _)) = crate::repro::confirm::provenance_line(w, style.project.as_deref(), None) {
+        if let Some((sentence, _)) = crate::rank::confirm::provenance_line(w, style.project.as_deref(), None) {
             let proven = w.get("provenance").and_then(|p| p.get("kind")).and_then(Value::as_str) == Some("code_line");
             let _ = writeln!(out, "  {}  {sentence}", if proven { h("confirmed") } else { "origin   ".to_string() });
         }

@@ -46,6 +46,8 @@ pub enum ReproError {
     Spawn { program: String, source: std::io::Error },
     #[error("--read {0}: no loaded-*.json, witness-*.json or sweep-*.json there")]
     NothingToRead(PathBuf),
+    #[error("--project {0}: not a directory")]
+    Project(PathBuf),
 }
 
 pub struct Options {
@@ -268,7 +270,7 @@ pub fn print_env(opts: &Options, shim_dir: &Path) -> Result<String, ReproError> 
 
 /// The lasting home of the shim for `--print-env`: beside the facts cache.
 pub fn lasting_shim_dir() -> PathBuf {
-    crate::lint::cache::base_dir().unwrap_or_else(std::env::temp_dir).join(format!("shim-v{}", env!("CARGO_PKG_VERSION")))
+    crate::scan::cache::base_dir().unwrap_or_else(std::env::temp_dir).join(format!("shim-v{}", env!("CARGO_PKG_VERSION")))
 }
 
 #[cfg(test)]

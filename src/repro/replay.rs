@@ -238,7 +238,7 @@ pub fn against_log(
     witness: &serde_json::Value,
     out_dir: &std::path::Path,
     log: &crate::log::collect::Incident,
-    asserts: &[crate::report::model::AssertSite],
+    asserts: &[crate::model::AssertSite],
     backend: Backend,
     python: Option<&str>,
 ) -> Outcome {

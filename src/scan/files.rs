@@ -272,6 +272,15 @@ pub struct WalkOut<'a> {
     ignores: &'a [(String, Option<(u64, u64)>)],
 }
 
+/// Simple globs: `*` within a path segment, `**` across, a trailing `/` for a directory.
+pub fn glob_match(pattern: &str, path: &str) -> bool {
+    if let Some(dir) = pattern.strip_suffix('/') {
+        return path == dir || path.starts_with(&format!("{dir}/")) || glob_match(&format!("{dir}/**"), path);
+    }
+    let re = regex::escape(pattern).replace(r"\*\*", "\u{1}").replace(r"\*", "[^/]*").replace('\u{1}', ".*").replace(r"\?", "[^/]");
+    regex::Regex::new(&format!("^(?:{re})$")).is_ok_and(|r| r.is_match(path) || r.is_match(path.rsplit('/').next().unwrap_or(path)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,7 @@
 //! Scanning a Python project with tree-sitter: files in parallel, one query pass per file,
 //! facts collected across files. Knows nothing about logs.
 
+pub mod cache;
 pub mod chunks;
 pub mod data;
 pub mod facts;
@@ -34,7 +35,7 @@ pub fn scan_project(root: &Path, files: &files::ProjectFiles) -> Facts {
 }
 
 /// As `scan_project`, reusing cached facts of files whose bytes did not change.
-pub fn scan_project_cached(root: &Path, files: &files::ProjectFiles, cache: Option<&crate::lint::cache::Cache>) -> Facts {
+pub fn scan_project_cached(root: &Path, files: &files::ProjectFiles, cache: Option<&crate::scan::cache::Cache>) -> Facts {
     let mut facts = scan_files(root, files.paths(), cache);
     read_referenced_data(root, &mut facts);
     facts
@@ -51,11 +52,11 @@ pub type Scanned = (Result<FileFacts, (String, String)>, Option<String>);
 pub enum Prior<'a> {
     None,
     Key(&'a str),
-    Entry(&'a crate::lint::cache::Entry),
+    Entry(&'a crate::scan::cache::Entry),
 }
 
 /// One file's facts, through the content cache when there is one.
-pub fn scan_file(root: &Path, rel: &String, cache: Option<&crate::lint::cache::Cache>, prior: Prior<'_>) -> Scanned {
+pub fn scan_file(root: &Path, rel: &String, cache: Option<&crate::scan::cache::Cache>, prior: Prior<'_>) -> Scanned {
     let mut key = None;
     let r = scan_one(root, rel, cache, prior, &mut key);
     (r, key)
@@ -64,7 +65,7 @@ pub fn scan_file(root: &Path, rel: &String, cache: Option<&crate::lint::cache::C
 fn scan_one(
     root: &Path,
     rel: &String,
-    cache: Option<&crate::lint::cache::Cache>,
+    cache: Option<&crate::scan::cache::Cache>,
     prior: Prior<'_>,
     key: &mut Option<String>,
 ) -> Result<FileFacts, (String, String)> {
@@ -91,7 +92,7 @@ pub fn scan_bytes(
     rel: &str,
     bytes: Vec<u8>,
     known_key: Option<String>,
-    cache: Option<&crate::lint::cache::Cache>,
+    cache: Option<&crate::scan::cache::Cache>,
     prior: Prior<'_>,
 ) -> Scanned {
     let mut key = None;
@@ -104,11 +105,11 @@ fn scan_read(
     rel: &str,
     bytes: Vec<u8>,
     known_key: Option<String>,
-    cache: Option<&crate::lint::cache::Cache>,
+    cache: Option<&crate::scan::cache::Cache>,
     prior: Prior<'_>,
     key: &mut Option<String>,
 ) -> Result<FileFacts, (String, String)> {
-    use crate::lint::cache::{Cache, Entry};
+    use crate::scan::cache::{Cache, Entry};
     if let Some(c) = cache {
         let k = known_key.unwrap_or_else(|| Cache::key(rel, &bytes));
         let hit = c.get_key(&k);
@@ -173,7 +174,7 @@ pub fn gather(scanned: Vec<Scanned>) -> (Facts, Vec<Option<String>>) {
 }
 
 /// The facts of the given files, without the data files they name.
-pub fn scan_files(root: &Path, paths: &[String], cache: Option<&crate::lint::cache::Cache>) -> Facts {
+pub fn scan_files(root: &Path, paths: &[String], cache: Option<&crate::scan::cache::Cache>) -> Facts {
     crate::memory::expect_large_run();
     gather(paths.par_iter().map(|rel| scan_file(root, rel, cache, Prior::None)).collect()).0
 }

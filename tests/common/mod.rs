@@ -6,10 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use cudasleuth::analysis::project::{Digest, Project};
 use cudasleuth::log::{self, LogSource};
-use cudasleuth::rank::rules::project::{Digest, Project};
-use cudasleuth::rank::rules::Finding;
-use cudasleuth::report::assemble;
+use cudasleuth::rank::assemble;
+use cudasleuth::rules::Finding;
 use cudasleuth::scan::facts::{Facts, FileFacts};
 
 pub fn root() -> PathBuf {
@@ -141,7 +141,7 @@ fn content_key(f: &FileFacts) -> String {
 /// The project as a lint of some files sees it: digests and content keys, facts read on demand.
 pub fn lazy(facts: &Facts) -> Project<'_> {
     let paths = facts.files.iter().map(|f| f.path.clone()).collect();
-    let digests = facts.files.iter().map(Digest::of).collect();
+    let digests = facts.files.iter().map(|f| Digest::of(f, cudasleuth::rules::MARKS)).collect();
     let none = facts.files.iter().map(|_| None).collect();
     let keys = facts.files.iter().map(|f| Some(content_key(f))).collect();
     Project::new(paths, digests, none, Box::new(move |i, _, _| facts.files[i].clone())).with_keys(keys)

@@ -1,0 +1,73 @@
+use std::io::Write;
+use std::path::PathBuf;
+
+use cudasleuth::lint::{self, config, output};
+
+use super::{terminal, CliError, ColorChoice};
+
+pub const AFTER_HELP: &str = "Examples:\n  cudasleuth lint\n  cudasleuth lint data/dataset.py model.py\n  cudasleuth lint --format sarif > cudasleuth.sarif\n  cudasleuth lint --select CS101,CS102 --preview\n\nConfigure in pyproject.toml under [tool.cudasleuth] (select, ignore, extend-select,\nper-file-ignores, exclude, preview); silence one line with `# cudasleuth: ignore[CS101]`.\nExit codes: 0 no findings, 1 findings, 2 usage or configuration error.";
+
+#[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
+enum Format {
+    Human,
+    Json,
+    Github,
+    Sarif,
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Files or directories to report on (as pre-commit passes them); none: the whole project.
+    paths: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// Exit 0 even when there are findings.
+    #[arg(long)]
+    exit_zero: bool,
+    /// Do not read or write the facts cache.
+    #[arg(long)]
+    no_cache: bool,
+    /// Also run rules still in preview.
+    #[arg(long)]
+    preview: bool,
+    /// Rule codes or prefixes to run, in place of the configuration's `select` (comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "CODES")]
+    select: Option<Vec<String>>,
+    /// Rule codes or prefixes to run as well (comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "CODES")]
+    extend_select: Vec<String>,
+    /// Rule codes or prefixes not to report (comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "CODES")]
+    ignore: Vec<String>,
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+}
+
+pub fn run(a: Args) -> Result<u8, CliError> {
+    let opts = lint::Options {
+        paths: a.paths,
+        no_cache: a.no_cache,
+        preview: a.preview,
+        select: a.select,
+        extend_select: a.extend_select,
+        ignore: a.ignore,
+    };
+    let flags =
+        [("--select", opts.select.as_deref().unwrap_or_default()), ("--extend-select", &opts.extend_select), ("--ignore", &opts.ignore)];
+    if let Some(message) = flags.into_iter().find_map(|(flag, codes)| config::unknown_selector(codes, flag)) {
+        return Err(CliError::Selector(message));
+    }
+    if let Some(p) = opts.paths.iter().find(|p| !p.exists()) {
+        return Err(CliError::Input(cudasleuth::log::InputError::NotFound { path: p.clone() }));
+    }
+    let result = lint::run(&opts).map_err(CliError::Config)?;
+    let term = terminal(a.color);
+    let text = match a.format {
+        Format::Human => output::human(&result, term.color, term.width),
+        Format::Json => serde_json::to_string(&result).unwrap_or_default() + "\n",
+        Format::Github => output::github(&result),
+        Format::Sarif => serde_json::to_string_pretty(&output::sarif(&result, "cudasleuth/lint")).unwrap_or_default() + "\n",
+    };
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    Ok(if result.diagnostics.is_empty() || a.exit_zero { 0 } else { 1 })
+}

@@ -1,0 +1,122 @@
+//! The command line: each subcommand's clap arguments in its own file, each calling one library
+//! function; this file maps their errors to miette diagnostics and exit codes (docs/… lists
+//! them: 0 nothing found, 1 something found, 2 usage or input error; repro adds 3, 4, 130).
+
+mod completions;
+mod explain;
+mod kernels;
+mod lint;
+mod repro;
+mod rule;
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use miette::Diagnostic;
+use thiserror::Error;
+
+/// Explains PyTorch's `CUDA error: device-side assert triggered`: which kernel failed, which
+/// op and Python call reached it, and what to check next.
+#[derive(Parser)]
+#[command(name = "cudasleuth", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Read crash logs and explain the device assert (or other CUDA error) in them.
+    #[command(after_help = explain::AFTER_HELP)]
+    Explain(explain::Args),
+    /// Check data pipelines without a log: the pre-commit and CI linter.
+    #[command(after_help = lint::AFTER_HELP)]
+    Lint(lint::Args),
+    /// Run your command again, synchronized and guarded: catch the first bad label or index
+    /// before the kernel asserts, with the sample it came from and the line that made it.
+    #[command(after_help = repro::AFTER_HELP)]
+    Repro(repro::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = completions::AFTER_HELP)]
+    Completions(completions::Args),
+    /// Print a rule's documentation (all rules without a code).
+    #[command(after_help = rule::AFTER_HELP)]
+    Rule(rule::Args),
+    /// List the PyTorch assert sites cudasleuth knows.
+    #[command(after_help = kernels::AFTER_HELP)]
+    Kernels(kernels::Args),
+}
+
+/// Colour in human output.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Every error a subcommand ends with, as the diagnostic it prints.
+#[derive(Debug, Error, Diagnostic)]
+pub enum CliError {
+    #[error("{0}")]
+    #[diagnostic(code(cudasleuth::input), help("check the path; `-` reads the log from stdin (paste it, then Ctrl-D)"))]
+    Input(cudasleuth::log::InputError),
+    #[error("{0}")]
+    #[diagnostic(code(cudasleuth::config), help("see `cudasleuth lint --help` for the keys of [tool.cudasleuth]"))]
+    Config(cudasleuth::lint::config::ConfigError),
+    #[error("{0}")]
+    #[diagnostic(code(cudasleuth::usage), help("`cudasleuth rule` lists the rules; a prefix such as CS1 selects the rules it begins"))]
+    Selector(String),
+    #[error("unknown rule {0}")]
+    #[diagnostic(code(cudasleuth::rule), help("`cudasleuth rule` lists the rules"))]
+    UnknownRule(String),
+    #[error("--project {0}: not a directory")]
+    #[diagnostic(code(cudasleuth::project), help("give the root of the Python project the log came from"))]
+    Project(String),
+    #[error("{0}")]
+    #[diagnostic(code(cudasleuth::repro), help("{1}"))]
+    Repro(cudasleuth::repro::ReproError, String),
+    #[error("{0}")]
+    #[diagnostic(
+        code(cudasleuth::pyproject),
+        help("[[tool.cudasleuth.kernels.site]] tables take the keys documented in grammars/kernels/README.md")
+    )]
+    UserKb(cudasleuth::kb::UserKbError),
+}
+
+impl CliError {
+    /// Prints the diagnostic to stderr and gives the exit code (2: usage, input or setup).
+    fn report(self) -> ExitCode {
+        eprint!("{:?}", miette::Report::new(self));
+        ExitCode::from(2)
+    }
+}
+
+/// Parses the command line and runs the subcommand.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Explain(a) => explain::run(a),
+        Command::Lint(a) => lint::run(a),
+        Command::Repro(a) => repro::run(a),
+        Command::Completions(a) => completions::run(a),
+        Command::Rule(a) => rule::run(a),
+        Command::Kernels(a) => kernels::run(a),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => e.report(),
+    }
+}
+
+/// Colour (auto: a terminal and NO_COLOR unset) and width for human output.
+fn terminal(color: ColorChoice) -> cudasleuth::explain::Terminal {
+    let color = match color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+    };
+    let width = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(100);
+    cudasleuth::explain::Terminal { color, width }
+}

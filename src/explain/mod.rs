@@ -1,0 +1,186 @@
+//! The `explain` front end: crash logs (and a project) in, rendered reports out. `run` is the
+//! whole `cudasleuth explain` pipeline; `repro` (in `repro.rs`) turns a repro run's results
+//! into the same report.
+
+mod repro;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+pub use self::repro::{repro, Replay, ReproRequest};
+use crate::kb::{self, Kb, UserKbError};
+use crate::log::{self, InputError, LogSource};
+use crate::model::{Report, Verdict};
+use crate::rank::{advice, assemble, suspects};
+use crate::report::{ci, human};
+use crate::scan::{self, files::ProjectFiles};
+
+/// How a report is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Human,
+    Json,
+    /// GitHub Actions annotations: one per log, on the top suspect's line.
+    Github,
+    /// SARIF 2.1.0 for code scanning: one result per located suspect.
+    Sarif,
+    /// A Markdown summary (for $GITHUB_STEP_SUMMARY or a PR comment).
+    Markdown,
+}
+
+/// Terminal settings for human output.
+#[derive(Clone, Copy, Debug)]
+pub struct Terminal {
+    pub color: bool,
+    pub width: usize,
+}
+
+pub struct Options {
+    /// Log paths or globs; empty: stdin.
+    pub logs: Vec<String>,
+    pub project: Option<PathBuf>,
+    pub format: Format,
+    /// Markdown: replace home directories and the user's name in paths.
+    pub redact: bool,
+    pub terminal: Terminal,
+}
+
+/// What stops `explain` before it reads a log.
+#[derive(Debug, Error)]
+pub enum Error {
+    #[error("--project {0}: not a directory")]
+    Project(String),
+    #[error("{0}")]
+    UserKb(#[from] UserKbError),
+}
+
+/// The end of an `explain` run: whether something was found, and the logs that could not be read
+/// (the others were explained).
+pub struct Explained {
+    pub found: bool,
+    pub unreadable: usize,
+}
+
+impl Explained {
+    /// `explain`'s exit code: 2 when a log could not be read, 1 when something was explained.
+    pub fn exit_code(&self) -> u8 {
+        if self.unreadable > 0 {
+            2
+        } else if self.found {
+            1
+        } else {
+            0
+        }
+    }
+}
+
+/// `cudasleuth explain`: read each log, explain it (against the project when given), and write
+/// the reports to `out`. A log that cannot be read is passed to `on_unreadable` as it happens
+/// and the others are explained.
+pub fn run(opts: &Options, out: &mut dyn Write, on_unreadable: &mut dyn FnMut(InputError)) -> Result<Explained, Error> {
+    let logs = expand_globs(&opts.logs);
+    let project = opts.project.as_deref();
+    if let Some(p) = project {
+        if !p.is_dir() {
+            return Err(Error::Project(p.display().to_string()));
+        }
+    }
+    let pyproject = project.unwrap_or(Path::new(".")).join("pyproject.toml");
+    let user_kb = match kb::user_sites(&pyproject)? {
+        sites if !sites.is_empty() => Some(Kb::with_user_sites(sites)),
+        _ => None,
+    };
+    let kb = user_kb.as_ref().unwrap_or_else(|| kb::kb());
+    let files = project.map(ProjectFiles::walk);
+    let facts = match (project, &files) {
+        (Some(root), Some(f)) => Some(scan::scan_project(root, f)),
+        _ => None,
+    };
+    let sources: Vec<LogSource> =
+        if logs.is_empty() { vec![LogSource::Stdin] } else { logs.iter().map(|l| LogSource::from_arg(l)).collect() };
+    let mut done = Explained { found: false, unreadable: 0 };
+    let mut style_root: Option<PathBuf> = None;
+    let mut kept: Vec<Report> = Vec::new();
+    for (i, source) in sources.iter().enumerate() {
+        let incident = match log::read_log(source) {
+            Ok(inc) => inc,
+            Err(e) => {
+                on_unreadable(e);
+                done.unreadable += 1;
+                continue;
+            }
+        };
+        let mut report = assemble::assemble_with(&source.display_name(), &incident, kb, project.zip(files.as_ref()));
+        if let (Some(facts), Some(root)) = (&facts, project) {
+            report.suspects = suspects::rank(&report, facts);
+            report.next_steps = advice::next_steps(&report, &incident);
+            style_root = Some(root.to_path_buf());
+        }
+        done.found |= report.verdict != Verdict::None;
+        let written = match opts.format {
+            Format::Json => serde_json::to_writer(&mut *out, &report).map_err(std::io::Error::from).and_then(|_| writeln!(out)),
+            Format::Human => {
+                let sep = if i > 0 { "\n" } else { "" };
+                let style = human::Style { color: opts.terminal.color, width: opts.terminal.width, project: style_root.clone() };
+                write!(out, "{sep}{}", human::render(&report, &style))
+            }
+            Format::Github | Format::Sarif | Format::Markdown => {
+                kept.push(report);
+                Ok(())
+            }
+        };
+        if written.is_err() {
+            // a closed pipe (`| head`): stop quietly
+            return Ok(done);
+        }
+    }
+    if !kept.is_empty() {
+        let _ = out.write_all(ci_text(&kept, opts.format, project, opts.redact).as_bytes());
+    }
+    Ok(done)
+}
+
+/// The CI formats, written once over all the reports.
+pub fn ci_text(reports: &[Report], format: Format, project: Option<&Path>, redact: bool) -> String {
+    let prefix = ci::repo_prefix(project);
+    match format {
+        Format::Github => ci::github(reports, &prefix),
+        Format::Sarif => serde_json::to_string_pretty(&ci::sarif(reports, &prefix)).unwrap_or_default() + "\n",
+        Format::Markdown => ci::markdown(reports, project, &prefix, redact),
+        Format::Human | Format::Json => String::new(),
+    }
+}
+
+/// Expand arguments with glob characters that name no file (CI configs often pass them quoted).
+fn expand_globs(args: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for a in args {
+        let is_glob = a.contains(['*', '?', '[']) && !Path::new(a).exists();
+        if !is_glob {
+            out.push(a.clone());
+            continue;
+        }
+        let first = a.find(['*', '?', '[']).unwrap_or(0);
+        let base = match a[..first].rfind('/') {
+            Some(i) => a[..i].to_string(),
+            None => ".".to_string(),
+        };
+        let mut found: Vec<String> = ignore::WalkBuilder::new(&base)
+            .standard_filters(false)
+            .build()
+            .flatten()
+            .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+            .map(|e| e.path().to_string_lossy().trim_start_matches("./").to_string())
+            .filter(|p| crate::scan::files::glob_match(a.trim_start_matches("./"), p))
+            .collect();
+        found.sort();
+        if found.is_empty() {
+            out.push(a.clone()); // reported as not found
+        } else {
+            out.extend(found);
+        }
+    }
+    out
+}

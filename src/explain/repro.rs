@@ -1,0 +1,105 @@
+//! A repro run's results as a report: the run's own output read like any log, the static
+//! suspects ranked and confirmed by the witness, and (with the original log) the replay of the
+//! failing predicate.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use super::{ci_text, Format, Terminal};
+use crate::log::{self, LogSource};
+use crate::model::Report;
+use crate::rank::{advice, assemble, confirm, suspects};
+use crate::report::human;
+use crate::repro::{self, replay, ReproError};
+use crate::scan::{self, files::ProjectFiles};
+
+/// Where the replay against the original log runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Replay {
+    // (auto: the GPU through NVRTC when present, else the CPU; the flag's help says so)
+    Auto,
+    Gpu,
+    Cpu,
+}
+
+pub struct ReproRequest {
+    pub opts: repro::Options,
+    /// The project (default: the current directory).
+    pub project: Option<PathBuf>,
+    /// Read the results of an earlier run from this directory instead of running.
+    pub read: Option<PathBuf>,
+    /// The original crash log, and where to replay the failing predicate.
+    pub original_log: Option<(PathBuf, Replay)>,
+    pub format: Format,
+    pub terminal: Terminal,
+}
+
+/// `cudasleuth repro`: run the command guarded (or read an earlier run), write the report to
+/// `out`, and return repro's exit code (`repro::exit`).
+pub fn repro(req: &ReproRequest, out: &mut dyn Write) -> Result<u8, ReproError> {
+    let opts = &req.opts;
+    let root = req.project.clone().unwrap_or_else(|| PathBuf::from("."));
+    if !root.is_dir() {
+        return Err(ReproError::Project(root));
+    }
+    let outcome = match &req.read {
+        Some(dir) => {
+            let collected = repro::collect(dir);
+            if collected.witnesses.is_empty() && collected.sweeps.is_empty() && collected.loaded.is_empty() {
+                return Err(ReproError::NothingToRead(dir.clone()));
+            }
+            repro::Outcome {
+                collected,
+                ending: repro::process::Ending::Exited(None),
+                seconds: 0.0,
+                out_dir: dir.clone(),
+                log: dir.join("run.log"),
+                environment: Vec::new(),
+            }
+        }
+        None => repro::run(opts)?,
+    };
+    let files = ProjectFiles::walk(&root);
+    let facts = scan::scan_project(&root, &files);
+    let incident = match log::read_log(&LogSource::File(outcome.log.clone())) {
+        Ok(i) => i,
+        Err(_) => log::read_from(Box::new(std::io::Cursor::new(Vec::new()))),
+    };
+    let argv = if req.read.is_some() { Vec::new() } else { opts.argv.clone() };
+    let source = if argv.is_empty() { outcome.log.display().to_string() } else { argv.join(" ") };
+    let mut report = assemble::assemble_with(&source, &incident, crate::kb::kb(), Some((root.as_path(), &files)));
+    let cpu = opts.cpu || outcome.collected.loaded.iter().any(|l| l.get("cpu").and_then(|c| c.as_bool()).unwrap_or(false));
+    let code = repro::confirm::finish(&mut report, &outcome, &argv, opts.sweep, cpu);
+    report.suspects = suspects::rank(&report, &facts);
+    confirm::confirm(&mut report, Some(&root), Some(&files));
+    report.next_steps = advice::next_steps(&report, &incident);
+    if let (Some((log_path, choice)), Some(w)) = (&req.original_log, &report.witness) {
+        match log::read_log(&LogSource::File(log_path.clone())) {
+            Ok(original) => {
+                let logged = assemble::assemble_with(&log_path.display().to_string(), &original, crate::kb::kb(), None);
+                let backend = match choice {
+                    Replay::Auto => replay::Backend::Auto,
+                    Replay::Gpu => replay::Backend::Gpu,
+                    Replay::Cpu => replay::Backend::Cpu,
+                };
+                let python = opts.argv.first().filter(|p| p.contains("python")).map(String::as_str);
+                let r = replay::against_log(w, &outcome.out_dir, &original, &logged.asserts, backend, python);
+                report.replay = serde_json::to_value(&r).ok();
+            }
+            Err(e) => report.warnings.push(format!("--log {}: {e}", log_path.display())),
+        }
+    }
+    let _ = write_report(&report, req, root, out);
+    Ok(code)
+}
+
+fn write_report(report: &Report, req: &ReproRequest, root: PathBuf, out: &mut dyn Write) -> std::io::Result<()> {
+    match req.format {
+        Format::Json => serde_json::to_writer(&mut *out, report).map_err(std::io::Error::from).and_then(|_| writeln!(out)),
+        Format::Human => {
+            let style = human::Style { color: req.terminal.color, width: req.terminal.width, project: Some(root) };
+            write!(out, "\n{}", human::render(report, &style))
+        }
+        _ => out.write_all(ci_text(std::slice::from_ref(report), req.format, Some(&root), false).as_bytes()),
+    }
+}
