@@ -378,13 +378,7 @@ fn github_and_sarif_formats() {
 
     let out = p.lint(&["--format", "sarif"]);
     let sarif: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let shared = std::env::var("SHARED").map(PathBuf::from).unwrap_or_else(|_| common::root().join("../shared"));
-    let schema_text =
-        std::fs::read_to_string(shared.join("schemas/sarif-schema-2.1.0.json")).expect("the SARIF 2.1.0 schema in ../shared/schemas");
-    let schema: serde_json::Value = serde_json::from_str(&schema_text).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = validator.iter_errors(&sarif).map(|e| format!("{e} at {}", e.instance_path)).collect();
-    assert!(errors.is_empty(), "{errors:?}");
+    common::check_sarif(&sarif);
     let result = &sarif["runs"][0]["results"][0];
     assert_eq!(result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "data/dataset.py");
     assert_eq!(result["partialFingerprints"]["cudasleuth/v1"], "CS101:data/dataset.py:Shapes.__getitem__:label+1");

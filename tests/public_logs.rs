@@ -1,5 +1,8 @@
 //! Logs pasted into public bug reports, each with a reading written by hand
-//! (fixtures/public-logs/NNN.json). The same fields that ../shared/tools/score_logs.py scores.
+//! (fixtures/public-logs/NNN.json): the sites, their kernel, file, line, block, thread and
+//! assertion, the count of assert lines and the failure class. With `$CUDASLEUTH_BIN` set (as
+//! `.ci/run` does for the command the wheel installs), that binary's `explain --format json` is
+//! scored instead of the library.
 
 mod common;
 
@@ -57,6 +60,12 @@ fn misses(key: &serde_json::Value, got: &serde_json::Value) -> Vec<String> {
     m
 }
 
+/// The reading of an installed `cudasleuth` binary.
+fn explain_with(bin: &std::ffi::OsStr, log: &std::path::Path) -> serde_json::Value {
+    let out = std::process::Command::new(bin).args(["explain", "--format", "json"]).arg(log).output().expect("CUDASLEUTH_BIN runs");
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{}: no JSON report: {e}", log.display()))
+}
+
 #[test]
 fn public_logs_read_as_keyed() {
     let mut unexpected = Vec::new();
@@ -66,7 +75,10 @@ fn public_logs_read_as_keyed() {
         let id = log.file_stem().unwrap().to_string_lossy().to_string();
         let key_path = log.with_extension("json");
         let key: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&key_path).unwrap()).unwrap();
-        let got = explain(&log);
+        let got = match std::env::var_os("CUDASLEUTH_BIN") {
+            Some(bin) => explain_with(&bin, &log),
+            None => explain(&log),
+        };
         let text = String::from_utf8_lossy(&std::fs::read(&log).unwrap()).to_string();
         if !key["asserts"].as_array().unwrap().is_empty() || text.contains("device-side assert") {
             assert_ne!(got["verdict"], "none", "{id}: a device-assert log read as nothing");

@@ -113,12 +113,20 @@ pub fn reading(r: &serde_json::Value) -> String {
     out
 }
 
-/// Fails the test if the value does not follow the official SARIF 2.1.0 schema
-/// (from `$SHARED/schemas`, default `../shared/schemas`).
+/// Fails the test if the value is not SARIF 2.1.0: it must read into the typed SARIF model of
+/// the `serde-sarif` crate (generated from the OASIS schema) and write back unchanged, so a
+/// misspelt or misplaced key, a wrong type or a missing required field fails. Where the official
+/// schema file is at hand (`$SHARED/schemas`, default `../shared/schemas`; not needed), the value
+/// is validated against it as well.
 pub fn check_sarif(sarif: &serde_json::Value) {
+    let typed: serde_sarif::sarif::Sarif = match serde_json::from_value(sarif.clone()) {
+        Ok(t) => t,
+        Err(e) => panic!("SARIF does not read as SARIF 2.1.0: {e}"),
+    };
+    let back = serde_json::to_value(&typed).unwrap();
+    assert_eq!(&back, sarif, "SARIF holds keys the SARIF 2.1.0 model does not know (left: as the model reads it)");
     let shared = std::env::var("SHARED").map(PathBuf::from).unwrap_or_else(|_| root().join("../shared"));
-    let schema_text =
-        std::fs::read_to_string(shared.join("schemas/sarif-schema-2.1.0.json")).expect("the SARIF 2.1.0 schema in ../shared/schemas");
+    let Ok(schema_text) = std::fs::read_to_string(shared.join("schemas/sarif-schema-2.1.0.json")) else { return };
     let schema: serde_json::Value = serde_json::from_str(&schema_text).unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
     let errors: Vec<String> = validator.iter_errors(sarif).map(|e| format!("{e} at {}", e.instance_path)).collect();
