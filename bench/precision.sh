@@ -111,7 +111,7 @@ export WORK VERDICTS
 export NAMES_LIST="${NAMES[*]}"
 export VERSIONS_LIST=$(for n in "${NAMES[@]}"; do printf '%s=%s ' "$n" "${VERSION[$n]}"; done)
 # Which rules are in preview (run only with --preview): read from the rule registry.
-export PREVIEW_RULES=$(python3 - "$REPO/src/rank/rules/mod.rs" <<'PY'
+export PREVIEW_RULES=$(python3 - "$REPO/src/rules/mod.rs" <<'PY'
 import re, sys
 src = open(sys.argv[1]).read()
 for block in re.findall(r"RuleInfo \{(.*?)\}", src, re.S):

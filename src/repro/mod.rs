@@ -1,7 +1,7 @@
 //! `cudasleuth repro`: run the user's command once more, synchronized and guarded by a Python
 //! shim that checks each guarded op's bound before the kernel runs, and read back the witness.
 //!
-//! The shim is two embedded Python files written into a temporary directory that goes first
+//! The shim is an embedded Python package and a loader written into a temporary directory that goes first
 //! on `PYTHONPATH` (`sitecustomize.py` loads the `cudasleuth_shim` package, then the user's own
 //! sitecustomize). Nothing in the user's project is written; the temporary directory is
 //! removed afterwards. Results land in `--out` (default: a fresh directory under the system's
