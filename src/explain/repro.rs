@@ -68,7 +68,7 @@ pub fn repro(req: &ReproRequest, out: &mut dyn Write) -> Result<u8, ReproError> 
     let argv = if req.read.is_some() { Vec::new() } else { opts.argv.clone() };
     let source = if argv.is_empty() { outcome.log.display().to_string() } else { argv.join(" ") };
     let mut report = assemble::assemble_with(&source, &incident, crate::kb::kb(), Some((root.as_path(), &files)));
-    let cpu = opts.cpu || outcome.collected.loaded.iter().any(|l| l.get("cpu").and_then(|c| c.as_bool()).unwrap_or(false));
+    let cpu = opts.cpu || outcome.collected.loaded.iter().any(|l| crate::model::witness::Loaded::of(l).cpu);
     let code = repro::confirm::finish(&mut report, &outcome, &argv, opts.sweep, cpu);
     report.suspects = suspects::rank(&report, &facts);
     confirm::confirm(&mut report, Some(&root), Some(&files));

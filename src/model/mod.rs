@@ -1,6 +1,8 @@
 //! The report contract (`--format json`, version 1). Other tools read these objects: keys may
 //! be added, none may change meaning. `docs/report.schema.json` is the schema they validate against.
 
+pub mod witness;
+
 use serde::Serialize;
 
 pub const REPORT_VERSION: u32 = 1;

@@ -4,8 +4,7 @@
 
 use std::path::Path;
 
-use serde_json::Value;
-
+use crate::model::witness::{show, Place, ProvenanceKind, Witness};
 use crate::model::{Report, Suspect};
 use crate::scan::files::ProjectFiles;
 
@@ -46,108 +45,48 @@ pub fn project_place(
     project_path(file, root, files).map(|p| (p, line))
 }
 
-/// [`project_place`] for a frame of the witness (`file`, `line`, `code`).
-pub fn frame_place(f: &Value, root: Option<&Path>, files: Option<&ProjectFiles>) -> Option<(String, u32)> {
-    let file = f.get("file").and_then(Value::as_str)?;
-    let line = f.get("line").and_then(int)? as u32;
-    project_place(file, line, f.get("code").and_then(Value::as_str), root, files)
-}
-
-fn int(v: &Value) -> Option<i64> {
-    v.as_i64().or_else(|| v.as_f64().map(|f| f as i64))
-}
-
-pub fn show(v: &Value) -> String {
-    match v {
-        Value::Null => "?".into(),
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
-/// One line that says what the witness caught: op, value, bound, where, which sample.
-pub fn caught_line(w: &Value) -> String {
-    let op = w.get("op").and_then(Value::as_str).unwrap_or("a guarded op");
-    let tensor = w.get("tensor").and_then(Value::as_str).unwrap_or("value");
-    let first = w.get("bad").and_then(Value::as_array).and_then(|b| b.first());
-    let value = first.and_then(|b| b.get("value")).map(show).unwrap_or_else(|| "?".into());
-    let bound = w.get("bound");
-    let bound_txt = match bound {
-        Some(b) => {
-            format!("{} = {}", b.get("name").and_then(Value::as_str).unwrap_or("bound"), b.get("value").map(show).unwrap_or_default())
-        }
-        None => String::new(),
-    };
-    let mut s = format!("{op}: {tensor} value {value}");
-    if !bound_txt.is_empty() {
-        s.push_str(&format!(" out of range ({bound_txt})"));
-    } else if let Some(p) = w.get("predicate").and_then(Value::as_str) {
-        s.push_str(&format!(" breaks `{p}`"));
-    }
-    let count = w.get("bad_count").and_then(int).unwrap_or(1);
-    if count > 1 {
-        s.push_str(&format!(", {count} bad elements in the batch"));
-    }
-    if let Some(sample) = first.and_then(|b| b.get("sample")).and_then(int) {
-        s.push_str(&format!(", sample {sample}"));
-    }
-    if let Some(r) = w.get("rank").and_then(int) {
-        s.push_str(&format!(" (rank {r})"));
-    }
-    s
-}
-
-/// The user frame that called the op, from the witness's stack (innermost last).
-pub fn user_frame(w: &Value) -> Option<&Value> {
-    w.get("stack")?.as_array()?.iter().rev().find(|f| f.get("user_code").and_then(Value::as_bool).unwrap_or(false))
+/// [`project_place`] for a frame of the witness (or the place a provenance names).
+pub fn frame_place(f: &Place, root: Option<&Path>, files: Option<&ProjectFiles>) -> Option<(String, u32)> {
+    project_place(f.file.as_deref()?, f.line? as u32, f.code.as_deref(), root, files)
 }
 
 /// The sentence for the provenance outcome, with the project-relative place it names.
-pub fn provenance_line(w: &Value, root: Option<&Path>, files: Option<&ProjectFiles>) -> Option<(String, Option<(String, u32)>)> {
-    let p = w.get("provenance")?;
-    let kind = p.get("kind").and_then(Value::as_str)?;
+pub fn provenance_line(w: &Witness, root: Option<&Path>, files: Option<&ProjectFiles>) -> Option<(String, Option<(String, u32)>)> {
+    let p = w.provenance.as_ref()?;
     let place = || {
-        let file = p.get("file").and_then(Value::as_str)?;
-        let line = p.get("line").and_then(int)? as u32;
-        Some(frame_place(p, root, files).unwrap_or_else(|| (file.to_string(), line)))
+        let file = p.place.file.as_deref()?;
+        let line = p.place.line? as u32;
+        Some(frame_place(&p.place, root, files).unwrap_or_else(|| (file.to_string(), line)))
     };
-    let bound = w
-        .get("bound")
-        .map(|b| {
-            format!(" ({} = {})", b.get("name").and_then(Value::as_str).unwrap_or("bound"), b.get("value").map(show).unwrap_or_default())
-        })
-        .unwrap_or_default();
-    let sample = p.get("sample").and_then(int).map(|s| format!(" for sample {s}")).unwrap_or_default();
-    match kind {
-        "code_line" => {
+    let bound = w.bound.as_ref().map(|b| format!(" ({})", b.text())).unwrap_or_default();
+    let sample = p.sample.map(|s| format!(" for sample {s}")).unwrap_or_default();
+    match p.kind {
+        ProvenanceKind::CodeLine => {
             let at = place();
             let where_ = at.as_ref().map(|(f, l)| format!("{f}:{l}")).unwrap_or_else(|| "a line".into());
-            let var = p.get("variable").and_then(Value::as_str).map(|v| format!("{v} ")).unwrap_or_default();
-            let before = p.get("before").map(show).unwrap_or_else(|| "?".into());
-            let after = p.get("after").map(show).unwrap_or_else(|| "?".into());
-            let mut s = format!("{where_} turned {var}{before} into {after}{sample}{bound}");
-            if let Some(n) = p.get("replays").and_then(int).filter(|n| *n > 1) {
+            let var = p.variable.as_deref().map(|v| format!("{v} ")).unwrap_or_default();
+            let mut s = format!("{where_} turned {var}{} into {}{sample}{bound}", show(&p.before), show(&p.after));
+            if let Some(n) = p.replays.filter(|n| *n > 1) {
                 s.push_str(&format!("; the replay needed {n} tries (random branch)"));
             }
             Some((s, at))
         }
-        "raw_data" => {
+        ProvenanceKind::RawData => {
             let at = place();
-            let value = p.get("value").map(show).unwrap_or_else(|| "?".into());
             let where_ = at.as_ref().map(|(f, l)| format!(" as read at {f}:{l}")).unwrap_or_default();
-            Some((format!("the value {value} is in the data{where_}{sample}{bound}: no line of __getitem__ changed it"), at))
+            Some((format!("the value {} is in the data{where_}{sample}{bound}: no line of __getitem__ changed it", show(&p.value)), at))
         }
-        "outside_getitem" => {
+        ProvenanceKind::OutsideGetitem => {
             let at = place();
-            let reason = p.get("reason").and_then(Value::as_str).unwrap_or("__getitem__ returned a value in range");
+            let reason = p.reason.as_deref().unwrap_or("__getitem__ returned a value in range");
             let where_ = at.as_ref().map(|(f, l)| format!(" (see {f}:{l})")).unwrap_or_default();
             Some((format!("made after __getitem__{sample}: {reason}{where_}"), at))
         }
-        "not_replayable" => {
-            let reason = p.get("reason").and_then(Value::as_str).unwrap_or("no reason given");
+        ProvenanceKind::NotReplayable => {
+            let reason = p.reason.as_deref().unwrap_or("no reason given");
             Some((format!("the sample could not be replayed: {reason}"), None))
         }
-        _ => None,
+        ProvenanceKind::Other => None,
     }
 }
 
@@ -173,15 +112,15 @@ fn same_class(a: &str, b: &str) -> bool {
 ///   arrived unchanged (`raw_data`) or was made later (`outside_getitem`).
 /// - The line where a `raw_data` value was read is added as evidence of where it came from.
 pub fn confirm(report: &mut Report, root: Option<&Path>, files: Option<&ProjectFiles>) {
-    let Some(w) = report.witness.clone() else { return };
+    let Some(w) = report.witness.as_ref().map(Witness::of) else { return };
     for s in report.suspects.iter_mut() {
         s.confirmed = Some(false);
     }
-    let caught = caught_line(&w);
+    let caught = w.caught_line();
     let named = provenance_line(&w, root, files);
-    let kind = w.get("provenance").and_then(|p| p.get("kind")).and_then(Value::as_str).unwrap_or("");
-    let category = w.get("category").and_then(Value::as_str).unwrap_or("");
-    if kind == "code_line" {
+    let kind = w.provenance_kind();
+    let category = w.category.as_deref().unwrap_or("");
+    if kind == ProvenanceKind::CodeLine {
         if let Some((sentence, Some((file, line)))) = &named {
             let pos = report.suspects.iter().position(|s| &s.file == file && s.line == *line);
             let mut s = match pos {
@@ -205,7 +144,7 @@ pub fn confirm(report: &mut Report, root: Option<&Path>, files: Option<&ProjectF
         // one_hot of labels (or a gather at them) trips an index check in the kernel: a class
         // count bug all the same
         let fits = same_class(class, category)
-            || w.get("op").and_then(Value::as_str).is_some_and(crate::rank::suspects::indexes_by_label) && class == "label_out_of_range";
+            || w.op.as_deref().is_some_and(crate::rank::suspects::indexes_by_label) && class == "label_out_of_range";
         if !category.is_empty() && fits && !shift {
             s.tier = "confirmed".into();
             s.confirmed = Some(true);
@@ -215,7 +154,7 @@ pub fn confirm(report: &mut Report, root: Option<&Path>, files: Option<&ProjectF
             }
             confirmed.push(s);
         } else {
-            if shift && matches!(kind, "raw_data" | "outside_getitem") {
+            if shift && matches!(kind, ProvenanceKind::RawData | ProvenanceKind::OutsideGetitem) {
                 s.evidence.insert(0, "refuted by repro: the replayed sample did not take its bad value in __getitem__".into());
             }
             rest.push(s);
@@ -223,11 +162,7 @@ pub fn confirm(report: &mut Report, root: Option<&Path>, files: Option<&ProjectF
     }
     // the files the run went through come first (a notebook export and its .ipynb say the
     // same thing; the one that ran is the one to fix)
-    let ran: Vec<String> = w
-        .get("stack")
-        .and_then(Value::as_array)
-        .map(|s| s.iter().filter_map(|f| frame_place(f, root, files)).map(|(p, _)| p).collect())
-        .unwrap_or_default();
+    let ran: Vec<String> = w.stack.iter().filter_map(|f| frame_place(f, root, files)).map(|(p, _)| p).collect();
     confirmed.sort_by_key(|s| !ran.contains(&s.file));
     let mut out = confirmed;
     // where the value was read (raw_data) or changed after __getitem__ (a collate_fn)
@@ -241,7 +176,7 @@ pub fn confirm(report: &mut Report, root: Option<&Path>, files: Option<&ProjectF
     }
     if out.is_empty() && rest.is_empty() {
         // nothing static: the call that received the bad value is what the run proves
-        if let Some(f) = user_frame(&w) {
+        if let Some(f) = w.user_frame() {
             if let Some((rel, line)) = frame_place(f, root, files) {
                 let msg = format!("received the bad value: {caught}");
                 let mut s = new_suspect(&rel, line, &w, &msg);
@@ -257,22 +192,19 @@ pub fn confirm(report: &mut Report, root: Option<&Path>, files: Option<&ProjectF
     report.suspects = out;
 }
 
-fn new_suspect(file: &str, line: u32, w: &Value, message: &str) -> Suspect {
+fn new_suspect(file: &str, line: u32, w: &Witness, message: &str) -> Suspect {
+    let at_line = |p: &&Place| p.line == Some(i64::from(line));
     let code = w
-        .get("provenance")
-        .filter(|p| p.get("line").and_then(int) == Some(i64::from(line)))
-        .and_then(|p| p.get("code"))
-        .and_then(Value::as_str)
-        .or_else(|| {
-            user_frame(w)
-                .filter(|f| f.get("line").and_then(int) == Some(i64::from(line)))
-                .and_then(|f| f.get("code"))
-                .and_then(Value::as_str)
-        })
+        .provenance
+        .as_ref()
+        .map(|p| &p.place)
+        .filter(at_line)
+        .and_then(|p| p.code.as_deref())
+        .or_else(|| w.user_frame().filter(at_line).and_then(|f| f.code.as_deref()))
         .unwrap_or("");
     let indent = code.len() - code.trim_start().len();
     let width = code.trim().chars().count().max(1) as u32;
-    let op = w.get("op").and_then(Value::as_str).unwrap_or("op");
+    let op = w.op.as_deref().unwrap_or("op");
     Suspect {
         file: file.to_string(),
         line,
@@ -288,17 +220,10 @@ fn new_suspect(file: &str, line: u32, w: &Value, message: &str) -> Suspect {
     }
 }
 
-pub fn bad_samples(sweep: &Value) -> usize {
-    sweep
-        .get("datasets")
-        .and_then(Value::as_array)
-        .map(|ds| ds.iter().map(|d| d.get("bad").and_then(Value::as_array).map_or(0, Vec::len)).sum())
-        .unwrap_or(0)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     fn witness() -> Value {
         serde_json::json!({
@@ -312,8 +237,8 @@ mod tests {
 
     #[test]
     fn sentences() {
-        let w = witness();
-        assert_eq!(caught_line(&w), "nll_loss: target value 3 out of range (n_classes = 3), sample 41");
+        let w = Witness::of(&witness());
+        assert_eq!(w.caught_line(), "nll_loss: target value 3 out of range (n_classes = 3), sample 41");
         let (s, at) = provenance_line(&w, None, None).unwrap();
         assert_eq!(s, "/x/proj/data/dataset.py:23 turned label 2 into 3 for sample 41 (n_classes = 3)");
         assert_eq!(at, Some(("/x/proj/data/dataset.py".to_string(), 23)));
@@ -323,7 +248,7 @@ mod tests {
     fn provenance_line_becomes_the_confirmed_first_suspect() {
         let incident = crate::log::read_from(Box::new(std::io::Cursor::new(Vec::new())));
         let mut report = crate::rank::assemble::assemble("run.log", &incident);
-        report.suspects.push(new_suspect("train.py", 30, &Value::Null, "loss call"));
+        report.suspects.push(new_suspect("train.py", 30, &Witness::default(), "loss call"));
         report.suspects[0].confirmed = None;
         report.suspects[0].tier = "likely".into();
         report.witness = Some(witness());

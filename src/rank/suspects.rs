@@ -19,13 +19,13 @@ pub fn indexes_by_label(op: &str) -> bool {
 fn categories(report: &Report) -> BTreeSet<String> {
     let mut out: BTreeSet<String> = report.asserts.iter().filter_map(|a| a.signature.as_ref().map(|s| s.category.clone())).collect();
     // a repro witness names the class of the op it caught
-    if let Some(w) = &report.witness {
-        if let Some(c) = w.get("category").and_then(|c| c.as_str()) {
+    if let Some(w) = report.witness.as_ref().map(crate::model::witness::Witness::of) {
+        if let Some(c) = &w.category {
             out.insert(c.to_string());
         }
         // one_hot of labels, or a gather/scatter at them, trips an index check: a class-count
         // bug all the same
-        if w.get("op").and_then(|o| o.as_str()).is_some_and(indexes_by_label) {
+        if w.op.as_deref().is_some_and(indexes_by_label) {
             out.insert("label_out_of_range".to_string());
         }
     }

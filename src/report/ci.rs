@@ -37,7 +37,7 @@ pub fn title(report: &Report) -> String {
         .asserts
         .iter()
         .find_map(|a| a.signature.as_ref().map(|s| s.op.clone()))
-        .or_else(|| report.witness.as_ref().and_then(|w| w.get("op")).and_then(|o| o.as_str()).map(String::from));
+        .or_else(|| report.witness.as_ref().and_then(|w| crate::model::witness::Witness::of(w).op));
     let what = match report.verdict {
         Verdict::DeviceAssert => "device-side assert",
         Verdict::CudaError => "CUDA error",
@@ -66,7 +66,7 @@ fn summary_lines(report: &Report) -> Vec<String> {
         lines.push(e.message.clone());
     }
     if let Some(w) = &report.witness {
-        lines.push(format!("repro caught {}", crate::rank::confirm::caught_line(w)));
+        lines.push(format!("repro caught {}", crate::model::witness::Witness::of(w).caught_line()));
     }
     if let Some(c) = &report.call {
         lines.push(format!("called from {}:{}: {}", c.file, c.line, c.code));
@@ -233,7 +233,7 @@ pub fn markdown(reports: &[Report], project: Option<&Path>, prefix: &str, redact
             let _ = writeln!(out, "> {}\n", md_cell(&e.message));
         }
         if let Some(w) = &r.witness {
-            let _ = writeln!(out, "**Repro caught** {}\n", crate::rank::confirm::caught_line(w));
+            let _ = writeln!(out, "**Repro caught** {}\n", crate::model::witness::Witness::of(w).caught_line());
         }
         if let Some(c) = &r.call {
             let _ = writeln!(out, "Called from `{}:{}`: `{}`\n", c.file, c.line, md_cell(&c.code));

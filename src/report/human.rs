@@ -9,6 +9,7 @@ use miette::{
 };
 
 use crate::kb;
+use crate::model::witness::{ProvenanceKind, Sweep, Witness};
 use crate::model::*;
 
 pub struct Style {
@@ -200,10 +201,10 @@ fn headline(report: &Report) -> String {
     let src = &report.source;
     if report.kind == "repro" {
         if let Some(w) = &report.witness {
-            return format!("repro caught {}", crate::rank::confirm::caught_line(w));
+            return format!("repro caught {}", Witness::of(w).caught_line());
         }
         if let Some(s) = &report.sweep {
-            let n = crate::rank::confirm::bad_samples(s);
+            let n = Sweep::of(s).bad_samples();
             return if n == 0 {
                 "sweep: every sample is within the model's bounds".to_string()
             } else {
@@ -438,7 +439,7 @@ fn repro_section(out: &mut String, report: &Report, style: &Style, h: &dyn Fn(&s
         };
         if run.command.is_empty() {
             // `--read`: a run made elsewhere (a job script, a notebook with %load_ext)
-            let synced = report.witness.as_ref().and_then(|w| w.get("cuda_launch_blocking")).and_then(Value::as_bool);
+            let synced = report.witness.as_ref().and_then(|w| Witness::of(w).cuda_launch_blocking);
             let how = match (run.mode, synced) {
                 ("sweep", _) => "a sweep of the datasets",
                 (_, Some(false)) => "a guarded run (not synchronized: the guard checked each op before it ran)",
@@ -453,12 +454,12 @@ fn repro_section(out: &mut String, report: &Report, style: &Style, h: &dyn Fn(&s
         }
         let _ = writeln!(out, "  results    {}", run.out_dir);
     }
-    if let Some(w) = &report.witness {
-        let _ = writeln!(out, "  caught     {}", crate::rank::confirm::caught_line(w));
-        if let Some(f) = crate::rank::confirm::user_frame(w) {
-            let code = f.get("code").and_then(Value::as_str).unwrap_or("").trim();
-            let file = f.get("file").and_then(Value::as_str).unwrap_or("?");
-            let line = f.get("line").map(|l| l.to_string()).unwrap_or_default();
+    if let Some(w) = report.witness.as_ref().map(Witness::of) {
+        let _ = writeln!(out, "  caught     {}", w.caught_line());
+        if let Some(f) = w.user_frame() {
+            let code = f.code.as_deref().unwrap_or("").trim();
+            let file = f.file.as_deref().unwrap_or("?");
+            let line = f.line.map(|l| l.to_string()).unwrap_or_default();
             let at = match crate::rank::confirm::frame_place(f, style.project.as_deref(), None) {
                 // a notebook cell: the cell as the run named it, and the notebook line
                 Some((path, l)) if crate::scan::notebook::cell_number(file).is_some() => format!("{file}:{line} ({path}:{l})"),
@@ -467,14 +468,13 @@ fn repro_section(out: &mut String, report: &Report, style: &Style, h: &dyn Fn(&s
             };
             let _ = writeln!(out, "  at         {at}  {code}");
         }
-        if let Some(b) = w.get("batch").filter(|b| !b.is_null()) {
-            let idx: Vec<String> =
-                b.get("indices").and_then(Value::as_array).map(|a| a.iter().take(12).map(|v| v.to_string()).collect()).unwrap_or_default();
-            let more = b.get("indices").and_then(Value::as_array).map_or(0, Vec::len) > 12;
+        if let Some(b) = &w.batch {
+            let idx: Vec<String> = b.indices.iter().take(12).map(|v| v.to_string()).collect();
+            let more = b.indices.len() > 12;
             let _ = writeln!(out, "  batch      dataset indices [{}{}]", idx.join(", "), if more { ", …" } else { "" });
         }
-        if let Some((sentence, _)) = crate::rank::confirm::provenance_line(w, style.project.as_deref(), None) {
-            let proven = w.get("provenance").and_then(|p| p.get("kind")).and_then(Value::as_str) == Some("code_line");
+        if let Some((sentence, _)) = crate::rank::confirm::provenance_line(&w, style.project.as_deref(), None) {
+            let proven = w.provenance_kind() == ProvenanceKind::CodeLine;
             let _ = writeln!(out, "  {}  {sentence}", if proven { h("confirmed") } else { "origin   ".to_string() });
         }
         if let Some(r) = &report.replay {
@@ -483,14 +483,12 @@ fn repro_section(out: &mut String, report: &Report, style: &Style, h: &dyn Fn(&s
             let backend = r.get("backend").and_then(Value::as_str).unwrap_or("cpu");
             let _ = writeln!(out, "  {label}  [{backend}] {}", r.get("message").and_then(Value::as_str).unwrap_or(""));
         }
-        if let Some(o) = w.get("other_ranks").and_then(Value::as_array) {
-            for r in o {
-                let _ = writeln!(out, "  also       rank {} sample {} value {}", r["rank"], r["sample"], r["value"]);
-            }
+        for r in &w.other_ranks {
+            let _ = writeln!(out, "  also       rank {} sample {} value {}", r.rank, r.sample, r.value);
         }
     }
-    if let Some(s) = &report.sweep {
-        if let Some(b) = s.get("bounds").filter(|b| !b.is_null()) {
+    if let Some(s) = report.sweep.as_ref().map(Sweep::of) {
+        if let Some(b) = &s.bounds {
             let parts: Vec<String> = ["n_classes", "num_embeddings", "ignore_index"]
                 .iter()
                 .filter_map(|k| b.get(*k).filter(|v| !v.is_null()).map(|v| format!("{k} = {v}")))
@@ -501,29 +499,28 @@ fn repro_section(out: &mut String, report: &Report, style: &Style, h: &dyn Fn(&s
                 if parts.is_empty() { "none found in the script's model".to_string() } else { parts.join(", ") }
             );
         }
-        for d in s.get("datasets").and_then(Value::as_array).into_iter().flatten() {
-            let class = d.get("class").and_then(Value::as_str).unwrap_or("dataset");
-            let bad = d.get("bad").and_then(Value::as_array).cloned().unwrap_or_default();
+        for d in &s.datasets {
+            let class = d.class.as_deref().unwrap_or("dataset");
             let _ = writeln!(
                 out,
                 "  dataset    {class}: {} of {} samples checked, {} bad",
-                d.get("checked").map(|v| v.to_string()).unwrap_or_default(),
-                d.get("length").map(|v| v.to_string()).unwrap_or_default(),
-                bad.len()
+                d.checked.as_ref().map(|v| v.to_string()).unwrap_or_default(),
+                d.length.as_ref().map(|v| v.to_string()).unwrap_or_default(),
+                d.bad.len()
             );
-            for b in bad.iter().take(20) {
+            for b in d.bad.iter().take(20) {
                 let _ = writeln!(
                     out,
                     "    sample {:<8} {} = {} (bound {} = {})",
-                    b["index"],
-                    b.get("field").and_then(Value::as_str).unwrap_or("?"),
-                    b["value"],
-                    b.get("name").and_then(Value::as_str).unwrap_or("bound"),
-                    b["bound"]
+                    b.index,
+                    b.field.as_deref().unwrap_or("?"),
+                    b.value,
+                    b.name.as_deref().unwrap_or("bound"),
+                    b.bound
                 );
             }
-            if bad.len() > 20 {
-                let _ = writeln!(out, "    … {} more (the JSON report lists them all)", bad.len() - 20);
+            if d.bad.len() > 20 {
+                let _ = writeln!(out, "    … {} more (the JSON report lists them all)", d.bad.len() - 20);
             }
         }
     }

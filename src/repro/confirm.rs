@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 
+use crate::model::witness::{show, Sweep, Unmapped};
 use crate::model::{Report, RunInfo, Verdict};
-use crate::rank::confirm::{bad_samples, show};
 use crate::repro::process::Ending;
 use crate::repro::{Collected, Outcome};
 
@@ -85,19 +85,14 @@ pub fn finish(report: &mut Report, outcome: &Outcome, argv: &[String], sweep: bo
             "the shim never loaded: the command did not start Python, Python ran without site (-I/-E/-S), torch was never imported, or a launcher dropped PYTHONPATH; `cudasleuth repro --print-env` gives the variables to set by hand".into(),
         );
     }
-    for u in &outcome.collected.unmapped {
-        report.warnings.push(format!(
-            "cannot map to CPU: {} at {}:{}",
-            u.get("call").map(show).unwrap_or_default(),
-            u.get("file").map(show).unwrap_or_default(),
-            u.get("line").map(show).unwrap_or_default()
-        ));
+    for u in outcome.collected.unmapped.iter().map(Unmapped::of) {
+        report.warnings.push(format!("cannot map to CPU: {} at {}:{}", show(&u.call), show(&u.file), show(&u.line)));
     }
     match outcome.ending {
         Ending::Interrupted => exit::INTERRUPTED,
         _ if report.witness.is_some() => exit::VIOLATION,
         Ending::TimedOut => exit::TIMEOUT,
-        _ if sweep && report.sweep.as_ref().is_some_and(|s| bad_samples(s) > 0) => exit::VIOLATION,
+        _ if sweep && report.sweep.as_ref().is_some_and(|s| Sweep::of(s).bad_samples() > 0) => exit::VIOLATION,
         _ if sweep && report.sweep.is_some() => exit::CLEAN,
         Ending::Exited(Some(0)) if outcome.collected.loaded.is_empty() => exit::SETUP,
         Ending::Exited(Some(0)) => exit::CLEAN,

@@ -242,8 +242,8 @@ pub fn against_log(
     backend: Backend,
     python: Option<&str>,
 ) -> Outcome {
-    use serde_json::Value;
-    let op = witness.get("op").and_then(Value::as_str).unwrap_or("");
+    let witness = crate::model::witness::Witness::of(witness);
+    let op = witness.op.as_deref().unwrap_or("");
     // the assert site of the same op, else the first one
     let pick = asserts
         .iter()
@@ -257,18 +257,18 @@ pub fn against_log(
     if let Some(why) = crate::kb::geometry::no_position_reason(&geometry) {
         return no_comparison(format!("the logged ids carry no position: {why}"), &geometry);
     }
-    let tensor = witness.get("tensor").and_then(Value::as_str).unwrap_or("");
-    let Some(file) = witness.get("tensors").and_then(|t| t.get(tensor)).and_then(Value::as_str) else {
+    let tensor = witness.tensor.as_deref().unwrap_or("");
+    let Some(file) = witness.tensors.get(tensor) else {
         return no_comparison(format!("the witness holds no dump of `{tensor}` (was --no-values given?)"), &geometry);
     };
     let arr = match crate::repro::npy::read(&out_dir.join(file)) {
         Ok(a) => a,
         Err(e) => return no_comparison(format!("cannot read the dumped batch: {e}"), &geometry),
     };
-    let bound = witness.get("bound").and_then(|b| b.get("value"));
-    let pred = match (witness.get("category").and_then(Value::as_str), bound.and_then(Value::as_f64)) {
+    let bound = witness.bound.as_ref().and_then(|b| b.value.as_f64());
+    let pred = match (witness.category.as_deref(), bound) {
         (Some("probability_out_of_range"), _) => Predicate { lo: 0.0, hi: 1.0, hi_inclusive: true, ignore: None },
-        (_, Some(hi)) => Predicate { lo: 0.0, hi, hi_inclusive: false, ignore: witness.get("ignore_index").and_then(Value::as_f64) },
+        (_, Some(hi)) => Predicate { lo: 0.0, hi, hi_inclusive: false, ignore: witness.ignore_index },
         _ => return no_comparison("the witness names no bound to replay".into(), &geometry),
     };
     let plans = plans(&geometry, &arr.shape);
