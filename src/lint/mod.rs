@@ -4,8 +4,8 @@
 //! (`analysis::project`); only the files asked for are reported.
 
 pub mod config;
+pub mod incremental;
 pub mod output;
-pub mod summary;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::rules;
-use crate::scan::{self, files::ProjectFiles};
+use crate::scan::files::ProjectFiles;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct LintDiagnostic {
@@ -94,28 +94,24 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
     cfg.preview |= opts.preview;
     cfg.override_with(opts.select.clone(), &opts.extend_select, &opts.ignore);
     let cache = if opts.no_cache { None } else { crate::scan::cache::Cache::open() };
-    // The project's files: with a cache, the summary's record of the last walk while no
-    // directory changed since
-    let t = std::time::Instant::now();
-    let (summary, files) = match &cache {
-        Some(c) => {
-            let (s, f) = summary::Summary::open(c, &root);
-            (Some(s), f)
-        }
-        None => (None, ProjectFiles::walk(&root)),
-    };
-    let t = crate::timings::phase("summary", t);
+    let (summary, files) = incremental::open(cache.as_ref(), &root);
+    let wanted = chosen_files(&opts.paths, &files, &root, &cwd);
+    let (findings, scan_warnings) = incremental::findings(&root, &files, cache.as_ref(), summary, wanted.as_ref());
+    Ok(apply(findings, scan_warnings, &cfg, wanted.as_ref(), &files, root, &cwd))
+}
 
-    // Which project files to report on: the paths given (files or directories), else all.
-    let wanted: Option<BTreeSet<String>> = if opts.paths.is_empty() {
+/// Which project files to report on: the paths given (files or directories, as project paths),
+/// else all (None).
+fn chosen_files(paths: &[PathBuf], files: &ProjectFiles, root: &Path, cwd: &Path) -> Option<BTreeSet<String>> {
+    if paths.is_empty() {
         None
     } else {
         let mut set = BTreeSet::new();
         let mut dirs = Vec::new();
         let known = |rel: &str| files.paths().binary_search_by(|p| p.as_str().cmp(rel)).is_ok();
-        for p in &opts.paths {
+        for p in paths {
             let abs = std::fs::canonicalize(p).unwrap_or_else(|_| cwd.join(p));
-            let Ok(rel) = abs.strip_prefix(&root) else { continue };
+            let Ok(rel) = abs.strip_prefix(root) else { continue };
             let rel = rel.to_string_lossy().replace('\\', "/");
             if known(&rel) {
                 set.insert(rel);
@@ -128,57 +124,20 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
             set.extend(files.paths().iter().filter(|f| dirs.iter().any(|d| f.starts_with(d.as_str()))).cloned());
         }
         Some(set)
-    };
-    // The summary keeps the results of the last whole-project run while no file's facts change
-    // (same stamps, same bytes, or new bytes with the same facts).
-    let stored = summary.as_ref().and_then(|s| {
-        s.results(&root).map(|r| (r, None)).or_else(|| s.results_same_facts(&root, &files, cache.as_ref()?).map(|(r, k)| (r, Some(k))))
-    });
-    let t = crate::timings::phase("stored results", t);
-    let (mut findings, scan_warnings) = match stored {
-        Some((stored, keys)) => {
-            // files changed without a change of facts: record their new stamps and keys
-            if let (Some(s), Some(keys)) = (summary, keys) {
-                s.keep_results(&files, &keys);
-            }
-            stored
-        }
-        None => match (&cache, summary) {
-            (Some(c), Some(mut s)) => {
-                // a run on some files reads the others only where a rule needs them; a run on
-                // the whole project reads them all (in parallel) and stores its results
-                let some = wanted.as_ref().filter(|_| s.mostly_recorded());
-                let now: Vec<bool> = files.paths().iter().map(|p| some.map_or(true, |w| w.contains(p))).collect();
-                let scan = s.project(&root, &files, c, some.is_none(), &now);
-                let t = crate::timings::phase("scan", t);
-                let focus = some.map(|w| scan.project.paths.iter().map(|p| w.contains(p)).collect());
-                let rule_files = crate::analysis::project::Files::of_project(&scan.project, focus);
-                let previous = s.previous_records();
-                let (findings, records) = rules::run_recorded(&rule_files, &previous);
-                let t = crate::timings::phase("rules", t);
-                crate::timings::count("files read by the rules", scan.project.loaded());
-                s.save(&root, &files, &scan, some.is_none().then_some(findings.as_slice()), records);
-                std::mem::forget(previous);
-                crate::timings::phase("save", t);
-                let warnings = scan.warnings.clone();
-                // the facts of a large project are millions of small allocations, and a lint run
-                // is the last thing the `lint` command does before it exits: they are left to the
-                // process rather than freed one by one (a tenth of a large project's run)
-                std::mem::forget(rule_files);
-                std::mem::forget(scan);
-                (findings, warnings)
-            }
-            _ => {
-                let facts = scan::scan_project_cached(&root, &files, cache.as_ref());
-                let t = crate::timings::phase("scan", t);
-                let findings = rules::run_all(&facts);
-                crate::timings::phase("rules", t);
-                let crate::scan::facts::Facts { files: all, warnings } = facts;
-                std::mem::forget(all);
-                (findings, warnings)
-            }
-        },
-    };
+    }
+}
+
+/// The findings and warnings as reported: the configuration's rules, the files asked for,
+/// sorted, and the suppression comments applied.
+fn apply(
+    mut findings: Vec<rules::Finding>,
+    scan_warnings: Vec<(String, String)>,
+    cfg: &config::LintConfig,
+    wanted: Option<&BTreeSet<String>>,
+    files: &ProjectFiles,
+    root: PathBuf,
+    cwd: &Path,
+) -> LintResult {
     let reported = |path: &str| wanted.as_ref().map_or(true, |w| w.contains(path)) && !cfg.excluded(path);
 
     findings.retain(|f| {
@@ -192,7 +151,7 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
     for (path, why) in &scan_warnings {
         if reported(path) {
             result.warnings.push(LintWarning {
-                file: display_path(&root, path, &cwd),
+                file: display_path(&root, path, cwd),
                 code: warning_code(why).to_string(),
                 message: why.clone(),
             });
@@ -213,7 +172,7 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
         }
         let rule = rules::find_rule(f.rule).unwrap();
         result.diagnostics.push(LintDiagnostic {
-            file: display_path(&root, &f.file, &cwd),
+            file: display_path(&root, &f.file, cwd),
             project_path: f.file.clone(),
             line: f.span.line,
             column: f.span.column,
@@ -234,14 +193,14 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
         for (i, l) in lines.iter().enumerate() {
             if suppression(l).is_some() && !used.contains(&(f.clone(), i as u32 + 1)) {
                 result.warnings.push(LintWarning {
-                    file: display_path(&root, f, &cwd),
+                    file: display_path(&root, f, cwd),
                     code: "unused-suppression".into(),
                     message: format!("line {}: `# cudasleuth: ignore` suppresses nothing", i + 1),
                 });
             }
         }
     }
-    Ok(result)
+    result
 }
 
 fn warning_code(why: &str) -> &'static str {

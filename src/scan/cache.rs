@@ -3,7 +3,7 @@
 //! `~/.cache/cudasleuth`. Entries are keyed by the tool version, the file's path and its bytes;
 //! a stale or corrupt entry is simply re-parsed. An entry also holds the file's chunks (its
 //! top-level statements, `scan::chunks`): a changed file is parsed again only where it changed.
-//! The project summary (`summary.rs`) sits in the same directory.
+//! The project summary (`lint::incremental::summary`) sits in the same directory.
 
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;

@@ -20,7 +20,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -32,6 +32,8 @@ use crate::scan::cache::Cache;
 use crate::scan::facts::FileFacts;
 use crate::scan::files::{ProjectFiles, RootDir, WalkRecord};
 
+use super::stamp::{data_stamps, tool_stamp, Stamp, RACY};
+
 /// The layout of the summary file (bincode is not self-describing: a new layout gets a new
 /// file name).
 const SUMMARY_FORMAT: u32 = 7;
@@ -39,30 +41,6 @@ const SUMMARY_FORMAT: u32 = 7;
 /// Replaced cache keys kept for removal in the recent changes before a run writes the summary
 /// whole to remove them (some 100 commits of 20 files; tens of megabytes of cache).
 const MAX_UNUSED: usize = 2048;
-
-/// Files modified this close to a summary write are not recorded.
-const RACY: Duration = Duration::from_secs(2);
-
-#[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
-pub struct Stamp {
-    size: u64,
-    mtime_ns: u64,
-}
-
-impl Stamp {
-    fn of(path: &Path) -> Option<(Stamp, SystemTime)> {
-        let m = std::fs::metadata(path).ok()?;
-        let t = m.modified().ok()?;
-        let ns = t.duration_since(UNIX_EPOCH).ok()?.as_nanos() as u64;
-        Some((Stamp { size: m.len(), mtime_ns: ns }, t))
-    }
-
-    /// The stamp of a project file, and its modification time.
-    fn at(root: &RootDir, rel: &str) -> Option<(Stamp, SystemTime)> {
-        let (size, mtime_ns) = root.stat(rel, true)?;
-        Some((Stamp { size, mtime_ns }, UNIX_EPOCH + Duration::from_nanos(mtime_ns)))
-    }
-}
 
 #[derive(Serialize, Deserialize)]
 struct Entry {
@@ -285,10 +263,6 @@ pub struct Summary {
     /// the summary is written whole (else the cache would keep every version of every file
     /// edited).
     replaced: std::sync::Mutex<Vec<String>>,
-}
-
-fn tool_stamp() -> Option<Stamp> {
-    std::env::current_exe().ok().and_then(|p| Stamp::of(&p)).map(|s| s.0)
 }
 
 impl Summary {
@@ -801,23 +775,6 @@ fn same_shape(a: &FileFacts, b: &FileFacts) -> bool {
         )
 }
 
-/// The stamps of the data files the code names (each candidate location, present or not), which
-/// stored results depend on.
-fn data_stamps(root: &Path, project: &Project<'_>) -> Vec<(String, Option<Stamp>)> {
-    let mut data: Vec<(String, Option<Stamp>)> = Vec::new();
-    for (path, d) in project.paths.iter().zip(&project.digests) {
-        for p in &d.data_refs {
-            for c in crate::scan::data::reference_candidates(path, p) {
-                if !data.iter().any(|(d, _)| *d == c) {
-                    let s = Stamp::of(&root.join(&c)).map(|x| x.0);
-                    data.push((c, s));
-                }
-            }
-        }
-    }
-    data
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -837,7 +794,7 @@ mod tests {
         let keys: Vec<Option<String>> = (0..n).map(|i| (i % 2 == 0).then(|| format!("{i:032x}"))).collect();
         let paths: Vec<String> = (0..n).map(|i| format!("pkg/m{i}.py")).collect();
         let files = ProjectFiles::from_list(paths.clone());
-        let an_hour_ago = SystemTime::now() - Duration::from_secs(3600);
+        let an_hour_ago = SystemTime::now() - std::time::Duration::from_secs(3600);
         let stamp = |i: usize| Stamp { size: i as u64, mtime_ns: 1000 + i as u64 };
         // the last file was modified just now: no entry for it
         let stamps = (0..n).map(|i| Some((stamp(i), if i + 1 == n { SystemTime::now() } else { an_hour_ago }))).collect();
