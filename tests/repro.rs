@@ -52,7 +52,18 @@ fn report(out: &Output) -> serde_json::Value {
     let v: serde_json::Value = serde_json::from_str(text.lines().next().unwrap_or(""))
         .unwrap_or_else(|e| panic!("{e}: {text}\n{}", String::from_utf8_lossy(&out.stderr)));
     common::check_schema(&v, "repro");
+    // what the shim wrote follows its schema, and the Rust side reads it typed
+    if let Some(dir) = v["run"]["out_dir"].as_str() {
+        let checked = common::check_shim_output(Path::new(dir));
+        assert!(checked > 0 || v["run"]["shim_processes"] == 0, "no shim output checked in {dir}");
+    }
     v
+}
+
+#[test]
+fn the_shim_schema_refuses_a_witness_without_its_bad_values() {
+    let w = serde_json::json!({"version": 1, "kind": "witness", "op": "nll_loss", "category": "label_out_of_range"});
+    assert!(!common::shim_output_errors("witness", &w).is_empty());
 }
 
 /// Every file's path and contents under `dir` (to prove a run changed nothing).

@@ -133,6 +133,52 @@ pub fn check_sarif(sarif: &serde_json::Value) {
     assert!(errors.is_empty(), "SARIF does not validate: {errors:?}");
 }
 
+/// The shim's output schema (`python/cudasleuth_shim/output.schema.json`), pointed at one of
+/// its definitions (`witness`, `sweep`, `loaded`, `unmapped`).
+pub fn shim_schema(def: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(root().join("python/cudasleuth_shim/output.schema.json")).expect("the shim's output schema");
+    let mut schema: serde_json::Value = serde_json::from_str(&text).expect("the shim's output schema is JSON");
+    assert!(schema["$defs"][def].is_object(), "the shim's output schema has no $defs/{def}");
+    schema["$ref"] = serde_json::Value::String(format!("#/$defs/{def}"));
+    schema
+}
+
+/// Why a file the shim wrote does not follow its definition in the shim's schema (empty: it does).
+pub fn shim_output_errors(def: &str, value: &serde_json::Value) -> Vec<String> {
+    let schema = shim_schema(def);
+    let validator = jsonschema::validator_for(&schema).expect("the shim's output schema compiles");
+    validator.iter_errors(value).map(|e| format!("{e} at {}", e.instance_path)).collect()
+}
+
+/// Fails the test unless every file the shim wrote in `dir` (witness-*, sweep-*, loaded-*,
+/// unmapped-*.json) follows the shim's schema and reads into the Rust side's typed view.
+/// Returns how many files were checked.
+pub fn check_shim_output(dir: &Path) -> usize {
+    let mut checked = 0;
+    let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        let Some(def) =
+            ["witness", "sweep", "loaded", "unmapped"].into_iter().find(|d| name.starts_with(&format!("{d}-")) && name.ends_with(".json"))
+        else {
+            continue;
+        };
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(e.path()).unwrap()).unwrap();
+        let errors = shim_output_errors(def, &v);
+        assert!(errors.is_empty(), "{name} does not follow the shim's schema: {errors:?}");
+        use cudasleuth::model::witness::{Loaded, Sweep, Unmapped, Witness};
+        let typed = match def {
+            "witness" => serde_json::from_value::<Witness>(v).err(),
+            "sweep" => serde_json::from_value::<Sweep>(v).err(),
+            "loaded" => serde_json::from_value::<Loaded>(v).err(),
+            _ => serde_json::from_value::<Unmapped>(v).err(),
+        };
+        assert!(typed.is_none(), "{name} does not read into the typed {def}: {typed:?}");
+        checked += 1;
+    }
+    checked
+}
+
 /// Everything a finding says, as one line.
 pub fn key(f: &Finding) -> String {
     format!("{} {} {:?} {} {:?} {} {}", f.rule, f.file, f.span, f.message, f.evidence, f.fingerprint, f.lint)

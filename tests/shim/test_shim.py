@@ -1,4 +1,4 @@
-"""Tests for the shim (python/cudasleuth_shim/__init__.py) and its loader (src/repro/sitecustomize.py).
+"""Tests for the shim (the package python/cudasleuth_shim) and its loader (src/repro/sitecustomize.py).
 
 Run from the repository root:
 
@@ -6,7 +6,10 @@ Run from the repository root:
 
 Each test runs a small script from tests/shim/scripts in a subprocess with the
 environment that ``cudasleuth repro`` sets, mapped to the CPU
-(CUDASLEUTH_CPU=1), and checks the JSON the shim writes.
+(CUDASLEUTH_CPU=1), and checks the JSON the shim writes.  Every JSON file a
+run leaves in its output directory is validated against the matching ``$defs``
+entry of python/cudasleuth_shim/output.schema.json (with the ``jsonschema``
+package; without it the validation is skipped, with a note).
 """
 
 import glob
@@ -32,6 +35,46 @@ try:
     import numpy
 except ImportError:  # pragma: no cover
     numpy = None
+
+SCHEMA_PATH = os.path.join(ROOT, "python", "cudasleuth_shim", "output.schema.json")
+with open(SCHEMA_PATH) as _f:
+    SCHEMA = json.load(_f)
+# which $defs entry describes a file the shim writes, by the file name's prefix
+SCHEMA_DEFS = {"witness-": "witness", "sweep-": "sweep", "loaded-": "loaded", "unmapped-": "unmapped"}
+
+try:
+    import jsonschema
+except ImportError:  # pragma: no cover
+    jsonschema = None
+    sys.stderr.write("note: the jsonschema package is missing (apt-get install python3-jsonschema): the shim's "
+                     "JSON files are not validated against %s\n" % SCHEMA_PATH)
+
+
+def schema_validator(kind):
+    """A validator for one $defs entry of the shim's output schema."""
+    sub = {"$schema": SCHEMA["$schema"], "$defs": SCHEMA["$defs"], "$ref": "#/$defs/%s" % kind}
+    return jsonschema.Draft202012Validator(sub)
+
+
+def check_schema(doc, kind, what):
+    """Fail unless `doc` follows $defs/`kind` of output.schema.json (skipped without jsonschema)."""
+    if jsonschema is None:
+        return
+    errors = sorted(schema_validator(kind).iter_errors(doc), key=lambda e: list(e.absolute_path))
+    if errors:
+        raise AssertionError("%s does not follow output.schema.json $defs/%s:\n%s" % (what, kind, "\n".join(
+            "  at /%s: %s" % ("/".join(str(p) for p in e.absolute_path), e.message) for e in errors[:10])))
+
+
+def check_outputs(d):
+    """Validate every JSON file the shim wrote into the directory `d`."""
+    for path in sorted(glob.glob(os.path.join(d, "*.json"))):
+        name = os.path.basename(path)
+        kinds = [k for prefix, k in SCHEMA_DEFS.items() if name.startswith(prefix)]
+        if not kinds:
+            raise AssertionError("the shim wrote %s, a JSON file output.schema.json does not describe" % path)
+        with open(path) as f:
+            check_schema(json.load(f), kinds[0], path)
 
 
 def line_of(script, text):
@@ -98,6 +141,9 @@ class ShimTest(unittest.TestCase):
             cmd = [PYTHON, os.path.join(SCRIPTS, script)] + list(args)
         proc = subprocess.run(cmd, env=e, cwd=cwd or self.tmp, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
+        # every file the run wrote, in the out directory or the default one (./cudasleuth-out)
+        check_outputs(out)
+        check_outputs(os.path.join(cwd or self.tmp, "cudasleuth-out"))
         return Run(proc, out)
 
     def assertViolation(self, r):
@@ -388,6 +434,17 @@ class ShimTest(unittest.TestCase):
         loaded = r.one("loaded-*.json")
         self.assertFalse(loaded["cuda_available"])
 
+    def test_cpu_mapping_keeps_dynamo_importable(self):
+        # dynamo keys its trace rules by function object: one do-nothing function under several
+        # torch.cuda names stopped `import torch._dynamo` (PyPI torch 2.15)
+        r = self.run_script("dynamo_cpu.py", env={"TORCHDYNAMO_DISABLE": None})
+        self.assertEqual(r.rc, 0, r.stderr)
+        self.assertIn("ok dynamo=", r.stdout)
+        if not r.stdout.strip().endswith("torch=1"):  # torch 1.x has no torch._dynamo
+            self.assertIn("ok dynamo=True", r.stdout)
+        self.assertEqual(r.files("unmapped-*.json"), [])
+        self.assertTrue(r.one("loaded-*.json")["cpu"])
+
     def test_unmapped_cuda_call(self):
         r = self.run_script("unmapped.py")
         self.assertEqual(r.rc, 3, r.stderr)
@@ -398,6 +455,58 @@ class ShimTest(unittest.TestCase):
         self.assertEqual(u["call"], "torch.cuda.Stream")
         self.assertEqual(u["file"], os.path.join(SCRIPTS, "unmapped.py"))
         self.assertEqual(u["line"], line)
+
+
+class SchemaTest(unittest.TestCase):
+    """output.schema.json itself, and that the validation the tests run can fail."""
+
+    WITNESS = {
+        "version": 1, "kind": "witness", "op": "nll_loss", "aten": "aten::nll_loss_forward",
+        "category": "label_out_of_range", "predicate": "target == ignore_index or 0 <= target < n_classes",
+        "tensor": "target", "bound": {"name": "n_classes", "value": 3}, "ignore_index": -100,
+        "shape": [32], "dtype": "int64", "device": "cpu",
+        "bad": [{"position": [7], "value": 3, "sample": 41}], "bad_count": 1,
+        "stack": [{"file": "/p/train.py", "line": 30, "function": "<module>",
+                   "code": "loss = criterion(outputs, y)", "user_code": True}],
+        "batch": {"indices": [41, 2], "loader": "CustomDataset", "batch_number": 1},
+        "tensors": {"target": "target.npy", "input": "input.npy"}, "rank": None, "pid": 1234,
+        "torch": "1.13.0", "cuda_launch_blocking": True, "compile_disabled": True, "cpu_mapped": True,
+        "provenance": {"kind": "code_line", "file": "/p/train.py", "line": 12, "function": "__getitem__",
+                       "code": "y = y + 1", "variable": "y", "before": 2, "after": 3, "sample": 41,
+                       "replays": 1, "rng_restored": True},
+    }
+
+    def setUp(self):
+        if jsonschema is None:
+            self.skipTest("the jsonschema package is missing")
+
+    def assertInvalid(self, doc, kind="witness"):
+        with self.assertRaises(AssertionError):
+            check_schema(doc, kind, "a wrong %s" % kind)
+
+    def test_schema_is_valid(self):
+        jsonschema.Draft202012Validator.check_schema(SCHEMA)
+        self.assertEqual(set(SCHEMA_DEFS.values()) - set(SCHEMA["$defs"]), set())
+
+    def test_wrong_witness_fails_validation(self):
+        import copy
+        check_schema(self.WITNESS, "witness", "the sample witness")
+        w = copy.deepcopy(self.WITNESS)
+        del w["bad"]
+        self.assertInvalid(w)
+        w = copy.deepcopy(self.WITNESS)
+        w["bad"][0]["position"] = "7"
+        self.assertInvalid(w)
+        w = copy.deepcopy(self.WITNESS)
+        w["unknown_key"] = 1
+        self.assertInvalid(w)
+        w = copy.deepcopy(self.WITNESS)
+        del w["provenance"]["line"]
+        self.assertInvalid(w)
+        w = copy.deepcopy(self.WITNESS)
+        w["category"] = "index_out_of_range"  # not nll_loss's
+        self.assertInvalid(w)
+        self.assertInvalid({"version": 1, "kind": "sweep", "bounds": None, "datasets": []}, "sweep")  # no note
 
 
 if __name__ == "__main__":
