@@ -25,6 +25,12 @@ fn int<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
     Ok(v.and_then(|v| v.as_i64().or_else(|| v.as_f64().map(|f| f as i64))))
 }
 
+/// The typed view of a file the shim wrote (one that does not follow the schema reads as the
+/// type's default: the schema tests on both sides keep the two in step).
+fn view<T: serde::de::DeserializeOwned + Default>(v: &Value) -> T {
+    serde_json::from_value(v.clone()).unwrap_or_default()
+}
+
 /// A JSON value as a sentence shows it: a string as itself, null as `?`.
 pub fn show(v: &Value) -> String {
     match v {
@@ -169,10 +175,9 @@ pub struct Witness {
 }
 
 impl Witness {
-    /// The typed view of a witness as the shim wrote it (a file that does not follow the
-    /// schema reads as far as its fields do).
+    /// The typed view of a witness as the shim wrote it.
     pub fn of(v: &Value) -> Witness {
-        serde_json::from_value(v.clone()).unwrap_or_default()
+        view(v)
     }
 
     /// The user frame that called the op (the innermost one).
@@ -247,7 +252,7 @@ pub struct Sweep {
 
 impl Sweep {
     pub fn of(v: &Value) -> Sweep {
-        serde_json::from_value(v.clone()).unwrap_or_default()
+        view(v)
     }
 
     /// How many bad samples, over all datasets.
@@ -266,7 +271,7 @@ pub struct Loaded {
 
 impl Loaded {
     pub fn of(v: &Value) -> Loaded {
-        serde_json::from_value(v.clone()).unwrap_or_default()
+        view(v)
     }
 }
 
@@ -281,7 +286,7 @@ pub struct Unmapped {
 
 impl Unmapped {
     pub fn of(v: &Value) -> Unmapped {
-        serde_json::from_value(v.clone()).unwrap_or_default()
+        view(v)
     }
 }
 
