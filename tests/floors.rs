@@ -167,3 +167,20 @@ fn the_checker_sees_an_upward_import() {
     assert_eq!(found, vec![(1, "report".into()), (3, "model".into()), (3, "rank".into())]);
     assert!(!ALLOWED.contains(&("log", "report")));
 }
+
+#[test]
+fn the_report_floor_reads_nothing() {
+    // rendering only: what the renderers quote from the project is read below them (`rank::quote`)
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/report");
+    let mut files = Vec::new();
+    rust_files(&dir, &mut files);
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            for io in ["std::fs", "canonicalize", "current_dir", "ProjectFiles::walk", "read_all("] {
+                assert!(!code.contains(io), "{}:{}: the report floor reads `{io}`", f.display(), i + 1);
+            }
+        }
+    }
+}

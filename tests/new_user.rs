@@ -18,7 +18,7 @@ fn human_reports_name_the_op_and_the_users_call() {
             let incident = log::read_log(&LogSource::File(path.clone())).unwrap();
             let report = assemble::assemble(&name, &incident);
             let Some(sig) = report.asserts.first().and_then(|a| a.signature.as_ref()) else { continue };
-            let text = human::render(&report, &human::Style { color: false, width: 200, project: None });
+            let text = human::render(&report, &human::Style { color: false, width: 200, quoted: Default::default() });
             checked += 1;
             if !text.contains(&format!("op         {}", sig.op)) {
                 problems.push(format!("{name}: op {} not named", sig.op));

@@ -12,8 +12,8 @@ use thiserror::Error;
 pub use self::repro::{repro, Replay, ReproRequest};
 use crate::kb::{self, Kb, UserKbError};
 use crate::log::{self, InputError, LogSource};
-use crate::model::{Report, Verdict};
-use crate::rank::{advice, assemble, suspects};
+use crate::model::{Quoted, Report, Verdict};
+use crate::rank::{advice, assemble, quote, suspects};
 use crate::report::{ci, human};
 use crate::scan::{self, files::ProjectFiles};
 
@@ -101,8 +101,9 @@ pub fn run(opts: &Options, out: &mut dyn Write, on_unreadable: &mut dyn FnMut(In
     let sources: Vec<LogSource> =
         if logs.is_empty() { vec![LogSource::Stdin] } else { logs.iter().map(|l| LogSource::from_arg(l)).collect() };
     let mut done = Explained { found: false, unreadable: 0 };
-    let mut style_root: Option<PathBuf> = None;
+    let mut style_root: Option<&Path> = None;
     let mut kept: Vec<Report> = Vec::new();
+    let mut quotes: Vec<Quoted> = Vec::new();
     for (i, source) in sources.iter().enumerate() {
         let incident = match log::read_log(source) {
             Ok(inc) => inc,
@@ -116,18 +117,20 @@ pub fn run(opts: &Options, out: &mut dyn Write, on_unreadable: &mut dyn FnMut(In
         if let (Some(facts), Some(root)) = (&facts, project) {
             report.suspects = suspects::rank(&report, facts);
             report.next_steps = advice::next_steps(&report, &incident);
-            style_root = Some(root.to_path_buf());
+            style_root = Some(root);
         }
         done.found |= report.verdict != Verdict::None;
+        let quoted = quote::quote(&report, style_root);
         let written = match opts.format {
             Format::Json => serde_json::to_writer(&mut *out, &report).map_err(std::io::Error::from).and_then(|_| writeln!(out)),
             Format::Human => {
                 let sep = if i > 0 { "\n" } else { "" };
-                let style = human::Style { color: opts.terminal.color, width: opts.terminal.width, project: style_root.clone() };
+                let style = human::Style { color: opts.terminal.color, width: opts.terminal.width, quoted };
                 write!(out, "{sep}{}", human::render(&report, &style))
             }
             Format::Github | Format::Sarif | Format::Markdown => {
                 kept.push(report);
+                quotes.push(quoted);
                 Ok(())
             }
         };
@@ -137,18 +140,18 @@ pub fn run(opts: &Options, out: &mut dyn Write, on_unreadable: &mut dyn FnMut(In
         }
     }
     if !kept.is_empty() {
-        let _ = out.write_all(ci_text(&kept, opts.format, project, opts.redact).as_bytes());
+        let _ = out.write_all(ci_text(&kept, &quotes, opts.format, project, opts.redact).as_bytes());
     }
     Ok(done)
 }
 
 /// The CI formats, written once over all the reports.
-pub fn ci_text(reports: &[Report], format: Format, project: Option<&Path>, redact: bool) -> String {
-    let prefix = ci::repo_prefix(project);
+pub fn ci_text(reports: &[Report], quotes: &[Quoted], format: Format, project: Option<&Path>, redact: bool) -> String {
+    let prefix = quote::repo_prefix(project);
     match format {
         Format::Github => ci::github(reports, &prefix),
         Format::Sarif => serde_json::to_string_pretty(&ci::sarif(reports, &prefix)).unwrap_or_default() + "\n",
-        Format::Markdown => ci::markdown(reports, project, &prefix, redact),
+        Format::Markdown => ci::markdown(reports, quotes, &prefix, redact),
         Format::Human | Format::Json => String::new(),
     }
 }

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use super::{ci_text, Format, Terminal};
 use crate::log::{self, LogSource};
 use crate::model::Report;
-use crate::rank::{advice, assemble, confirm, suspects};
+use crate::rank::{advice, assemble, confirm, quote, suspects};
 use crate::report::human;
 use crate::repro::{self, replay, ReproError};
 use crate::scan::{self, files::ProjectFiles};
@@ -94,12 +94,13 @@ pub fn repro(req: &ReproRequest, out: &mut dyn Write) -> Result<u8, ReproError> 
 }
 
 fn write_report(report: &Report, req: &ReproRequest, root: PathBuf, out: &mut dyn Write) -> std::io::Result<()> {
+    let quoted = quote::quote(report, Some(&root));
     match req.format {
         Format::Json => serde_json::to_writer(&mut *out, report).map_err(std::io::Error::from).and_then(|_| writeln!(out)),
         Format::Human => {
-            let style = human::Style { color: req.terminal.color, width: req.terminal.width, project: Some(root) };
+            let style = human::Style { color: req.terminal.color, width: req.terminal.width, quoted };
             write!(out, "\n{}", human::render(report, &style))
         }
-        _ => out.write_all(ci_text(std::slice::from_ref(report), req.format, Some(&root), false).as_bytes()),
+        _ => out.write_all(ci_text(std::slice::from_ref(report), &[quoted], req.format, Some(&root), false).as_bytes()),
     }
 }

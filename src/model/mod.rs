@@ -231,3 +231,26 @@ pub struct UserCall {
     /// or `names_the_op` (a user line that calls the op's Python API).
     pub how: &'static str,
 }
+
+/// What the renderers quote from the project, read before rendering (the report floor reads
+/// nothing itself): the text of the files the top suspects name, the project place of the
+/// frame that received a witness's bad value and the sentence of its provenance, and where the
+/// project sits in the repository (`prefix`, for CI paths). `rank::quote` fills it.
+#[derive(Debug, Clone, Default)]
+pub struct Quoted {
+    /// Project path → the file's text.
+    pub sources: std::collections::BTreeMap<String, String>,
+    /// The witness's user frame as a project place (`data.py:17`, or a notebook line).
+    pub caught_at: Option<(String, u32)>,
+    /// The witness's provenance as one sentence.
+    pub origin: Option<String>,
+    /// The project's path from the repository root, with a trailing `/` (empty at the root).
+    pub prefix: String,
+}
+
+impl Quoted {
+    /// Line `n` (1-based) of a quoted file.
+    pub fn line(&self, file: &str, n: u32) -> Option<&str> {
+        self.sources.get(file)?.lines().nth((n as usize).checked_sub(1)?)
+    }
+}

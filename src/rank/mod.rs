@@ -7,4 +7,5 @@
 pub mod advice;
 pub mod assemble;
 pub mod confirm;
+pub mod quote;
 pub mod suspects;

@@ -9,27 +9,9 @@
 //!   directories and the user's name.
 
 use std::fmt::Write as _;
-use std::path::Path;
 
 use crate::model::*;
 use crate::rules;
-
-/// Where the project sits relative to the repository root (the working directory in CI), so
-/// that suspects' paths (relative to `--project`) become repository paths.
-pub fn repo_prefix(project: Option<&Path>) -> String {
-    let Some(p) = project else { return String::new() };
-    let cwd = std::env::current_dir().ok().and_then(|c| std::fs::canonicalize(c).ok());
-    let abs = std::fs::canonicalize(p).ok();
-    let rel = match (cwd, abs) {
-        (Some(c), Some(a)) => a.strip_prefix(&c).map(|r| r.to_path_buf()).ok(),
-        _ => None,
-    };
-    match rel {
-        Some(r) if r.as_os_str().is_empty() => String::new(),
-        Some(r) => format!("{}/", r.to_string_lossy().replace('\\', "/")),
-        None => String::new(),
-    }
-}
 
 /// A short title: what failed, in which op.
 pub fn title(report: &Report) -> String {
@@ -197,9 +179,9 @@ fn md_cell(s: &str) -> String {
 }
 
 /// The Markdown summary of the reports.
-pub fn markdown(reports: &[Report], project: Option<&Path>, prefix: &str, redact_paths: bool) -> String {
+pub fn markdown(reports: &[Report], quotes: &[Quoted], prefix: &str, redact_paths: bool) -> String {
     let mut out = String::new();
-    for r in reports {
+    for (ri, r) in reports.iter().enumerate() {
         let _ = writeln!(out, "### {}\n", title(r));
         let _ = writeln!(
             out,
@@ -242,10 +224,7 @@ pub fn markdown(reports: &[Report], project: Option<&Path>, prefix: &str, redact
             let _ = writeln!(out, "**Where the bad value came from**\n");
             for (i, s) in r.suspects.iter().take(3).enumerate() {
                 let _ = writeln!(out, "{}. `{prefix}{}:{}` — {} (`{}`, {})", i + 1, s.file, s.line, s.message, s.rule, s.tier);
-                if let Some(code) = project
-                    .and_then(|p| std::fs::read_to_string(p.join(&s.file)).ok())
-                    .and_then(|t| t.lines().nth(s.line as usize - 1).map(|l| l.trim().to_string()))
-                {
+                if let Some(code) = quotes.get(ri).and_then(|q| q.line(&s.file, s.line)).map(str::trim) {
                     let _ = writeln!(out, "   ```python\n   {code}\n   ```");
                 }
                 for e in s.evidence.iter().take(4) {

@@ -15,8 +15,8 @@ use crate::model::*;
 pub struct Style {
     pub color: bool,
     pub width: usize,
-    /// The project root, to show suspects' source lines.
-    pub project: Option<std::path::PathBuf>,
+    /// What the report quotes from the project (`rank::quote`).
+    pub quoted: Quoted,
 }
 
 /// A few source lines that know which line of the original file they start at.
@@ -109,7 +109,7 @@ pub fn render(report: &Report, style: &Style) -> String {
     }
     if !report.suspects.is_empty() {
         let _ = writeln!(out, "{}", h("Where the bad value came from"));
-        for d in suspect_diags(report, style.project.as_deref()) {
+        for d in suspect_diags(report, &style.quoted) {
             let _ = handler.render_report(&mut out, &d);
         }
     }
@@ -367,10 +367,10 @@ fn frame_diag(report: &Report) -> Option<Diag> {
 }
 
 /// The top suspects, each with the line from the project it names.
-fn suspect_diags(report: &Report, root: Option<&std::path::Path>) -> Vec<Diag> {
+fn suspect_diags(report: &Report, quoted: &Quoted) -> Vec<Diag> {
     let mut out = Vec::new();
     for s in report.suspects.iter().take(3) {
-        let snippet = root.and_then(|r| std::fs::read_to_string(r.join(&s.file)).ok()).and_then(|text| {
+        let snippet = quoted.sources.get(&s.file).and_then(|text| {
             let start = s.line.saturating_sub(2).max(1);
             let lines: Vec<&str> = text.lines().skip(start as usize - 1).take((s.line - start + 2) as usize).collect();
             if lines.is_empty() {
@@ -460,7 +460,7 @@ fn repro_section(out: &mut String, report: &Report, style: &Style, h: &dyn Fn(&s
             let code = f.code.as_deref().unwrap_or("").trim();
             let file = f.file.as_deref().unwrap_or("?");
             let line = f.line.map(|l| l.to_string()).unwrap_or_default();
-            let at = match crate::rank::confirm::frame_place(f, style.project.as_deref(), None) {
+            let at = match &style.quoted.caught_at {
                 // a notebook cell: the cell as the run named it, and the notebook line
                 Some((path, l)) if crate::scan::notebook::cell_number(file).is_some() => format!("{file}:{line} ({path}:{l})"),
                 Some((path, l)) => format!("{path}:{l}"),
@@ -473,7 +473,7 @@ fn repro_section(out: &mut String, report: &Report, style: &Style, h: &dyn Fn(&s
             let more = b.indices.len() > 12;
             let _ = writeln!(out, "  batch      dataset indices [{}{}]", idx.join(", "), if more { ", …" } else { "" });
         }
-        if let Some((sentence, _)) = crate::rank::confirm::provenance_line(&w, style.project.as_deref(), None) {
+        if let Some(sentence) = &style.quoted.origin {
             let proven = w.provenance_kind() == ProvenanceKind::CodeLine;
             let _ = writeln!(out, "  {}  {sentence}", if proven { h("confirmed") } else { "origin   ".to_string() });
         }
