@@ -3,25 +3,8 @@
 
 use std::fmt::Write;
 
+use crate::kb::geometry::Geometry;
 use crate::kb::{Kb, KernelSite};
-
-const GEOMETRIES: &[(&str, &str)] = &[
-    ("nll_reduce_block", "one block; thread t checks rows t, t+T, t+2T, … with T = 32 for small N and up to 1024 in builds whose block grows with N (torch 2.11: N=1000 → 64, 3000 → 256, 20000 → 1024). Printed threads give `target[t::T]`."),
-    ("nll_reduce_block_32", "THCUNN: one block of 32 threads; thread t checks rows t, t+32, …"),
-    ("row_1024", "one thread per row, 1024 per block: row = 1024·block + thread (exact)."),
-    ("nll2d_per_sample", "one block per sample while H·W ≤ 131 072 (else ceil(H·W/131072) blocks per sample); thread t checks pixels t, t+1024, … of that sample."),
-    ("nll2d_no_reduce", "flat index i = 1024·block + thread with the batch fastest-varying: sample = i % N, h = (i // N) % H, w = i // (N·H)."),
-    ("vectorized_gather", "block x is the position of the bad index in the flattened index tensor (exact); threads walk the row."),
-    ("index_select_small", "at most 16 indices: every thread loops over all of them — no position information."),
-    ("index_select_large", "position = (128·block + thread) // D without grid-stride (n·D ≤ 128·8·SMs)."),
-    ("elementwise_512", "TensorIterator, 128 threads × 4: element = 512·block + thread + 128·j, j < 4, over the op's output."),
-    ("scatter_gather", "positions in the index tensor: 1024·block + thread + 128·j, j < 8 (torch 2.11); 512·block + thread + 128·j, j < 4 in older builds."),
-    ("bce", "contiguous float32 (torch 2.11): block b covers elements [1024·b, 1024·(b+1)); non-contiguous input: 256 per block in storage order."),
-    ("embedding_bag", "blocks of 32×8: bag = (8·block + thread.y) // ceil(D/32)."),
-    ("multinomial_rows", "block y is the row of the probability matrix (exact)."),
-    ("single_thread", "launched <<<1,1>>>: block and thread are always 0 — no position information."),
-    ("triton", "generated Triton kernel: block ids depend on the autotuned block size — no position information."),
-];
 
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
@@ -40,8 +23,8 @@ pub fn markdown(kb: &Kb) -> String {
     let _ = writeln!(out, "{} sites. A report's `signature.id` is the first column; `match` tells how it was recognised (assertion text, file, kernel name; line numbers move between versions).\n", kb.sites.len());
     let _ = writeln!(out, "## Launch geometry\n\nHow printed `block`/`thread` ids map to elements (`candidates` in the report). Checked on an H200 with bad elements planted at known positions (`fixtures/torch-2.11-h200-more/geo_*`). A failing warp stops printing, so printed ids are *at least* the bad ones.\n");
     let _ = writeln!(out, "| geometry | mapping |\n| --- | --- |");
-    for (g, d) in GEOMETRIES {
-        let _ = writeln!(out, "| `{g}` | {} |", cell(d));
+    for g in Geometry::ALL {
+        let _ = writeln!(out, "| `{}` | {} |", g.id(), cell(g.description()));
     }
     for category in [
         "label_out_of_range",

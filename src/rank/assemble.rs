@@ -129,7 +129,7 @@ fn assert_site(site: &Site, context: &str, kb: &kb::Kb) -> AssertSite {
         pairs.sort();
         let operand = sig.operand.as_deref().unwrap_or("input");
         let operand = operand.split_whitespace().next().unwrap_or("input");
-        kb::geometry::candidates(sig.geometry.as_deref()?, operand, &pairs)
+        kb::geometry::Geometry::from_id(sig.geometry.as_deref()?)?.candidates(operand, &pairs)
     });
     AssertSite {
         kernel: a.kernel.clone(),

@@ -160,7 +160,13 @@ pub fn render(report: &Report, style: &Style) -> String {
             let kind = if c.exact { "exactly" } else { "among" };
             let _ = writeln!(out, "  look at    {kind} {}", c.elements);
             let _ = writeln!(out, "             ({}; a failed warp stops printing, so other elements may be bad too)", c.assumes);
-        } else if let Some(reason) = a.signature.as_ref().and_then(|s| s.geometry.as_deref()).and_then(kb::geometry::no_position_reason) {
+        } else if let Some(reason) = a
+            .signature
+            .as_ref()
+            .and_then(|s| s.geometry.as_deref())
+            .and_then(kb::geometry::Geometry::from_id)
+            .and_then(kb::geometry::Geometry::no_position_reason)
+        {
             let _ = writeln!(out, "  position   no position information: {reason}");
         }
         if let Some(m) = &a.message {

@@ -12,6 +12,8 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
+use crate::kb::geometry::Geometry;
+
 /// What the kernel asserts about each element of the operand.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct Predicate {
@@ -32,76 +34,7 @@ impl Predicate {
     }
 }
 
-/// A launch: grid and block (x only; the replayed kernels are 1-D) and the loop each thread runs.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
-pub enum Plan {
-    /// One block of `threads`; thread t checks elements t, t + threads, … (nll_loss reduce).
-    Strided { threads: u32 },
-    /// One element per thread: e = per_block·b + t + stride·j for j < per_thread.
-    Tiled { threads: u32, per_thread: u32 },
-    /// Per-sample blocks of 1024 threads (nll_loss2d): `map` elements per sample, `bps` blocks each.
-    PerSample { map: u64, bps: u32 },
-    /// One block per element position (vectorized gather): only the block id carries meaning.
-    BlockPerElement,
-    /// Consecutive runs of `per_block` elements per block (vectorized elementwise kernels such
-    /// as BCE): only the block id carries meaning.
-    Blocks { per_block: u32 },
-}
-
-impl Plan {
-    pub fn launch(&self, n: u64) -> (u32, u32) {
-        match *self {
-            Plan::Strided { threads } => (1, threads),
-            Plan::Tiled { threads, per_thread } => {
-                let per_block = u64::from(threads) * u64::from(per_thread);
-                (n.div_ceil(per_block).max(1) as u32, threads)
-            }
-            Plan::PerSample { map, bps } => ((n / map.max(1)) as u32 * bps, 1024),
-            Plan::BlockPerElement => (n.max(1) as u32, 1),
-            Plan::Blocks { per_block } => (n.div_ceil(u64::from(per_block)).max(1) as u32, 1),
-        }
-    }
-
-    /// Whether the log's thread ids mean anything for this plan (else compare blocks only).
-    pub fn threads_matter(&self) -> bool {
-        !matches!(self, Plan::BlockPerElement | Plan::Blocks { .. })
-    }
-}
-
-/// The nll_loss reduce kernel's block in recent torch: clamp(2^round(log2(N/16)), 32, 1024).
-pub fn nll_threads(n: u64) -> u32 {
-    let x = (n as f64 / 16.0).max(1.0);
-    let p = x.log2().round().clamp(5.0, 10.0);
-    2f64.powf(p) as u32
-}
-
-/// The plans to try for a geometry, most likely first (several where torch versions differ).
-pub fn plans(geometry: &str, shape: &[usize]) -> Vec<Plan> {
-    let n: u64 = shape.iter().map(|d| *d as u64).product();
-    match geometry {
-        "nll_reduce_block_32" => vec![Plan::Strided { threads: 32 }],
-        "nll_reduce_block" => {
-            let dynamic = nll_threads(n);
-            let mut v = vec![Plan::Strided { threads: 32 }];
-            if dynamic != 32 {
-                v.insert(0, Plan::Strided { threads: dynamic });
-            }
-            v
-        }
-        "row_1024" => vec![Plan::Tiled { threads: 1024, per_thread: 1 }],
-        "nll2d_per_sample" if shape.len() >= 2 => {
-            let map: u64 = shape[1..].iter().map(|d| *d as u64).product();
-            let bps = (map.div_ceil(1024) / 128).max(1) as u32;
-            vec![Plan::PerSample { map, bps }]
-        }
-        "scatter_gather" => vec![Plan::Tiled { threads: 128, per_thread: 8 }, Plan::Tiled { threads: 128, per_thread: 4 }],
-        "elementwise_512" => vec![Plan::Tiled { threads: 128, per_thread: 4 }],
-        "vectorized_gather" => vec![Plan::BlockPerElement],
-        // contiguous float32 in torch 2.11: 1024 elements per block; 512 in older builds
-        "bce" => vec![Plan::Blocks { per_block: 1024 }, Plan::Blocks { per_block: 512 }],
-        _ => Vec::new(),
-    }
-}
+pub use crate::kb::geometry::{nll_threads, Plan};
 
 /// The (block, thread) ids whose first checked element breaks the predicate.
 pub fn flagged_cpu(values: &[f64], plan: Plan, pred: &Predicate) -> BTreeSet<(u32, u32)> {
@@ -193,7 +126,7 @@ mod tests {
         // 2 samples of 4x4 pixels; sample 1 pixel 6 bad
         let mut v = vec![0.0; 32];
         v[16 + 6] = 7.0;
-        let plan = plans("nll2d_per_sample", &[2, 4, 4])[0];
+        let plan = Geometry::Nll2dPerSample.plans(&[2, 4, 4])[0];
         assert_eq!(flagged_cpu(&v, plan, &LABELS).into_iter().collect::<Vec<_>>(), vec![(1, 6)]);
         let mut v = vec![0.0; 3000];
         v[1100] = 5.0;
@@ -254,7 +187,10 @@ pub fn against_log(
     let Some(geometry) = site.signature.as_ref().and_then(|s| s.geometry.clone()) else {
         return no_comparison("the knowledge base has no launch geometry for the logged kernel".into(), "");
     };
-    if let Some(why) = crate::kb::geometry::no_position_reason(&geometry) {
+    let Some(kind) = Geometry::from_id(&geometry) else {
+        return no_comparison(format!("this build does not know the launch geometry `{geometry}`"), &geometry);
+    };
+    if let Some(why) = kind.no_position_reason() {
         return no_comparison(format!("the logged ids carry no position: {why}"), &geometry);
     }
     let tensor = witness.tensor.as_deref().unwrap_or("");
@@ -271,7 +207,7 @@ pub fn against_log(
         (_, Some(hi)) => Predicate { lo: 0.0, hi, hi_inclusive: false, ignore: witness.ignore_index },
         _ => return no_comparison("the witness names no bound to replay".into(), &geometry),
     };
-    let plans = plans(&geometry, &arr.shape);
+    let plans = kind.plans(&arr.shape);
     if plans.is_empty() {
         return no_comparison(format!("no replay for the `{geometry}` launch yet"), &geometry);
     }
