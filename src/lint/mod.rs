@@ -131,7 +131,7 @@ fn chosen_files(paths: &[PathBuf], files: &ProjectFiles, root: &Path, cwd: &Path
 /// sorted, and the suppression comments applied.
 fn apply(
     mut findings: Vec<rules::Finding>,
-    scan_warnings: Vec<(String, String)>,
+    scan_warnings: Vec<crate::scan::facts::Skipped>,
     cfg: &config::LintConfig,
     wanted: Option<&BTreeSet<String>>,
     files: &ProjectFiles,
@@ -152,8 +152,8 @@ fn apply(
         if reported(path) {
             result.warnings.push(LintWarning {
                 file: display_path(&root, path, cwd),
-                code: warning_code(why).to_string(),
-                message: why.clone(),
+                code: why.code().to_string(),
+                message: why.to_string(),
             });
         }
     }
@@ -201,20 +201,6 @@ fn apply(
         }
     }
     result
-}
-
-fn warning_code(why: &str) -> &'static str {
-    if why.contains("UTF-8") {
-        "not-utf8"
-    } else if why.contains("larger") {
-        "too-large"
-    } else if why.contains("notebook") {
-        "bad-notebook"
-    } else if why.contains("nested") {
-        "too-deep"
-    } else {
-        "unreadable"
-    }
 }
 
 /// Whether a file has a suppression comment at all (most do not: their lines are not split).

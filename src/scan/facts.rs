@@ -172,11 +172,53 @@ pub struct FileFacts {
     pub import_words: std::sync::OnceLock<std::collections::HashSet<String>>,
 }
 
+/// Why the scan skipped a file (its `Display` is the warning's text).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SkipReason {
+    /// Brackets nested this deep (the scan stops at 1,000; CPython at 200).
+    TooDeep(usize),
+    /// Larger than this many MiB.
+    TooLarge(u64),
+    /// The file could not be read (the system's error).
+    Unreadable(String),
+    NotUtf8,
+    /// A `.ipynb` that is not valid JSON.
+    NotNotebook,
+}
+
+impl SkipReason {
+    /// The warning's code in lint output.
+    pub fn code(&self) -> &'static str {
+        match self {
+            SkipReason::TooDeep(_) => "too-deep",
+            SkipReason::TooLarge(_) => "too-large",
+            SkipReason::Unreadable(_) => "unreadable",
+            SkipReason::NotUtf8 => "not-utf8",
+            SkipReason::NotNotebook => "bad-notebook",
+        }
+    }
+}
+
+impl std::fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SkipReason::TooDeep(d) => write!(f, "skipped: brackets nested {d} deep (CPython allows 200)"),
+            SkipReason::TooLarge(mib) => write!(f, "skipped: larger than {mib} MiB"),
+            SkipReason::Unreadable(e) => write!(f, "unreadable: {e}"),
+            SkipReason::NotUtf8 => f.write_str("skipped: not valid UTF-8"),
+            SkipReason::NotNotebook => f.write_str("skipped: not a notebook (invalid JSON)"),
+        }
+    }
+}
+
+/// A skipped file: its project path and why.
+pub type Skipped = (String, SkipReason);
+
 /// Everything the scan found in a project.
 #[derive(Debug, Clone, Default)]
 pub struct Facts {
     pub files: Vec<FileFacts>,
-    pub warnings: Vec<(String, String)>,
+    pub warnings: Vec<Skipped>,
 }
 
 impl Facts {

@@ -14,6 +14,8 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
+use facts::{SkipReason, Skipped};
+
 pub use facts::{Facts, FileFacts};
 
 /// Files larger than this are skipped with a warning (generated code, data dumps).
@@ -23,9 +25,9 @@ const MAX_FILE_BYTES: u64 = 4 << 20;
 /// file nested 100,000 deep is deeper than the stack a walk over it can use.
 const MAX_NESTING: usize = 1000;
 
-fn too_deep(rel: &str, code: &str) -> Result<(), (String, String)> {
+fn too_deep(rel: &str, code: &str) -> Result<(), Skipped> {
     match chunks::deepest_brackets(code) {
-        d if d > MAX_NESTING => Err((rel.to_string(), format!("skipped: brackets nested {d} deep (CPython allows 200)"))),
+        d if d > MAX_NESTING => Err((rel.to_string(), SkipReason::TooDeep(d))),
         _ => Ok(()),
     }
 }
@@ -43,7 +45,7 @@ pub fn scan_project_cached(root: &Path, files: &files::ProjectFiles, cache: Opti
 
 /// One file's scan: its facts (empty, without a path, for a JSON file) or why it was skipped,
 /// and the cache key of its bytes when a cache is used.
-pub type Scanned = (Result<FileFacts, (String, String)>, Option<String>);
+pub type Scanned = (Result<FileFacts, Skipped>, Option<String>);
 
 /// The file's previous version, whose facts are reused for the top-level statements that did
 /// not change: its cache key (its entry is read only if the file must be parsed), or its entry
@@ -68,7 +70,7 @@ fn scan_one(
     cache: Option<&crate::scan::cache::Cache>,
     prior: Prior<'_>,
     key: &mut Option<String>,
-) -> Result<FileFacts, (String, String)> {
+) -> Result<FileFacts, Skipped> {
     if rel.ends_with(".json") {
         // configs are read below, when the code names them
         return Ok(FileFacts::default());
@@ -78,12 +80,12 @@ fn scan_one(
     if size > MAX_FILE_BYTES {
         return Err(too_large(rel));
     }
-    let bytes = std::fs::read(&full).map_err(|e| (rel.clone(), format!("unreadable: {e}")))?;
+    let bytes = std::fs::read(&full).map_err(|e| (rel.clone(), SkipReason::Unreadable(e.to_string())))?;
     scan_read(rel, bytes, None, cache, prior, key)
 }
 
-fn too_large(rel: &str) -> (String, String) {
-    (rel.to_string(), format!("skipped: larger than {} MiB", MAX_FILE_BYTES >> 20))
+fn too_large(rel: &str) -> Skipped {
+    (rel.to_string(), SkipReason::TooLarge(MAX_FILE_BYTES >> 20))
 }
 
 /// `scan_file` of bytes already read, and their cache key when it is known (a file is read
@@ -108,7 +110,7 @@ fn scan_read(
     cache: Option<&crate::scan::cache::Cache>,
     prior: Prior<'_>,
     key: &mut Option<String>,
-) -> Result<FileFacts, (String, String)> {
+) -> Result<FileFacts, Skipped> {
     use crate::scan::cache::{Cache, Entry};
     if let Some(c) = cache {
         let k = known_key.unwrap_or_else(|| Cache::key(rel, &bytes));
@@ -119,7 +121,7 @@ fn scan_read(
         }
     }
     // the bytes become the text (the cache key, all they were still needed for, is taken)
-    let text = String::from_utf8(bytes).map_err(|_| (rel.to_string(), "skipped: not valid UTF-8".to_string()))?;
+    let text = String::from_utf8(bytes).map_err(|_| (rel.to_string(), SkipReason::NotUtf8))?;
     let put = |entry: Entry| {
         if let (Some(c), Some(k)) = (cache, key.as_deref()) {
             c.put(k, &entry);
@@ -133,7 +135,7 @@ fn scan_read(
         return put(Entry { facts: yaml::scan_yaml(rel, &text), chunks: None });
     }
     if rel.ends_with(".ipynb") {
-        let nb = notebook::Notebook::read(&text).ok_or_else(|| (rel.to_string(), "skipped: not a notebook (invalid JSON)".to_string()))?;
+        let nb = notebook::Notebook::read(&text).ok_or_else(|| (rel.to_string(), SkipReason::NotNotebook))?;
         too_deep(rel, &nb.code)?;
         let mut facts = python::scan_source(rel, &nb.code);
         nb.place_facts(&mut facts);

@@ -37,7 +37,7 @@ pub fn findings(
     cache: Option<&Cache>,
     summary: Option<Summary>,
     wanted: Option<&BTreeSet<String>>,
-) -> (Vec<Finding>, Vec<(String, String)>) {
+) -> (Vec<Finding>, Vec<crate::scan::facts::Skipped>) {
     let t = std::time::Instant::now();
     // The summary keeps the results of the last whole-project run while no file's facts change
     // (same stamps, same bytes, or new bytes with the same facts).

@@ -36,7 +36,7 @@ use super::stamp::{data_stamps, tool_stamp, Stamp, RACY};
 
 /// The layout of the summary file (bincode is not self-describing: a new layout gets a new
 /// file name).
-const SUMMARY_FORMAT: u32 = 7;
+const SUMMARY_FORMAT: u32 = 8;
 
 /// Replaced cache keys kept for removal in the recent changes before a run writes the summary
 /// whole to remove them (some 100 commits of 20 files; tens of megabytes of cache).
@@ -74,7 +74,7 @@ struct Results {
     /// Data-file candidates named by the code: path and stamp (None: absent).
     data: Vec<(String, Option<Stamp>)>,
     findings: Vec<StoredFinding>,
-    warnings: Vec<(String, String)>,
+    warnings: Vec<crate::scan::facts::Skipped>,
 }
 
 #[derive(Default)]
@@ -234,15 +234,15 @@ pub struct Scan<'c> {
     pub project: Project<'c>,
     pub keys: Vec<Option<String>>,
     pub digests: Vec<Option<Digest>>,
-    pub warnings: Vec<(String, String)>,
+    pub warnings: Vec<crate::scan::facts::Skipped>,
 }
 
 /// One project file as `Summary::project` finds it: its facts (None: a JSON file, or left to be
 /// read on demand) or why it was skipped, its cache key and its digest.
-type FileRead = (Result<Option<Box<FileFacts>>, (String, String)>, Option<String>, Option<Digest>);
+type FileRead = (Result<Option<Box<FileFacts>>, crate::scan::facts::Skipped>, Option<String>, Option<Digest>);
 
 /// Stored results: every rule's lint findings over the project, and the scan's warnings.
-pub type Replayed = (Vec<Finding>, Vec<(String, String)>);
+pub type Replayed = (Vec<Finding>, Vec<crate::scan::facts::Skipped>);
 
 /// The summary of one project, and the stamps of its files now.
 pub struct Summary {
@@ -816,7 +816,7 @@ mod tests {
             tool: None,
             data: vec![("a.json".into(), None)],
             findings: Vec::new(),
-            warnings: vec![("x.py".into(), "skipped".into())],
+            warnings: vec![("x.py".into(), crate::scan::facts::SkipReason::NotUtf8)],
         });
         let entries: Vec<EntryOut<'_>> = per_file.into_iter().flatten().collect();
         assert!(summary.write_whole(&files, &entries, results));
@@ -829,7 +829,10 @@ mod tests {
                 (paths[i].as_str(), stamp(i), keys[i].as_deref(), digests[i].as_ref())
             );
         }
-        assert_eq!(back.results.as_ref().map(|r| r.warnings.clone()), Some(vec![("x.py".to_string(), "skipped".to_string())]));
+        assert_eq!(
+            back.results.as_ref().map(|r| r.warnings.clone()),
+            Some(vec![("x.py".to_string(), crate::scan::facts::SkipReason::NotUtf8)])
+        );
         assert_eq!(back.records_tool, Some(Stamp { size: 1, mtime_ns: 2 }));
         // cut anywhere, or a first part's length past the end: no summary (and no panic)
         for cut in [0, 4, 8, 9, bytes.len() / 2, bytes.len() - 1] {
