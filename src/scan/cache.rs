@@ -13,8 +13,36 @@ use serde::{Deserialize, Serialize};
 use crate::scan::chunks::Chunk;
 use crate::scan::facts::FileFacts;
 
+/// Where the scan keeps and finds per-file facts by a key of the file's path and bytes: the
+/// scan takes its store through this trait (`Cache` below is the one on disk; the front end
+/// chooses whether there is one).
+pub trait FactsStore: Sync {
+    /// The entry name of a file's facts: its path and bytes, hashed.
+    fn key(&self, path: &str, bytes: &[u8]) -> String;
+    /// The facts and chunks stored under `key`.
+    fn get_entry(&self, key: &str) -> Option<Entry>;
+    /// Stores an entry under its key.
+    fn put(&self, key: &str, entry: &Entry);
+    /// The facts stored under `key`, when the entry is there.
+    fn get_key(&self, key: &str) -> Option<FileFacts> {
+        self.get_entry(key).map(|e| e.facts)
+    }
+}
+
 pub struct Cache {
     dir: PathBuf,
+}
+
+impl FactsStore for Cache {
+    fn key(&self, path: &str, bytes: &[u8]) -> String {
+        Cache::key(path, bytes)
+    }
+    fn get_entry(&self, key: &str) -> Option<Entry> {
+        Cache::get_entry(self, key)
+    }
+    fn put(&self, key: &str, entry: &Entry) {
+        Cache::put(self, key, entry)
+    }
 }
 
 /// Entries this large are mapped rather than copied into fresh memory (a large file's facts

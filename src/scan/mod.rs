@@ -14,6 +14,7 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
+use cache::FactsStore;
 use facts::{SkipReason, Skipped};
 
 pub use facts::{Facts, FileFacts};
@@ -37,7 +38,7 @@ pub fn scan_project(root: &Path, files: &files::ProjectFiles) -> Facts {
 }
 
 /// As `scan_project`, reusing cached facts of files whose bytes did not change.
-pub fn scan_project_cached(root: &Path, files: &files::ProjectFiles, cache: Option<&crate::scan::cache::Cache>) -> Facts {
+pub fn scan_project_cached(root: &Path, files: &files::ProjectFiles, cache: Option<&dyn FactsStore>) -> Facts {
     let mut facts = scan_files(root, files.paths(), cache);
     read_referenced_data(root, &mut facts);
     facts
@@ -58,7 +59,7 @@ pub enum Prior<'a> {
 }
 
 /// One file's facts, through the content cache when there is one.
-pub fn scan_file(root: &Path, rel: &String, cache: Option<&crate::scan::cache::Cache>, prior: Prior<'_>) -> Scanned {
+pub fn scan_file(root: &Path, rel: &String, cache: Option<&dyn FactsStore>, prior: Prior<'_>) -> Scanned {
     let mut key = None;
     let r = scan_one(root, rel, cache, prior, &mut key);
     (r, key)
@@ -67,7 +68,7 @@ pub fn scan_file(root: &Path, rel: &String, cache: Option<&crate::scan::cache::C
 fn scan_one(
     root: &Path,
     rel: &String,
-    cache: Option<&crate::scan::cache::Cache>,
+    cache: Option<&dyn FactsStore>,
     prior: Prior<'_>,
     key: &mut Option<String>,
 ) -> Result<FileFacts, Skipped> {
@@ -90,13 +91,7 @@ fn too_large(rel: &str) -> Skipped {
 
 /// `scan_file` of bytes already read, and their cache key when it is known (a file is read
 /// and hashed once).
-pub fn scan_bytes(
-    rel: &str,
-    bytes: Vec<u8>,
-    known_key: Option<String>,
-    cache: Option<&crate::scan::cache::Cache>,
-    prior: Prior<'_>,
-) -> Scanned {
+pub fn scan_bytes(rel: &str, bytes: Vec<u8>, known_key: Option<String>, cache: Option<&dyn FactsStore>, prior: Prior<'_>) -> Scanned {
     let mut key = None;
     let r =
         if bytes.len() as u64 > MAX_FILE_BYTES { Err(too_large(rel)) } else { scan_read(rel, bytes, known_key, cache, prior, &mut key) };
@@ -107,13 +102,13 @@ fn scan_read(
     rel: &str,
     bytes: Vec<u8>,
     known_key: Option<String>,
-    cache: Option<&crate::scan::cache::Cache>,
+    cache: Option<&dyn FactsStore>,
     prior: Prior<'_>,
     key: &mut Option<String>,
 ) -> Result<FileFacts, Skipped> {
-    use crate::scan::cache::{Cache, Entry};
+    use crate::scan::cache::Entry;
     if let Some(c) = cache {
-        let k = known_key.unwrap_or_else(|| Cache::key(rel, &bytes));
+        let k = known_key.unwrap_or_else(|| c.key(rel, &bytes));
         let hit = c.get_key(&k);
         *key = Some(k);
         if let Some(hit) = hit {
@@ -176,7 +171,7 @@ pub fn gather(scanned: Vec<Scanned>) -> (Facts, Vec<Option<String>>) {
 }
 
 /// The facts of the given files, without the data files they name.
-pub fn scan_files(root: &Path, paths: &[String], cache: Option<&crate::scan::cache::Cache>) -> Facts {
+pub fn scan_files(root: &Path, paths: &[String], cache: Option<&dyn FactsStore>) -> Facts {
     crate::memory::expect_large_run();
     gather(paths.par_iter().map(|rel| scan_file(root, rel, cache, Prior::None)).collect()).0
 }

@@ -79,7 +79,7 @@ pub fn findings(
                 (findings, warnings)
             }
             _ => {
-                let facts = scan::scan_project_cached(root, files, cache);
+                let facts = scan::scan_project_cached(root, files, cache.map(|c| c as &dyn scan::cache::FactsStore));
                 let t = crate::timings::phase("scan", t);
                 let findings = rules::run_all(&facts);
                 crate::timings::phase("rules", t);
