@@ -29,8 +29,9 @@ Modes (``CUDASLEUTH_MODE``):
   recorded dataset on the CPU and writes ``sweep-<pid>.json``, then exits 0.
 
 ``CUDASLEUTH_CPU=1`` maps a script written for CUDA onto the CPU
-(``.cuda()``, ``.to('cuda')``, ``device=`` arguments, ``map_location``,
-autocast, GradScaler, NCCL, ``torch.cuda.*`` functions).  A CUDA-only call that
+(``.cuda()``, ``.to('cuda')``, ``device=`` arguments, ``map_location``, NCCL,
+``torch.cuda.*`` functions; autocast and GradScaler disable themselves once the
+GPUs are hidden).  A CUDA-only call that
 cannot be mapped is reported as ``unmapped-<pid>.json`` and exit status 3.
 ``CUDASLEUTH_NO_VALUES=1`` keeps tensor values out of every output.
 

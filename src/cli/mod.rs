@@ -1,5 +1,5 @@
 //! The command line: each subcommand's clap arguments in its own file, each calling one library
-//! function; this file maps their errors to miette diagnostics and exit codes (docs/… lists
+//! function; this file maps their errors to miette diagnostics and exit codes (the README lists
 //! them: 0 nothing found, 1 something found, 2 usage or input error; repro adds 3, 4, 130).
 
 mod completions;
