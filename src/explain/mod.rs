@@ -120,17 +120,19 @@ pub fn run(opts: &Options, out: &mut dyn Write, on_unreadable: &mut dyn FnMut(In
             style_root = Some(root);
         }
         done.found |= report.verdict != Verdict::None;
-        let quoted = quote::quote(&report, style_root);
+        // JSON quotes nothing: the project's files are read only for the formats that show them
+        let quoted = || quote::quote(&report, style_root);
         let written = match opts.format {
             Format::Json => serde_json::to_writer(&mut *out, &report).map_err(std::io::Error::from).and_then(|_| writeln!(out)),
             Format::Human => {
+                let quoted = quoted();
                 let sep = if i > 0 { "\n" } else { "" };
                 let style = human::Style { color: opts.terminal.color, width: opts.terminal.width, quoted };
                 write!(out, "{sep}{}", human::render(&report, &style))
             }
             Format::Github | Format::Sarif | Format::Markdown => {
+                quotes.push(quoted());
                 kept.push(report);
-                quotes.push(quoted);
                 Ok(())
             }
         };

@@ -94,13 +94,15 @@ pub fn repro(req: &ReproRequest, out: &mut dyn Write) -> Result<u8, ReproError> 
 }
 
 fn write_report(report: &Report, req: &ReproRequest, root: PathBuf, out: &mut dyn Write) -> std::io::Result<()> {
-    let quoted = quote::quote(report, Some(&root));
+    // JSON quotes nothing: the project's files are read only for the formats that show them
+    let quoted = || quote::quote(report, Some(&root));
     match req.format {
         Format::Json => serde_json::to_writer(&mut *out, report).map_err(std::io::Error::from).and_then(|_| writeln!(out)),
         Format::Human => {
+            let quoted = quoted();
             let style = human::Style { color: req.terminal.color, width: req.terminal.width, quoted };
             write!(out, "\n{}", human::render(report, &style))
         }
-        _ => out.write_all(ci_text(std::slice::from_ref(report), &[quoted], req.format, Some(&root), false).as_bytes()),
+        _ => out.write_all(ci_text(std::slice::from_ref(report), &[quoted()], req.format, Some(&root), false).as_bytes()),
     }
 }

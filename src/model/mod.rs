@@ -234,8 +234,8 @@ pub struct UserCall {
 
 /// What the renderers quote from the project, read before rendering (the report floor reads
 /// nothing itself): the text of the files the top suspects name, the project place of the
-/// frame that received a witness's bad value and the sentence of its provenance, and where the
-/// project sits in the repository (`prefix`, for CI paths). `rank::quote` fills it.
+/// frame that received a witness's bad value and the sentence of its provenance. `rank::quote`
+/// fills it (and gives the repository prefix of CI paths, once a run: `rank::quote::repo_prefix`).
 #[derive(Debug, Clone, Default)]
 pub struct Quoted {
     /// Project path → the file's text.
@@ -244,8 +244,6 @@ pub struct Quoted {
     pub caught_at: Option<(String, u32)>,
     /// The witness's provenance as one sentence.
     pub origin: Option<String>,
-    /// The project's path from the repository root, with a trailing `/` (empty at the root).
-    pub prefix: String,
 }
 
 impl Quoted {

@@ -11,7 +11,7 @@ const QUOTED_SUSPECTS: usize = 3;
 
 /// The quotes for `report`, from the project at `root` (None: nothing to quote).
 pub fn quote(report: &Report, root: Option<&Path>) -> Quoted {
-    let mut q = Quoted { prefix: repo_prefix(root), ..Quoted::default() };
+    let mut q = Quoted::default();
     if let Some(w) = report.witness.as_ref().map(Witness::of) {
         q.caught_at = w.user_frame().and_then(|f| crate::rank::confirm::frame_place(f, root, None));
         q.origin = crate::rank::confirm::provenance_line(&w, root, None).map(|(sentence, _)| sentence);
