@@ -4,6 +4,7 @@
 //! `context`). Nothing here names a rule.
 
 pub mod context;
+pub mod flow;
 pub mod project;
 pub mod record;
 pub mod rule;

@@ -212,6 +212,27 @@ pub struct Suspect {
     pub message: String,
     pub evidence: Vec<String>,
     pub fingerprint: String,
+    /// How the value got from this line to the op call, one line a step (the value tracing's
+    /// slice; empty when the suspect came from a rule's pattern alone).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub chain: Vec<ChainStep>,
+    /// The bound the value was checked against, from where it was made to the op call.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bound_chain: Vec<ChainStep>,
+}
+
+/// One line of a suspect's chain.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChainStep {
+    pub file: String,
+    pub line: u32,
+    /// `origin` (where the value was made), `transform`, `pass` (copied on), `bound`, or `call`
+    /// (the op call).
+    pub role: String,
+    /// What the line does to the value.
+    pub what: String,
+    /// The value after the line, as far as the tracing knows it.
+    pub value: String,
 }
 
 #[derive(Debug, Clone, Serialize)]

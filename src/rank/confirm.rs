@@ -145,7 +145,9 @@ pub fn confirm(report: &mut Report, root: Option<&Path>, files: Option<&ProjectF
         // count bug all the same
         let fits = same_class(class, category)
             || w.op.as_deref().is_some_and(crate::rank::suspects::indexes_by_label) && class == "label_out_of_range";
-        if !category.is_empty() && fits && !shift {
+        // a traced line the ranges did not prove is not confirmed by the class alone
+        let unproven = s.rule == crate::rules::value_leaves_bound::CODE && s.tier != "strong";
+        if !category.is_empty() && fits && !shift && !unproven {
             s.tier = "confirmed".into();
             s.confirmed = Some(true);
             s.evidence.insert(0, format!("caught: {caught}"));
@@ -217,6 +219,8 @@ fn new_suspect(file: &str, line: u32, w: &Witness, message: &str) -> Suspect {
         message: message.to_string(),
         evidence: Vec::new(),
         fingerprint: format!("repro:{file}:{op}:{line}"),
+        chain: Vec::new(),
+        bound_chain: Vec::new(),
     }
 }
 

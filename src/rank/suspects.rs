@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::model::{Report, Suspect, Verdict};
+use crate::model::{ChainStep, Report, Suspect, Verdict};
 use crate::rules::{self, Finding};
 use crate::scan::facts::Facts;
 
@@ -66,18 +66,12 @@ fn categories(report: &Report) -> BTreeSet<String> {
     out
 }
 
-const TIERS: [&str; 4] = ["confirmed", "strong", "likely", "possible"];
-
 /// Rules whose finding names a line that set the stage rather than the line that made the bad
 /// value: within a tier they come after the others. Tokens added without a resize (CS104) are
 /// the reason an embedding sized with `tokenizer.vocab_size` (CS110) is too small, but the
 /// sizing line is the one to change; a mask read from an image file (CS107) says only that void
 /// pixels may exist.
 const SETUP_RULES: &[&str] = &["CS104", "CS107"];
-
-fn tier_rank(t: &str) -> usize {
-    TIERS.iter().position(|x| *x == t).unwrap_or(TIERS.len())
-}
 
 pub fn rank(report: &Report, facts: &Facts) -> Vec<Suspect> {
     if report.verdict == Verdict::None {
@@ -97,8 +91,9 @@ pub fn rank(report: &Report, facts: &Facts) -> Vec<Suspect> {
         }
     });
     let mut findings = rules::run_all(facts);
-    findings.retain(|f| cats.is_empty() || cats.contains(f.category));
-    let mut out: Vec<(usize, usize, Suspect)> = findings
+    // the value tracing's own rule is joined below with its full ranking
+    findings.retain(|f| (cats.is_empty() || cats.contains(f.category)) && f.rule != rules::value_leaves_bound::CODE);
+    let mut out: Vec<(f32, usize, Suspect)> = findings
         .into_iter()
         .map(|f: Finding| {
             let in_traceback = frame_files.contains(f.file.as_str());
@@ -120,8 +115,14 @@ pub fn rank(report: &Report, facts: &Facts) -> Vec<Suspect> {
             };
             let order =
                 rules::RULES.iter().position(|r| r.code == f.rule).unwrap_or(99) + if SETUP_RULES.contains(&f.rule) { 100 } else { 0 };
+            // a rule's pattern on a line: as sure as its tier says, setup lines after the others
+            let score = match tier {
+                "strong" => 0.93,
+                "likely" => 0.88,
+                _ => 0.5,
+            } - if SETUP_RULES.contains(&f.rule) { 0.3 } else { 0.0 };
             (
-                tier_rank(tier),
+                score,
                 order,
                 Suspect {
                     file: f.file,
@@ -135,11 +136,68 @@ pub fn rank(report: &Report, facts: &Facts) -> Vec<Suspect> {
                     message: f.message,
                     evidence,
                     fingerprint: f.fingerprint,
+                    chain: Vec::new(),
+                    bound_chain: Vec::new(),
                 },
             )
         })
         .collect();
-    out.sort_by(|a, b| (a.0, a.1, &a.2.file, a.2.line).cmp(&(b.0, b.1, &b.2.file, b.2.line)));
+    // the value tracing: the slices from the calls that reach the failing op
+    let files: Vec<&crate::scan::facts::FileFacts> = facts.files.iter().collect();
+    let frames: Vec<(String, u32)> =
+        report.frames.iter().filter(|f| f.user_code).filter_map(|f| f.path.clone().map(|p| (p, f.line))).collect();
+    let flow_cats: Vec<&str> = if cats.is_empty() { vec![""] } else { cats.iter().map(String::as_str).collect() };
+    let mut traced: Vec<crate::analysis::flow::FlowSuspect> = Vec::new();
+    for c in flow_cats {
+        for s in rules::value_leaves_bound::ranked(&files, c, &frames) {
+            if !traced.iter().any(|t| t.file == s.file && t.line == s.line) {
+                traced.push(s);
+            }
+        }
+    }
+    for s in traced {
+        let step = |c: &crate::analysis::flow::Step| ChainStep {
+            file: c.file.clone(),
+            line: c.line,
+            role: c.role.to_string(),
+            what: c.what.clone(),
+            value: c.value.clone(),
+        };
+        let chain: Vec<ChainStep> = s.chain.iter().map(step).collect();
+        let bound_chain: Vec<ChainStep> = s.bound_chain.iter().map(step).collect();
+        // a rule that names the same line: the slice confirms its pattern is on the value's path
+        if let Some(o) = out.iter_mut().find(|o| o.2.file == s.file && o.2.line == s.line) {
+            o.0 = o.0.max(s.score) + 0.05;
+            if o.2.chain.is_empty() {
+                o.2.chain = chain;
+                o.2.bound_chain = bound_chain;
+            }
+            continue;
+        }
+        let evidence = s.chain.iter().skip(1).map(|c| format!("{}:{} {}: {}", c.file, c.line, c.role, c.what)).collect();
+        out.push((
+            s.score,
+            rules::RULES.len(),
+            Suspect {
+                file: s.file.clone(),
+                line: s.line,
+                column: 1,
+                end_line: s.line,
+                end_column: 1,
+                rule: rules::value_leaves_bound::CODE.to_string(),
+                tier: if cats.is_empty() { "possible" } else { s.tier.as_str() }.to_string(),
+                confirmed: None,
+                message: s.message.clone(),
+                evidence,
+                fingerprint: format!("{}:{}:{}", rules::value_leaves_bound::CODE, s.file, s.message.replace(' ', "")),
+                chain,
+                bound_chain,
+            },
+        ));
+    }
+    out.sort_by(|a, b| {
+        b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal).then((a.1, &a.2.file, a.2.line).cmp(&(b.1, &b.2.file, b.2.line)))
+    });
     out.into_iter().map(|(_, _, s)| s).take(20).collect()
 }
 

@@ -72,7 +72,7 @@ fn csv_columns<'a>(files: &Files<'a>, f: &FileFacts) -> Vec<(&'a FileFacts, &'a 
         let p = p.strip_prefix("./").unwrap_or(&p).to_string();
         let in_dir = dir.map(|d| format!("{d}/{p}"));
         for (_, d) in files.with(COLUMNS).filter(|(_, d)| !d.columns.is_empty() && (d.path == p || Some(&d.path) == in_dir.as_ref())) {
-            out.extend(d.columns.iter().map(|c| (d, c)));
+            out.extend(d.columns.iter().filter(|c| !c.text).map(|c| (d, c)));
         }
     }
     out

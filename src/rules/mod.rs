@@ -22,6 +22,7 @@ mod one_based_label_map;
 mod one_hot_narrower_than_head;
 mod sentinel_without_ignore_index;
 mod sequence_outgrows_position_table;
+pub mod value_leaves_bound;
 mod vocab_size_excludes_added_tokens;
 mod zero_temperature_sampling;
 
@@ -200,6 +201,15 @@ pub const RULES: &[RuleInfo] = &[
         severity: "error",
         preview: true,
     },
+    RuleInfo {
+        code: value_leaves_bound::CODE,
+        name: "value-leaves-bound",
+        category: "label_out_of_range",
+        doc: value_leaves_bound::ValueLeavesBound::DOC,
+        check: value_leaves_bound::check,
+        severity: "error",
+        preview: false,
+    },
 ];
 
 pub fn find_rule(code: &str) -> Option<&'static RuleInfo> {
@@ -349,7 +359,7 @@ mod tests {
         let src = "import csv\nlabels = []\nfor row in csv.DictReader(open('grades.csv')):\n    labels.append(int(row['grade']))\nnum_classes = len(set(labels))\n";
         let csv = |min, max| crate::scan::facts::FileFacts {
             path: "grades.csv".into(),
-            columns: vec![ColumnFact { name: "grade".into(), min, max, distinct: 4, rows: 80 }],
+            columns: vec![ColumnFact { text: false, name: "grade".into(), min, max, distinct: 4, rows: 80 }],
             ..Default::default()
         };
         let mut f = facts(&[("train.py", src)]);

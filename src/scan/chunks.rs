@@ -230,7 +230,8 @@ placed!(
     crate::scan::facts::AssignFact,
     crate::scan::facts::ReturnFact,
     crate::scan::facts::ForFact,
-    crate::scan::facts::CondFact
+    crate::scan::facts::CondFact,
+    crate::scan::flow::Def
 );
 
 /// The chunk a 1-based line belongs to.
@@ -287,6 +288,7 @@ struct Previous<'a> {
     returns: Kind<'a, crate::scan::facts::ReturnFact>,
     fors: Kind<'a, crate::scan::facts::ForFact>,
     conds: Kind<'a, crate::scan::facts::CondFact>,
+    flow: Kind<'a, crate::scan::flow::Def>,
     imports: Vec<Vec<usize>>,
     old: &'a FileFacts,
 }
@@ -301,6 +303,7 @@ impl<'a> Previous<'a> {
             returns: Kind::new(&old.returns, chunks),
             fors: Kind::new(&old.fors, chunks),
             conds: Kind::new(&old.conds, chunks),
+            flow: Kind::new(&old.flow, chunks),
             imports: by_chunk(old.import_lines.iter().copied(), chunks),
             old,
         }
@@ -315,6 +318,7 @@ impl<'a> Previous<'a> {
         self.returns.take(c, &mut to.returns, by);
         self.fors.take(c, &mut to.fors, by);
         self.conds.take(c, &mut to.conds, by);
+        self.flow.take(c, &mut to.flow, by);
         for &i in &self.imports[c] {
             to.imports.push(self.old.imports[i].clone());
             to.import_lines.push((self.old.import_lines[i] as i64 + by) as u32);
@@ -331,6 +335,7 @@ fn take_all(to: &mut FileFacts, part: FileFacts, by: i64) {
     moved_all(&mut to.returns, &part.returns, by);
     moved_all(&mut to.fors, &part.fors, by);
     moved_all(&mut to.conds, &part.conds, by);
+    moved_all(&mut to.flow, &part.flow, by);
     to.imports.extend(part.imports);
     to.import_lines.extend(part.import_lines.iter().map(|&l| (l as i64 + by) as u32));
 }
@@ -356,6 +361,7 @@ pub fn rescan(path: &str, text: &str, old: &FileFacts, old_chunks: &[Chunk]) -> 
         returns: Vec::with_capacity(room(old.returns.len())),
         fors: Vec::with_capacity(room(old.fors.len())),
         conds: Vec::with_capacity(room(old.conds.len())),
+        flow: Vec::with_capacity(room(old.flow.len())),
         imports: Vec::with_capacity(room(old.imports.len())),
         import_lines: Vec::with_capacity(room(old.import_lines.len())),
         ..Default::default()

@@ -36,6 +36,15 @@ pub fn referenced_paths(f: &FileFacts) -> BTreeSet<String> {
     for c in &f.calls {
         for a in &c.args {
             take(&a.text);
+            // a literal inside the argument: `root / "tickets.csv"`, `os.path.join(d, "train.csv")`
+            if !a.text.trim_start().starts_with(['"', '\'']) {
+                for q in ['"', '\''] {
+                    let parts: Vec<&str> = a.text.split(q).collect();
+                    for inner in parts.iter().skip(1).step_by(2) {
+                        take(&format!("{q}{inner}{q}"));
+                    }
+                }
+            }
         }
     }
     for a in &f.assigns {
@@ -47,14 +56,35 @@ pub fn referenced_paths(f: &FileFacts) -> BTreeSet<String> {
 /// Where a literal path named in `from` points inside the project: relative to the project
 /// root, else to the naming file's directory. Never leaves the root.
 pub fn resolve_reference(root: &Path, from: &str, path: &str) -> Option<String> {
-    for rel in reference_candidates(from, path) {
-        let full = root.join(&rel);
+    let candidates = reference_candidates(from, path);
+    for rel in &candidates {
+        let full = root.join(rel);
         let Ok(meta) = std::fs::symlink_metadata(&full) else { continue };
         if meta.is_file() {
-            return Some(rel);
+            return Some(rel.clone());
         }
     }
-    None
+    // a path joined to a data directory the code names by a variable (`os.path.join(CFG.input_dir,
+    // "train.csv")`): the one top-level directory of the project that holds it
+    if candidates.is_empty() {
+        return None;
+    }
+    let clean = path.strip_prefix("./").unwrap_or(path);
+    let mut found = None;
+    for entry in std::fs::read_dir(root).ok()?.flatten().take(200) {
+        let name = entry.file_name().to_string_lossy().to_string();
+        if name.starts_with('.') || !entry.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        let rel = format!("{name}/{clean}");
+        if std::fs::symlink_metadata(root.join(&rel)).is_ok_and(|m| m.is_file()) {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(rel);
+        }
+    }
+    found
 }
 
 /// The project paths a literal path named in `from` may point to, in the order they are tried
@@ -219,10 +249,13 @@ pub fn scan_csv(path: &str, full: &Path) -> Option<FileFacts> {
         min: i64,
         max: i64,
         seen: HashSet<i64>,
+        words: HashSet<u64>,
         rows: usize,
     }
-    let mut cols: Vec<Col> =
-        names.iter().map(|_| Col { ints: true, min: i64::MAX, max: i64::MIN, seen: HashSet::new(), rows: 0 }).collect();
+    let mut cols: Vec<Col> = names
+        .iter()
+        .map(|_| Col { ints: true, min: i64::MAX, max: i64::MIN, seen: HashSet::new(), words: HashSet::new(), rows: 0 })
+        .collect();
     for row in lines.take(MAX_CSV_ROWS) {
         let Ok(row) = row else { break };
         if row.trim().is_empty() {
@@ -230,7 +263,17 @@ pub fn scan_csv(path: &str, full: &Path) -> Option<FileFacts> {
         }
         for (c, v) in cols.iter_mut().zip(split_row(&row, delim)) {
             let v = v.trim().trim_matches('"');
-            if v.is_empty() || !c.ints {
+            if v.is_empty() {
+                continue;
+            }
+            if c.words.len() < MAX_CSV_ROWS {
+                use std::hash::{Hash, Hasher};
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                v.hash(&mut h);
+                c.words.insert(h.finish());
+            }
+            if !c.ints {
+                c.rows += 1;
                 continue;
             }
             match v.parse::<i64>() {
@@ -242,15 +285,21 @@ pub fn scan_csv(path: &str, full: &Path) -> Option<FileFacts> {
                     }
                     c.rows += 1;
                 }
-                Err(_) => c.ints = false,
+                Err(_) => {
+                    c.ints = false;
+                    c.rows += 1;
+                }
             }
         }
     }
     let columns = names
         .into_iter()
         .zip(cols)
-        .filter(|(n, c)| !n.is_empty() && c.ints && c.rows > 0)
-        .map(|(name, c)| ColumnFact { name: name.into(), min: c.min, max: c.max, distinct: c.seen.len(), rows: c.rows })
+        .filter(|(n, c)| !n.is_empty() && c.rows > 0)
+        .map(|(name, c)| match c.ints {
+            true => ColumnFact { name: name.into(), text: false, min: c.min, max: c.max, distinct: c.seen.len(), rows: c.rows },
+            false => ColumnFact { name: name.into(), text: true, min: 0, max: 0, distinct: c.words.len(), rows: c.rows },
+        })
         .collect();
     Some(FileFacts { path: path.to_string(), columns, ..Default::default() })
 }
@@ -311,8 +360,12 @@ mod tests {
         std::fs::write(&p, "a,grade,name\n1.5,4,\"x, y\"\n2.5,1,z\n0.1,2,w\n").unwrap();
         let f = scan_csv("x.csv", &p).unwrap();
         std::fs::remove_dir_all(&dir).ok();
-        assert_eq!(f.columns.len(), 1);
-        let g = &f.columns[0];
+        let ints: Vec<_> = f.columns.iter().filter(|c| !c.text).collect();
+        assert_eq!(ints.len(), 1);
+        let g = ints[0];
         assert_eq!((g.name.as_str(), g.min, g.max, g.distinct, g.rows), ("grade", 1, 4, 3, 3));
+        // the other columns: their distinct values only
+        let names: Vec<_> = f.columns.iter().filter(|c| c.text).map(|c| (c.name.as_str(), c.distinct)).collect();
+        assert_eq!(names, [("a", 3), ("name", 3)]);
     }
 }

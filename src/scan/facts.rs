@@ -137,10 +137,13 @@ pub struct CondFact {
     pub scope: Scope,
 }
 
-/// An integer column of a CSV/TSV data file the code reads by a literal path (first 10,000 rows).
+/// A column of a CSV/TSV data file the code reads by a literal path (first 10,000 rows): an
+/// integer column's range, or (`text`) only the distinct values of any other column.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ColumnFact {
     pub name: Text,
+    /// Not all integers: `min` and `max` are 0 and mean nothing.
+    pub text: bool,
     pub min: i64,
     pub max: i64,
     /// Distinct values (counted up to 10,000).
@@ -165,6 +168,8 @@ pub struct FileFacts {
     pub import_lines: Vec<u32>,
     /// Data files (CSV/TSV): their integer columns.
     pub columns: Vec<ColumnFact>,
+    /// The file's statements as expression trees, for the value tracing (`scan::flow`).
+    pub flow: Vec<crate::scan::flow::Def>,
     /// The file did not parse cleanly (facts were still read from the parts that did).
     pub parse_errors: bool,
     /// The words of `imports`, computed once when a rule first asks (`imports_module`).

@@ -6,6 +6,7 @@ pub mod chunks;
 pub mod data;
 pub mod facts;
 pub mod files;
+pub mod flow;
 pub mod notebook;
 pub mod python;
 pub mod yaml;
@@ -184,6 +185,16 @@ pub fn read_referenced_data(root: &Path, facts: &mut Facts) {
         .filter(|f| !f.path.ends_with(".yaml") && !f.path.ends_with(".yml"))
         .flat_map(|f| data::referenced_paths(f).into_iter().map(move |p| (f.path.as_str(), p)))
         .collect();
+    // a data path held in a config (`data_path: data/intents.csv`)
+    let mut refs = refs;
+    for f in facts.files.iter().filter(|f| f.path.ends_with(".yaml") || f.path.ends_with(".yml") || f.is_config()) {
+        for a in &f.assigns {
+            let v = a.value.trim().trim_matches(|c| c == '"' || c == '\'');
+            if [".csv", ".tsv"].iter().any(|x| v.to_ascii_lowercase().ends_with(x)) && !v.contains(['{', '*', '\n']) {
+                refs.push((f.path.as_str(), v.to_string()));
+            }
+        }
+    }
     let data = read_data(root, refs.iter().map(|(f, p)| (*f, p.as_str())));
     facts.files.extend(data);
 }

@@ -176,6 +176,15 @@ impl Notebook {
         for l in &mut f.import_lines {
             *l = self.point(*l, 1).0;
         }
+        // a statement's line is kept relative to its definition's: both are moved
+        for d in &mut f.flow {
+            let first = d.span.line;
+            let placed = self.place(d.span);
+            for st in &mut d.stmts {
+                st.rel = self.point(first + st.rel, 1).0.saturating_sub(placed.line);
+            }
+            d.span = placed;
+        }
     }
 }
 

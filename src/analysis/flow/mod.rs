@@ -1,0 +1,434 @@
+//! Value provenance over the scan's statement trees: the calls that reach a failing op
+//! (`sinks`), two slices back from each — the **value** operand (targets, indices, ids,
+//! probabilities) and the **bound** (a head's outputs, an embedding's rows) — and the
+//! **divergence**: the first slice node whose value, written in the bound's roots, stops fitting
+//! the bound. Where the ranges cannot decide, the nodes are ranked by what they do to the value
+//! (a shift, a marker, a count from 1, a size from a maximum), and the tier says so.
+//!
+//! The library calls the tracing knows (loaders, collate functions, Lightning hooks, encoders)
+//! are modelled in `trace`; every other call ends its chain as "unknown (no model for X)".
+
+pub mod index;
+pub mod sinks;
+pub mod trace;
+pub mod value;
+
+use std::collections::BTreeMap;
+
+use self::index::Index;
+use self::sinks::{Sink, SinkKind};
+use self::trace::{Ctx, Node, Tag, Tracer};
+use self::value::{Norm, Range, Sym, Val};
+use crate::scan::facts::FileFacts;
+
+/// How sure a flow suspect is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Tier {
+    /// The ranges prove the value leaves the bound at this line.
+    Strong,
+    /// The line does what this failure class is made of (a shift, a marker, …) on the value's path.
+    Likely,
+    /// On the value's path, nothing proves it.
+    Possible,
+}
+
+impl Tier {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tier::Strong => "strong",
+            Tier::Likely => "likely",
+            Tier::Possible => "possible",
+        }
+    }
+}
+
+/// One line of a chain: where, its role, and what it does.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Step {
+    pub file: String,
+    pub line: u32,
+    /// `origin`, `transform`, `pass`, `bound` or `call`.
+    pub role: &'static str,
+    pub what: String,
+    /// The value after the line, as far as the tracing knows it.
+    pub value: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct FlowSuspect {
+    pub file: String,
+    pub line: u32,
+    pub score: f32,
+    pub tier: Tier,
+    pub message: String,
+    /// From this line to the op call.
+    pub chain: Vec<Step>,
+    /// The bound's chain, from its origin to the op call (empty when not found).
+    pub bound_chain: Vec<Step>,
+}
+
+/// The failure classes of the knowledge base, as the sink kinds that reach them.
+pub fn kinds_for(category: &str) -> Vec<SinkKind> {
+    match category {
+        "label_out_of_range" => vec![SinkKind::Classes],
+        "embedding_index_out_of_range" => vec![SinkKind::Embedding, SinkKind::Index],
+        "index_out_of_range" => vec![SinkKind::Embedding, SinkKind::Index, SinkKind::Classes],
+        "probability_out_of_range" => vec![SinkKind::Probability],
+        "invalid_distribution" => vec![SinkKind::Distribution],
+        _ => vec![SinkKind::Classes, SinkKind::Embedding, SinkKind::Probability, SinkKind::Distribution],
+    }
+}
+
+fn role(tag: &Tag) -> &'static str {
+    match tag {
+        Tag::Column(_) | Tag::Config(_) | Tag::Literal(_) | Tag::OneBased(_) | Tag::Sentinel(_) => "origin",
+        Tag::Pass => "pass",
+        Tag::Call => "call",
+        _ => "transform",
+    }
+}
+
+/// Whether a range leaves `[0, bound)` (or `[0, 1]` scaled ints never happen here): Some(true)
+/// when it provably does, Some(false) when it provably fits, None when the ranges cannot say.
+fn breaks(r: &Range, bound: Option<&Sym>, ignore: Option<i64>) -> Option<bool> {
+    let low = r.lo.as_ref().and_then(|s| s.constant()).map(|lo| lo < 0 && Some(lo) != ignore);
+    let high = match (r.hi.as_ref(), bound) {
+        (Some(h), Some(b)) => h.minus(b).map(|d| d >= 0),
+        _ => None,
+    };
+    match (low, high) {
+        (Some(true), _) | (_, Some(true)) => Some(true),
+        (Some(false), Some(false)) => Some(false),
+        _ => None,
+    }
+}
+
+fn base_score(tag: &Tag, kind: SinkKind, ignore: Option<i64>) -> f32 {
+    let probs = matches!(kind, SinkKind::Probability | SinkKind::Distribution);
+    match tag {
+        Tag::Shift(_) if !probs => 0.9,
+        Tag::Sentinel(k) if Some(*k) == ignore => 0.02,
+        Tag::Sentinel(_) if !probs => 0.85,
+        Tag::OneBased(_) if !probs => 0.8,
+        Tag::Max => 0.6,
+        Tag::Arith(_) if !probs => 0.6,
+        Tag::Scale if probs => 0.8,
+        Tag::ModelOutput if probs => 0.75,
+        Tag::Distinct => 0.5,
+        Tag::Column(_) => 0.5,
+        Tag::Config(_) => 0.45,
+        Tag::Lookup => 0.4,
+        Tag::Literal(_) => 0.35,
+        Tag::Len => 0.3,
+        Tag::Narrow => 0.15,
+        Tag::Normalize => 0.1,
+        Tag::Call => 0.1,
+        Tag::Pass => 0.05,
+        _ => 0.2,
+    }
+}
+
+struct Slice<'t> {
+    nodes: &'t [Node],
+}
+
+impl Slice<'_> {
+    /// The chain from node `n` up to the root (the op call).
+    fn chain(&self, mut n: usize, ix: &Index, bound: bool) -> Vec<Step> {
+        let mut out = Vec::new();
+        loop {
+            let x = &self.nodes[n];
+            let r = if bound && x.tag != Tag::Call { "bound" } else { role(&x.tag) };
+            let step = Step { file: ix.files[x.file].path.clone(), line: x.line, role: r, what: x.what.clone(), value: x.val.clone() };
+            if out.last() != Some(&step) {
+                out.push(step);
+            }
+            match x.parent {
+                Some(p) => n = p,
+                None => break,
+            }
+        }
+        out
+    }
+}
+
+/// The flow suspects for a failure of `category`, from every call in the project that can reach
+/// it (the calls on the traceback's lines first when `frames` has them): ranked, best first.
+pub fn suspects(files: &[&FileFacts], category: &str, frames: &[(String, u32)]) -> Vec<FlowSuspect> {
+    let ix = Index::new(files.to_vec());
+    let kinds = kinds_for(category);
+    let mut all = sinks::find(&ix, &kinds);
+    if all.is_empty() {
+        return Vec::new();
+    }
+    // the calls a traceback names come first; the others stay (an asynchronous traceback points
+    // at a later line)
+    let on_frame = |s: &Sink| frames.iter().any(|(f, l)| *l == s.line && ix.files[s.def.0].path == *f);
+    if all.iter().any(on_frame) {
+        all.retain(on_frame);
+    }
+    all.truncate(12);
+    let debug = std::env::var_os("CUDASLEUTH_FLOW_DEBUG").is_some();
+    let mut best: BTreeMap<(String, u32), FlowSuspect> = BTreeMap::new();
+    for sink in &all {
+        if debug {
+            eprintln!(
+                "sink {:?} {}:{} `{}` value `{}`",
+                sink.kind,
+                ix.files[sink.def.0].path,
+                sink.line,
+                sink.call_text,
+                trace::short(&sink.value)
+            );
+        }
+        for s in slice_sink(&ix, sink) {
+            if debug {
+                eprintln!("  {:.2} {} {}:{} {}", s.score, s.tier.as_str(), s.file, s.line, s.message);
+            }
+            let key = (s.file.clone(), s.line);
+            match best.get(&key) {
+                Some(old) if old.score >= s.score => {}
+                _ => {
+                    best.insert(key, s);
+                }
+            }
+        }
+    }
+    let mut out: Vec<FlowSuspect> = best.into_values().collect();
+    out.sort_by(|a, b| b.score.partial_cmp(&a.score).unwrap_or(std::cmp::Ordering::Equal).then((&a.file, a.line).cmp(&(&b.file, b.line))));
+    out
+}
+
+/// The suspects of one sink: the value's slice scored against the bound's.
+pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
+    let mut tr = Tracer::new(ix);
+    let cx = Ctx { def: sink.def, at: sink.stmt, env: None, depth: 0 };
+    let call = tr.node(&cx, sink.stmt, Tag::Call, format!("calls `{}`", sink.call_text), None);
+    let value = tr.expr(&sink.value, &cx, call);
+    let value = tr.force_deep(value, 0);
+    if let Some(c) = call {
+        tr.nodes[c].val = value.describe();
+        tr.nodes[c].out = value.range();
+    }
+    let value_nodes = tr.nodes.len();
+    // the bound, in its own slice under the call
+    let bound_root = tr.node(&cx, sink.stmt, Tag::Call, format!("the bound of `{}`", sink.call_text), None);
+    let bound_val: Option<Val> = sinks::bound(&mut tr, sink, &cx, bound_root);
+    let bound_sym: Option<Sym> = match &bound_val {
+        Some(Val::Int(r)) if r.lo == r.hi => r.hi.clone(),
+        _ => None,
+    };
+    let nodes = std::mem::take(&mut tr.nodes);
+    if std::env::var_os("CUDASLEUTH_FLOW_DEBUG").is_some_and(|v| v == "2") {
+        for (i, n) in nodes.iter().enumerate() {
+            eprintln!("    #{i} <{:?} {:?} {}:{} {:?} {} = {}", n.parent, n.aux, ix.files[n.file].path, n.line, n.tag, n.what, n.val);
+        }
+    }
+    let slice = Slice { nodes: &nodes };
+    let ignore = sink.ignore_index;
+    let probs = matches!(sink.kind, SinkKind::Probability | SinkKind::Distribution);
+    let mut out = Vec::new();
+    // the bound's origin: the deepest node of its slice with a known exact value
+    let bound_origin = (value_nodes..nodes.len()).filter(|&i| nodes[i].tag != Tag::Call && !nodes[i].aux).max_by_key(|&i| {
+        let mut d = 0;
+        let mut p = nodes[i].parent;
+        while let Some(x) = p {
+            d += 1;
+            p = nodes[x].parent;
+        }
+        (nodes[i].tag != Tag::Pass, d)
+    });
+    let bound_chain = bound_origin.map(|b| slice.chain(b, ix, true)).unwrap_or_default();
+    let bound_text = bound_sym.as_ref().map(|b| b.to_string());
+    let mut proven = false;
+    for i in 0..value_nodes {
+        let n = &nodes[i];
+        if n.tag == Tag::Call || n.aux {
+            continue;
+        }
+        let mut score = base_score(&n.tag, sink.kind, ignore);
+        let mut tier = if score >= 0.6 { Tier::Likely } else { Tier::Possible };
+        let mut why = n.what.clone();
+        if !probs {
+            if let Some(r) = &n.out {
+                match breaks(r, bound_sym.as_ref(), ignore) {
+                    Some(true) => {
+                        // the divergence: this node breaks the bound and none of its inputs does
+                        let inputs_fit = n
+                            .children
+                            .iter()
+                            .filter(|&&c| !nodes[c].aux)
+                            .all(|&c| nodes[c].out.as_ref().map_or(true, |cr| breaks(cr, bound_sym.as_ref(), ignore) != Some(true)));
+                        if inputs_fit && n.tag != Tag::Pass {
+                            score = 1.0;
+                            tier = Tier::Strong;
+                            proven = true;
+                            why = format!(
+                                "{why}: gives {r}{}",
+                                bound_text.as_ref().map(|b| format!(", the bound is {b}")).unwrap_or_default()
+                            );
+                        } else if n.tag != Tag::Pass {
+                            score = score.max(0.3);
+                        }
+                    }
+                    Some(false) => score *= 0.3,
+                    None => {}
+                }
+            }
+        } else if n.val == "probabilities" {
+            score *= 0.3;
+        }
+        if score < 0.1 {
+            continue;
+        }
+        out.push(FlowSuspect {
+            file: ix.files[n.file].path.clone(),
+            line: n.line,
+            score,
+            tier,
+            message: format!("{}: {why}", n.scope),
+            chain: slice.chain(i, ix, false),
+            bound_chain: bound_chain.clone(),
+        });
+    }
+    // the bound's own line: when the value's ranges are sound and the bound's root differs
+    // (a config or a count that disagrees with the data), or nothing on the value's side broke
+    if let Some(b) = bound_origin {
+        let n = &nodes[b];
+        let value_range = value.range();
+        let diverges = value_range.as_ref().and_then(|r| breaks(r, bound_sym.as_ref(), ignore)) == Some(true);
+        let mut score = base_score(&n.tag, sink.kind, ignore).clamp(0.3, 0.55);
+        let mut tier = Tier::Possible;
+        if diverges && !proven_on_value_transform(&nodes[..value_nodes], bound_sym.as_ref(), ignore) {
+            // the value read as it is from data against a number set by hand (a config key, a
+            // flag, a literal): the number is the one to change; against a count of the data
+            // itself, the value's reading is
+            score = if matches!(n.tag, Tag::Config(_) | Tag::Literal(_)) { 1.02 } else { 0.95 };
+            tier = Tier::Strong;
+        }
+        {
+            out.push(FlowSuspect {
+                file: ix.files[n.file].path.clone(),
+                line: n.line,
+                score,
+                tier,
+                message: format!(
+                    "{}: the bound: {}{}",
+                    n.scope,
+                    n.what,
+                    value_range.map(|r| format!(" (the value takes {r})")).unwrap_or_default()
+                ),
+                chain: bound_chain.clone(),
+                bound_chain: Vec::new(),
+            });
+        }
+    }
+    // a marker meant to be ignored (it comes from a setting named so) reaching a loss built
+    // without `ignore_index`: the loss's line is the one to change
+    if sink.kind == SinkKind::Classes {
+        let meant = |n: &Node| {
+            n.children.iter().any(|&c| match &nodes[c].tag {
+                Tag::Config(k) => ["ignore", "void", "pad", "unlabeled"].iter().any(|w| k.contains(w)),
+                _ => ["ignore", "void", "pad"].iter().any(|w| nodes[c].what.contains(w)),
+            }) || ["ignore", "void", "pad"].iter().any(|w| n.what.contains(w))
+        };
+        let marker =
+            (0..value_nodes).find(|&i| matches!(nodes[i].tag, Tag::Sentinel(k) if Some(k) != ignore) && !nodes[i].aux && meant(&nodes[i]));
+        if let Some(m) = marker {
+            let Tag::Sentinel(k) = nodes[m].tag else { unreachable!() };
+            let (file, line) = match &sink.ctor {
+                Some((_, cdef, cstmt)) => {
+                    let d = ix.def(*cdef);
+                    (ix.files[cdef.0].path.clone(), d.stmts.get(*cstmt).map_or(d.span.line, |s| d.line(s)))
+                }
+                None => (ix.files[sink.def.0].path.clone(), sink.line),
+            };
+            out.push(FlowSuspect {
+                file,
+                line,
+                score: 1.03,
+                tier: Tier::Strong,
+                message: format!("the loss is built without `ignore_index={k}`, and the marker {k} ({}) reaches it", nodes[m].what),
+                chain: slice.chain(m, ix, false),
+                bound_chain: bound_chain.clone(),
+            });
+        }
+    }
+    if probs {
+        match &value {
+            Val::Float(Some(Norm::Probs)) => {
+                for s in &mut out {
+                    s.score *= 0.3;
+                }
+            }
+            Val::Float(Some(Norm::Raw)) | Val::Unknown(_) => {
+                let unknown = matches!(value, Val::Unknown(_));
+                // arithmetic on probabilities that leaves [0, 1], or scores that never were
+                // probabilities: the loss (or sampler) that takes them is the line to change
+                let scaled_probs =
+                    (0..value_nodes).any(|i| nodes[i].tag == Tag::Scale && !nodes[i].aux && has_below(&nodes, i, &Tag::Normalize));
+                if scaled_probs && !unknown {
+                    for s in out.iter_mut().filter(|s| s.message.contains("scal") || s.message.contains("`+") || s.message.contains("`-")) {
+                        s.score = 0.98;
+                        s.tier = Tier::Strong;
+                    }
+                } else {
+                    let (file, line) = match &sink.ctor {
+                        Some((_, cdef, cstmt)) => {
+                            let d = ix.def(*cdef);
+                            (ix.files[cdef.0].path.clone(), d.stmts.get(*cstmt).map_or(d.span.line, |s| d.line(s)))
+                        }
+                        None => (ix.files[sink.def.0].path.clone(), sink.line),
+                    };
+                    let what = if sink.kind == SinkKind::Probability {
+                        "expects probabilities in [0, 1]"
+                    } else {
+                        "samples from weights that must be a distribution"
+                    };
+                    out.push(FlowSuspect {
+                        file,
+                        line,
+                        score: if unknown { 0.5 } else { 0.97 },
+                        tier: if unknown { Tier::Possible } else { Tier::Strong },
+                        message: if unknown {
+                            format!("`{}` {what}; what reaches it is {}", sink.call_text, value.describe())
+                        } else {
+                            format!("`{}` {what}, and it gets raw scores (no sigmoid or softmax on the way)", sink.call_text)
+                        },
+                        chain: nodes.first().map(|_| slice.chain(0, ix, false)).unwrap_or_default(),
+                        bound_chain: Vec::new(),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    let _ = proven;
+    out
+}
+
+/// Whether a node below `i` has `tag`.
+fn has_below(nodes: &[Node], i: usize, tag: &Tag) -> bool {
+    let mut stack = nodes[i].children.clone();
+    let mut seen = 0;
+    while let Some(c) = stack.pop() {
+        seen += 1;
+        if seen > 400 {
+            return false;
+        }
+        if &nodes[c].tag == tag {
+            return true;
+        }
+        stack.extend(nodes[c].children.iter().copied());
+    }
+    false
+}
+
+/// Whether the value's divergence is made by a transform in code (a shift, a marker, a count
+/// from 1) rather than read as it is from data or a table.
+fn proven_on_value_transform(nodes: &[Node], bound: Option<&Sym>, ignore: Option<i64>) -> bool {
+    nodes.iter().any(|n| {
+        matches!(n.tag, Tag::Shift(_) | Tag::Sentinel(_) | Tag::OneBased(_) | Tag::Arith(_))
+            && n.out.as_ref().and_then(|r| breaks(r, bound, ignore)) == Some(true)
+    })
+}

@@ -1,0 +1,552 @@
+//! The calls in a project that can reach a failing op — the sinks — with their value operand,
+//! and the bound each is checked against: a loss's targets against the head that made its
+//! input, an embedding's ids against its rows, BCE inputs and sampling weights against [0, 1].
+//! Module instances (`criterion = nn.CrossEntropyLoss(…)`, `self.emb = nn.Embedding(…)`,
+//! an HF `…ForSequenceClassification`) are found through the assignment that built them.
+
+use std::rc::Rc;
+
+use super::index::{DefId, Index};
+use super::trace::{short, Ctx, Env, Object, Tag, Tracer};
+use super::value::{Norm, Val};
+use crate::scan::flow::{Expr, StmtKind};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SinkKind {
+    /// Class targets against a class count (cross-entropy, NLL).
+    Classes,
+    /// Row ids against an embedding table.
+    Embedding,
+    /// Indices against a tensor's size (gather, index_select).
+    Index,
+    /// Probabilities against [0, 1] (BCE).
+    Probability,
+    /// Sampling weights (multinomial, bernoulli).
+    Distribution,
+}
+
+#[derive(Debug, Clone)]
+pub struct Sink {
+    pub kind: SinkKind,
+    pub def: DefId,
+    pub stmt: usize,
+    pub line: u32,
+    /// The value operand.
+    pub value: Expr,
+    /// The scores a loss is computed on (a classifier's output).
+    pub input: Option<Expr>,
+    pub call_text: String,
+    pub ignore_index: Option<i64>,
+    /// The constructor call of the module instance that is called, and where it was made.
+    pub ctor: Option<(Expr, DefId, usize)>,
+}
+
+fn kwarg<'e>(kwargs: &'e [(crate::scan::facts::Text, Expr)], k: &str) -> Option<&'e Expr> {
+    kwargs.iter().find(|(n, _)| n == k).map(|(_, e)| e)
+}
+
+fn int_of(e: Option<&Expr>) -> Option<i64> {
+    match e.map(Expr::bare) {
+        Some(Expr::Int(k)) => Some(*k),
+        _ => None,
+    }
+}
+
+/// A constructor call without the moves after it (`nn.Linear(8, 3).to(dev)` → `nn.Linear(8, 3)`).
+fn unmoved(e: &Expr) -> Expr {
+    let mut e = e.bare();
+    while let Expr::Call { func, .. } = e {
+        match &**func {
+            Expr::Attr(o, m)
+                if ["to", "cuda", "cpu", "float", "half", "double", "train", "eval", "requires_grad_"].contains(&m.as_str())
+                    && matches!(**o, Expr::Call { .. }) =>
+            {
+                e = o
+            }
+            _ => break,
+        }
+    }
+    e.clone()
+}
+
+/// The constructor call a callee was built with: a local or global assignment of the name, or
+/// a store to the attribute in the class (or, for another object's attribute, the one store).
+pub fn ctor_of(ix: &Index, func: &Expr, def: DefId, stmt: usize) -> Option<(Expr, DefId, usize)> {
+    ctor_at(ix, func, def, stmt, 0)
+}
+
+fn ctor_at(ix: &Index, func: &Expr, def: DefId, stmt: usize, hops: usize) -> Option<(Expr, DefId, usize)> {
+    let d = ix.def(def);
+    if hops > 4 {
+        return None;
+    }
+    // a parameter: the argument at the function's call sites (`train(model, criterion)`)
+    if let Expr::Name(n) = func {
+        let local = (0..stmt.min(d.stmts.len())).any(|i| matches!(&d.stmts[i].kind, StmtKind::Assign { targets, .. } if targets.iter().any(|t| matches!(t, Expr::Name(x) if x == n))));
+        if let (false, Some(pi)) = (local, d.param_index(n)) {
+            let offset = usize::from(d.is_method());
+            let callee = if d.name == "__init__" { d.class.clone().unwrap_or_default() } else { d.name.clone() };
+            for &(sid, si) in ix.calling(&callee).iter().take(6) {
+                let mut found = None;
+                super::trace::stmt_exprs(&ix.def(sid).stmts[si].kind, &mut |x| {
+                    if let Expr::Call { func: f, args, kwargs } = x {
+                        if f.last_name() == Some(callee.as_str()) && found.is_none() {
+                            found = kwarg(kwargs, n).cloned().or_else(|| {
+                                pi.checked_sub(offset).and_then(|k| args.get(k)).filter(|a| !matches!(a.bare(), Expr::Star(_))).cloned()
+                            });
+                        }
+                    }
+                });
+                if let Some(arg) = found {
+                    if let Some(c) = ctor_at(ix, &arg, sid, si, hops + 1) {
+                        return Some(c);
+                    }
+                }
+            }
+            return None;
+        }
+    }
+    match func {
+        Expr::Name(n) => {
+            for i in (0..stmt.min(d.stmts.len())).rev() {
+                if let StmtKind::Assign { targets, value, op: None } = &d.stmts[i].kind {
+                    if targets.iter().any(|t| matches!(t, Expr::Name(x) if x == n)) {
+                        return matches!(value, Expr::Call { .. }).then(|| (unmoved(value), def, i));
+                    }
+                }
+            }
+            let sites = ix.globals(n);
+            let (gid, gi) = sites.iter().find(|(id, _)| id.0 == def.0).or(sites.first()).copied()?;
+            match &ix.def(gid).stmts[gi].kind {
+                StmtKind::Assign { value: value @ Expr::Call { .. }, .. } => Some((unmoved(value), gid, gi)),
+                _ => None,
+            }
+        }
+        Expr::Call { .. } => Some((unmoved(func), def, stmt)),
+        Expr::Attr(obj, a) => {
+            let mine = d.class.as_deref().filter(|_| matches!(&**obj, Expr::Name(s) if d.params.first().is_some_and(|p| p.name == *s)));
+            let mro = mine.map(|c| ix.mro(c)).unwrap_or_default();
+            let stores: Vec<_> = ix
+                .stores(a)
+                .iter()
+                .copied()
+                .filter(|(id, _)| mine.is_none() || ix.def(*id).class.as_deref().is_some_and(|c| mro.iter().any(|m| m == c)))
+                .collect();
+            for (sid, si) in stores {
+                if let StmtKind::Assign { value: value @ Expr::Call { .. }, .. } = &ix.def(sid).stmts[si].kind {
+                    return Some((unmoved(value), sid, si));
+                }
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+fn ctor_name(e: &Expr) -> Option<&str> {
+    match e.bare() {
+        Expr::Call { func, .. } => func.last_name(),
+        _ => None,
+    }
+}
+
+fn is_hf_classifier(n: &str) -> bool {
+    n.ends_with("ForSequenceClassification") || n.ends_with("ForTokenClassification") || n.ends_with("ForMultipleChoice")
+}
+
+fn is_hf_lm(n: &str) -> bool {
+    n.ends_with("LMHeadModel") || n.ends_with("ForCausalLM") || n.ends_with("ForMaskedLM") || n.ends_with("ForConditionalGeneration")
+}
+
+/// Every call of the project that reaches one of `kinds`.
+pub fn find(ix: &Index, kinds: &[SinkKind]) -> Vec<Sink> {
+    let mut out = Vec::new();
+    for (fi, f) in ix.files.iter().enumerate() {
+        for (di, d) in f.flow.iter().enumerate() {
+            for (si, s) in d.stmts.iter().enumerate() {
+                let mut calls: Vec<Expr> = Vec::new();
+                super::trace::stmt_exprs(&s.kind, &mut |e| {
+                    if matches!(e, Expr::Call { .. }) {
+                        calls.push(e.clone());
+                    }
+                });
+                for c in calls {
+                    if let Some(sink) = classify(ix, &c, (fi, di), si) {
+                        if kinds.contains(&sink.kind) {
+                            out.push(Sink { line: d.line(s), ..sink });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn classify(ix: &Index, call: &Expr, def: DefId, stmt: usize) -> Option<Sink> {
+    let Expr::Call { func, args, kwargs } = call else { return None };
+    let name = func.last_name()?;
+    let recv = match &**func {
+        Expr::Attr(o, _) => Some((**o).clone()),
+        _ => None,
+    };
+    let mk = |kind, value: Expr, input: Option<Expr>, ignore: Option<i64>, ctor| Sink {
+        kind,
+        def,
+        stmt,
+        line: 0,
+        value,
+        input,
+        call_text: short(call),
+        ignore_index: ignore,
+        ctor,
+    };
+    let module = recv.as_ref().and_then(|r| r.dotted()).unwrap_or_default();
+    let library = module.is_empty() || ["F", "nn.functional", "torch.nn.functional", "torch", "functional"].contains(&module.as_str());
+    match name {
+        "cross_entropy" | "nll_loss" if library => {
+            let target = args.get(1).or(kwarg(kwargs, "target"))?.clone();
+            let ignore = int_of(kwarg(kwargs, "ignore_index")).or(Some(-100));
+            return Some(mk(SinkKind::Classes, target, args.first().cloned(), ignore, None));
+        }
+        "binary_cross_entropy" if library => {
+            return Some(mk(SinkKind::Probability, args.first().or(kwarg(kwargs, "input"))?.clone(), None, None, None));
+        }
+        "multinomial" | "bernoulli" => {
+            let v = if module == "torch" || recv.is_none() { args.first().or(kwarg(kwargs, "input")).cloned() } else { recv.clone() };
+            return Some(mk(SinkKind::Distribution, v?, None, None, None));
+        }
+        "embedding" if library && module != "torch" || module == "F" => {
+            return Some(mk(SinkKind::Embedding, args.first().or(kwarg(kwargs, "input"))?.clone(), None, None, None));
+        }
+        "gather" => {
+            let v = if module == "torch" { args.get(2) } else { args.get(1) }.or(kwarg(kwargs, "index"))?.clone();
+            return Some(mk(SinkKind::Index, v, None, None, None));
+        }
+        "index_select" => {
+            let v = if module == "torch" { args.get(2) } else { args.get(1) }.or(kwarg(kwargs, "index"))?.clone();
+            return Some(mk(SinkKind::Index, v, None, None, None));
+        }
+        _ => {}
+    }
+    // a module instance: what was it built as?
+    let (ctor, cdef, cstmt) = ctor_of(ix, func, def, stmt)?;
+    let cname = ctor_name(&ctor)?.to_string();
+    let Expr::Call { args: cargs, kwargs: ckw, .. } = &ctor else { return None };
+    let ctor_place = Some((ctor.clone(), cdef, cstmt));
+    match cname.as_str() {
+        "CrossEntropyLoss" | "NLLLoss" => {
+            let target = args.get(1).or(kwarg(kwargs, "target"))?.clone();
+            let ignore = int_of(kwarg(ckw, "ignore_index")).or(Some(-100));
+            Some(mk(SinkKind::Classes, target, args.first().cloned(), ignore, ctor_place))
+        }
+        "BCELoss" => Some(mk(SinkKind::Probability, args.first()?.clone(), None, None, ctor_place)),
+        "Embedding" => {
+            let _ = cargs;
+            Some(mk(SinkKind::Embedding, args.first().or(kwarg(kwargs, "input"))?.clone(), None, None, ctor_place))
+        }
+        n if is_hf_classifier(n) => {
+            let labels = kwarg(kwargs, "labels").cloned().or_else(|| {
+                // `model(**batch)`: the batch's "labels"
+                args.iter().find_map(|a| match a.bare() {
+                    Expr::Star(b) => Some(Expr::Sub(b.clone(), Box::new(Expr::Str("labels".into())))),
+                    _ => None,
+                })
+            })?;
+            Some(mk(SinkKind::Classes, labels, None, Some(-100), ctor_place))
+        }
+        n if is_hf_lm(n) => {
+            let ids = kwarg(kwargs, "input_ids")
+                .cloned()
+                .or_else(|| args.first().filter(|a| !matches!(a.bare(), Expr::Star(_))).cloned())
+                .or_else(|| {
+                    args.iter().find_map(|a| match a.bare() {
+                        Expr::Star(b) => Some(Expr::Sub(b.clone(), Box::new(Expr::Str("input_ids".into())))),
+                        _ => None,
+                    })
+                })?;
+            Some(mk(SinkKind::Embedding, ids, None, None, ctor_place))
+        }
+        _ => None,
+    }
+}
+
+/// The bound of a sink, traced under `parent`: the class count of the head that made a loss's
+/// input, an embedding's rows, an HF config's `num_labels` / `vocab_size`.
+pub fn bound(tr: &mut Tracer, sink: &Sink, cx: &Ctx, parent: Option<usize>) -> Option<Val> {
+    match sink.kind {
+        SinkKind::Classes => {
+            if let Some((ctor, cdef, cstmt)) = &sink.ctor {
+                if ctor_name(ctor).is_some_and(is_hf_classifier) {
+                    return hf_config(tr, ctor, *cdef, *cstmt, "num_labels", parent);
+                }
+            }
+            let input = sink.input.clone()?;
+            if let Some((obj, ocx)) = model_of(tr, &input, cx, 0) {
+                return head_width(tr, &obj, &ocx, parent, 0);
+            }
+            direct_layer(tr, &input, cx, parent)
+        }
+        SinkKind::Embedding => {
+            let (ctor, cdef, cstmt) = sink.ctor.clone()?;
+            if ctor_name(&ctor).is_some_and(is_hf_lm) {
+                return hf_config(tr, &ctor, cdef, cstmt, "vocab_size", parent);
+            }
+            let Expr::Call { args, kwargs, .. } = &ctor else { return None };
+            let rows = args.first().or(kwarg(kwargs, "num_embeddings"))?.clone();
+            let c = Ctx { def: cdef, at: cstmt, env: None, depth: 1 };
+            let node = tr.node(&c, cstmt, Tag::Pass, format!("builds the table `{}`", short(&ctor)), parent);
+            let v = tr.expr(&rows, &c, node);
+            finish(tr, node, &v);
+            Some(v)
+        }
+        _ => None,
+    }
+}
+
+fn finish(tr: &mut Tracer, node: Option<usize>, v: &Val) {
+    if let Some(n) = node {
+        tr.nodes[n].out = v.range();
+        tr.nodes[n].val = v.describe();
+    }
+}
+
+/// An HF model's config field (`num_labels` of `BertConfig(num_labels=…)` passed to it).
+fn hf_config(tr: &mut Tracer, ctor: &Expr, cdef: DefId, cstmt: usize, field: &str, parent: Option<usize>) -> Option<Val> {
+    let Expr::Call { args, kwargs, .. } = ctor else { return None };
+    let c = Ctx { def: cdef, at: cstmt, env: None, depth: 1 };
+    if let Some(v) = kwarg(kwargs, field) {
+        let node = tr.node(&c, cstmt, Tag::Pass, format!("`{field}` of the model"), parent);
+        let val = tr.expr(&v.clone(), &c, node);
+        finish(tr, node, &val);
+        return Some(val);
+    }
+    let cfg = args.first().or(kwarg(kwargs, "config"))?.clone();
+    let cfg_ctor = ctor_of(tr.ix, &cfg, cdef, cstmt)?;
+    let Expr::Call { kwargs: ckw, .. } = &cfg_ctor.0 else { return None };
+    let v = kwarg(ckw, field)?.clone();
+    let c2 = Ctx { def: cfg_ctor.1, at: cfg_ctor.2, env: None, depth: 1 };
+    let node = tr.node(&c2, cfg_ctor.2, Tag::Pass, format!("`{field}` of the model's config"), parent);
+    let val = tr.expr(&v, &c2, node);
+    finish(tr, node, &val);
+    Some(val)
+}
+
+/// The model instance whose output an expression is (`logits = model(x)`, `self(x)`,
+/// `out.logits`), with the context to read its fields in.
+fn model_of(tr: &mut Tracer, e: &Expr, cx: &Ctx, hops: usize) -> Option<(Rc<Object>, Ctx)> {
+    if hops > 6 {
+        return None;
+    }
+    let ix = tr.ix;
+    let d = ix.def(cx.def);
+    match e {
+        Expr::Name(n) => {
+            for i in (0..cx.at.min(d.stmts.len())).rev() {
+                if let StmtKind::Assign { targets, value, .. } = &d.stmts[i].kind {
+                    if targets.iter().any(|t| super::trace::pattern_pos(t, n).is_some()) {
+                        let c = Ctx { at: i, ..cx.clone() };
+                        return model_of(tr, value, &c, hops + 1);
+                    }
+                }
+            }
+            // a parameter: the argument at a call site of this function
+            let pi = d.param_index(n)?;
+            let offset = usize::from(d.is_method());
+            let sites: Vec<_> = ix.calling(&d.name).to_vec();
+            for (sid, si) in sites.into_iter().take(4) {
+                let mut found = None;
+                super::trace::stmt_exprs(&ix.def(sid).stmts[si].kind, &mut |x| {
+                    if let Expr::Call { func, args, .. } = x {
+                        if func.last_name() == Some(d.name.as_str()) && found.is_none() {
+                            found = pi.checked_sub(offset).and_then(|k| args.get(k)).cloned();
+                        }
+                    }
+                });
+                if let Some(a) = found {
+                    let c = Ctx { def: sid, at: si, env: None, depth: cx.depth + 1 };
+                    if let Some(m) = model_of(tr, &a, &c, hops + 1) {
+                        return Some(m);
+                    }
+                }
+            }
+            None
+        }
+        Expr::Attr(o, _) | Expr::Sub(o, _) => model_of(tr, o, cx, hops + 1),
+        Expr::Call { func, args, .. } => {
+            if let Expr::Attr(o, m) = &**func {
+                if ["view", "reshape", "permute", "transpose", "float", "squeeze", "contiguous", "to", "flatten"].contains(&m.as_str()) {
+                    return model_of(tr, o, cx, hops + 1);
+                }
+            }
+            let keep = tr.nodes.len();
+            let callee = tr.expr(func, cx, None);
+            tr.nodes.truncate(keep);
+            match callee {
+                Val::Obj(o) => Some((o, cx.clone())),
+                _ => args.first().and_then(|a| {
+                    if matches!(func.last_name(), Some("view" | "reshape")) {
+                        model_of(tr, a, cx, hops + 1)
+                    } else {
+                        None
+                    }
+                }),
+            }
+        }
+        _ => None,
+    }
+}
+
+/// A loss input made by a library layer called directly (`model = nn.Linear(10, 3)`,
+/// `logits = model(x)`): the layer's outputs.
+fn direct_layer(tr: &mut Tracer, e: &Expr, cx: &Ctx, parent: Option<usize>) -> Option<Val> {
+    let ix = tr.ix;
+    let d = ix.def(cx.def);
+    let mut e = e.clone();
+    let mut at = cx.at;
+    for _ in 0..6 {
+        match e {
+            Expr::Name(n) => {
+                let (i, v) = (0..at.min(d.stmts.len())).rev().find_map(|i| match &d.stmts[i].kind {
+                    StmtKind::Assign { targets, value, .. } if targets.iter().any(|t| super::trace::pattern_pos(t, &n).is_some()) => {
+                        Some((i, value.clone()))
+                    }
+                    _ => None,
+                })?;
+                e = v;
+                at = i;
+            }
+            Expr::Call { func, .. } => {
+                if let Expr::Attr(o, m) = &*func {
+                    if ["view", "reshape", "squeeze", "float", "contiguous", "permute", "to"].contains(&m.as_str()) {
+                        e = (**o).clone();
+                        continue;
+                    }
+                }
+                let (ctor, cdef, cstmt) = ctor_of(ix, &func, cx.def, at)?;
+                let width = layer_outputs(&ctor)?;
+                let c = Ctx { def: cdef, at: cstmt, env: None, depth: 1 };
+                let node = tr.node(&c, cstmt, Tag::Pass, format!("builds the head `{}`", short(&ctor)), parent);
+                let v = tr.expr(&width, &c, node);
+                finish(tr, node, &v);
+                return Some(v);
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The number of outputs of a model's last layer: the layer its `forward` returns the output
+/// of (through local names), else the last `nn.Linear` its constructor builds.
+fn head_width(tr: &mut Tracer, obj: &Rc<Object>, cx: &Ctx, parent: Option<usize>, depth: usize) -> Option<Val> {
+    if depth > 3 {
+        return None;
+    }
+    let ix = tr.ix;
+    let mut layer: Option<String> = None;
+    if let Some(&fwd) = ix.method(&obj.class, "forward").first() {
+        let d = ix.def(fwd);
+        let mut ret: Option<(Expr, usize)> = d.stmts.iter().enumerate().rev().find_map(|(i, s)| match &s.kind {
+            StmtKind::Return(Some(e)) => Some((e.clone(), i)),
+            _ => None,
+        });
+        let mut hops = 0;
+        while let Some((e, at)) = ret.take() {
+            hops += 1;
+            if hops > 8 {
+                break;
+            }
+            match e {
+                Expr::Call { func, args, .. } => match &*func {
+                    Expr::Attr(o, a) if matches!(&**o, Expr::Name(s) if d.params.first().is_some_and(|p| p.name == *s)) => {
+                        layer = Some(a.to_string())
+                    }
+                    Expr::Attr(o, m) if ["view", "reshape", "squeeze", "float", "contiguous", "permute"].contains(&m.as_str()) => {
+                        ret = Some(((**o).clone(), at))
+                    }
+                    _ => ret = args.first().map(|a| (a.clone(), at)),
+                },
+                Expr::Name(n) => {
+                    ret = (0..at).rev().find_map(|i| match &d.stmts[i].kind {
+                        StmtKind::Assign { targets, value, .. } if targets.iter().any(|t| super::trace::pattern_pos(t, &n).is_some()) => {
+                            Some((value.clone(), i))
+                        }
+                        _ => None,
+                    })
+                }
+                Expr::Seq(_, xs) => ret = xs.first().map(|x| (x.clone(), at)),
+                Expr::Attr(o, _) | Expr::Sub(o, _) => ret = Some(((*o).clone(), at)),
+                _ => {}
+            }
+        }
+    }
+    let mro = ix.mro(&obj.class);
+    let in_class = |id: DefId| ix.def(id).class.as_deref().is_some_and(|c| mro.iter().any(|m| m == c));
+    let store = |attr: &str| ix.stores(attr).iter().copied().find(|(id, _)| in_class(*id));
+    let mut site = layer.as_deref().and_then(store);
+    if site.is_none() {
+        // the last Linear the constructor stores
+        let mut last = None;
+        for c in &mro {
+            for &id in &ix.method(c, "__init__") {
+                for (si, s) in ix.def(id).stmts.iter().enumerate() {
+                    if let StmtKind::Assign { targets, value, .. } = &s.kind {
+                        if matches!(targets.first(), Some(Expr::Attr(..))) && layer_outputs(value).is_some() {
+                            last = Some((id, si));
+                        }
+                    }
+                }
+            }
+        }
+        site = last;
+    }
+    let (sid, si) = site?;
+    let StmtKind::Assign { value, .. } = &ix.def(sid).stmts[si].kind else { return None };
+    let env = (ix.def(sid).name == "__init__").then(|| obj.ctor.clone()).flatten();
+    let env = env.map(|e| {
+        Rc::new(Env { args: e.args.clone(), kwargs: e.kwargs.clone(), caller: e.caller.clone(), vals: Vec::new(), recv: Some(obj.clone()) })
+    });
+    let c = Ctx { def: sid, at: si, env, depth: cx.depth + 1 };
+    // a project module as the head: its own head
+    if let Expr::Call { func, .. } = value {
+        if let Some(n) = func.last_name() {
+            if ix.is_class(n) {
+                let keep = tr.nodes.len();
+                let v = tr.expr(value, &c, None);
+                tr.nodes.truncate(keep);
+                if let Val::Obj(inner) = v {
+                    return head_width(tr, &inner, &c, parent, depth + 1);
+                }
+            }
+        }
+    }
+    let width = layer_outputs(value)?;
+    let node = tr.node(&c, si, Tag::Pass, format!("builds the head `{}`", short(value)), parent);
+    let v = tr.expr(&width, &c, node);
+    finish(tr, node, &v);
+    let _ = Norm::Raw;
+    Some(v)
+}
+
+/// The expression of a layer's output count: `nn.Linear(_, out)`, `out_features=`, the last
+/// Linear of an `nn.Sequential`, a `Conv` layer's out channels.
+fn layer_outputs(e: &Expr) -> Option<Expr> {
+    let Expr::Call { func, args, kwargs } = e.bare() else { return None };
+    match func.last_name()? {
+        "Linear" | "LazyLinear" | "Bilinear" => {
+            let i = if func.last_name() == Some("LazyLinear") {
+                0
+            } else if func.last_name() == Some("Bilinear") {
+                2
+            } else {
+                1
+            };
+            kwarg(kwargs, "out_features").or(args.get(i)).cloned()
+        }
+        "Conv1d" | "Conv2d" | "Conv3d" | "ConvTranspose2d" => kwarg(kwargs, "out_channels").or(args.get(1)).cloned(),
+        "Sequential" => args.iter().rev().find_map(layer_outputs),
+        "create_model" => kwarg(kwargs, "num_classes").cloned(),
+        _ => None,
+    }
+}

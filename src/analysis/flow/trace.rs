@@ -1,0 +1,2110 @@
+//! Backward slicing: from an expression at a statement, back along assignments, tuple
+//! positions, returns, attribute stores, containers, parameters and their arguments, loader
+//! loops and library calls to where the value was made, computing its abstract value on the
+//! way. Each statement passed is a `Node` of the slice, with its role, what it does to the
+//! value and the value's range after it; a node's parent is the statement that used it.
+//!
+//! Bounds: at most `MAX_NODES` nodes per slice and `MAX_CALLS` nested calls or parameter hops;
+//! past them, and wherever no model of a call exists, the value is `Unknown` with the reason.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use super::index::{DefId, Index};
+use super::value::{Norm, Range, Sym, Val};
+use crate::scan::facts::{FileFacts, Text};
+use crate::scan::flow::{Def, DefKind, Expr, SeqKind, StmtKind};
+
+pub const MAX_NODES: usize = 600;
+pub const MAX_CALLS: u8 = 7;
+/// At most this many call sites are followed back from one parameter.
+const MAX_SITES: usize = 6;
+
+/// What a slice node does to the value; the scorers read it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Tag {
+    /// `+ k` / `- k` (also `+=`) on the value.
+    Shift(i64),
+    /// Other arithmetic (`*`, `//`, `/`, `%`, `**`).
+    Arith(Text),
+    /// A literal integer that is negative or a marker (`-1`, `255`, `-100`) put into the value.
+    Sentinel(i64),
+    /// A range or count starting above 0 (`range(1, …)`, `enumerate(…, start=1)`, `randint(1, …)`).
+    OneBased(i64),
+    /// Read from a data column.
+    Column(String),
+    /// A config key or a flag default.
+    Config(String),
+    /// A size made from a count of distinct values (`len(set(…))`, `nunique()`).
+    Distinct,
+    /// A size made from a maximum (`max(ids)`).
+    Max,
+    /// A size made from a length.
+    Len,
+    /// An integer literal.
+    Literal(i64),
+    /// A lookup in a table (`m[c]`, `.map(m)`, `.get(k)`).
+    Lookup,
+    /// A narrowing the tracing does not model (`y[y == 255] = …`, `clamp`, `where`).
+    Narrow,
+    /// Normalized to probabilities (softmax, sigmoid).
+    Normalize,
+    /// Scaled or shifted floats (`logits / t`, `p * 1.1`).
+    Scale,
+    /// A model's output (scores).
+    ModelOutput,
+    /// Copies the value on (unpacking, `.to()`, `torch.tensor`, returns).
+    Pass,
+    /// The op call itself.
+    Call,
+}
+
+#[derive(Debug, Clone)]
+pub struct Node {
+    pub file: usize,
+    pub line: u32,
+    pub tag: Tag,
+    /// What the line does, for the chain (`adds 1`, `reads column 'label'`).
+    pub what: String,
+    /// The value after this line, as far as known.
+    pub val: String,
+    pub out: Option<Range>,
+    pub parent: Option<usize>,
+    pub children: Vec<usize>,
+    /// The function or method the line is in (`Dataset.__init__`).
+    pub scope: String,
+    /// Traced for an operand that does not carry the value (a modulus, an index, a callee):
+    /// kept out of the scoring.
+    pub aux: bool,
+}
+
+/// An expression to evaluate when its value is used (a field of a returned dict or tuple).
+#[derive(Debug)]
+pub struct Thunk {
+    pub expr: Expr,
+    pub cx: Ctx,
+    pub parent: Option<usize>,
+}
+
+/// An instance of a project class: its class and the arguments of its constructor call.
+#[derive(Debug)]
+pub struct Object {
+    pub class: String,
+    pub ctor: Option<Rc<Env>>,
+}
+
+/// The arguments a definition was entered with.
+#[derive(Debug)]
+pub struct Env {
+    pub args: Vec<Expr>,
+    pub kwargs: Vec<(Text, Expr)>,
+    /// Where the arguments are evaluated (None: they are already values, in `vals`).
+    pub caller: Option<Ctx>,
+    /// Parameters bound to values already computed (a loader's sample, a collate batch).
+    pub vals: Vec<(String, Val)>,
+    /// The receiver (`self`).
+    pub recv: Option<Rc<Object>>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Ctx {
+    pub def: DefId,
+    /// Statements before this index are the ones that ran before.
+    pub at: usize,
+    pub env: Option<Rc<Env>>,
+    pub depth: u8,
+}
+
+pub struct Tracer<'a, 'i> {
+    pub ix: &'i Index<'a>,
+    pub nodes: Vec<Node>,
+    /// (def, stmt, name) being traced: a cycle ends in Unknown
+    active: Vec<(DefId, usize, String)>,
+    memo: HashMap<(DefId, usize, String), Val>,
+    /// While above 0, new nodes are auxiliary (`Node::aux`).
+    aux: u32,
+}
+
+fn is_pass_method(m: &str) -> bool {
+    matches!(
+        m,
+        "to" | "cuda"
+            | "cpu"
+            | "long"
+            | "int"
+            | "float"
+            | "double"
+            | "half"
+            | "view"
+            | "reshape"
+            | "squeeze"
+            | "unsqueeze"
+            | "flatten"
+            | "contiguous"
+            | "clone"
+            | "detach"
+            | "numpy"
+            | "tolist"
+            | "astype"
+            | "type"
+            | "permute"
+            | "transpose"
+            | "t"
+            | "expand"
+            | "repeat"
+            | "view_as"
+            | "reshape_as"
+            | "copy"
+            | "values"
+            | "to_numpy"
+            | "item"
+            | "split"
+            | "chunk"
+            | "unbind"
+            | "pin_memory"
+            | "squeeze_"
+            | "unsqueeze_"
+            | "bool"
+            | "short"
+            | "byte"
+            | "requires_grad_"
+            | "sort_values"
+            | "reset_index"
+            | "dropna"
+            | "head"
+            | "tail"
+            | "sample"
+            | "copy_"
+            | "long_"
+            | "flip"
+            | "fliplr"
+            | "flipud"
+            | "rot90"
+            | "roll"
+            | "ascontiguousarray"
+            | "cumsum_"
+            | "masked_fill"
+            | "index_select"
+            | "narrow"
+            | "select"
+            | "gather_"
+            | "to_dense"
+            | "as_type"
+            | "apply_"
+            | "iloc"
+            | "loc"
+            | "swapaxes"
+            | "moveaxis"
+            | "ravel"
+    )
+}
+
+fn is_pass_function(f: &str) -> bool {
+    matches!(
+        f,
+        "tensor"
+            | "as_tensor"
+            | "LongTensor"
+            | "IntTensor"
+            | "from_numpy"
+            | "array"
+            | "asarray"
+            | "list"
+            | "tuple"
+            | "stack"
+            | "cat"
+            | "concatenate"
+            | "vstack"
+            | "hstack"
+            | "int"
+            | "int64"
+            | "long"
+            | "sorted"
+            | "reversed"
+            | "tqdm"
+            | "iter"
+            | "next"
+            | "deepcopy"
+            | "copy"
+            | "Tensor"
+            | "from_dlpack"
+            | "pad_sequence"
+            | "default_collate"
+            | "np.array"
+            | "squeeze"
+            | "flatten"
+            | "column_stack"
+            | "ascontiguousarray"
+            | "flip"
+            | "fliplr"
+            | "flipud"
+            | "rot90"
+            | "as_strided"
+            | "atleast_1d"
+            | "atleast_2d"
+            | "expand_dims"
+            | "transpose"
+            | "reshape"
+            | "ravel"
+    )
+}
+
+fn is_normalizer(f: &str) -> bool {
+    matches!(f, "softmax" | "sigmoid" | "log_softmax" | "Softmax" | "Sigmoid" | "normalize" | "softmax_" | "sigmoid_")
+}
+
+impl<'a, 'i> Tracer<'a, 'i> {
+    pub fn new(ix: &'i Index<'a>) -> Self {
+        Tracer { ix, nodes: Vec::new(), active: Vec::new(), memo: HashMap::new(), aux: 0 }
+    }
+
+    /// The value of a deferred field (a thunk), evaluated now; other values as they are.
+    pub fn force(&mut self, v: Val) -> Val {
+        let mut v = v;
+        for _ in 0..16 {
+            match v {
+                Val::Thunk(t) => v = self.expr(&t.expr, &t.cx, t.parent),
+                other => return other,
+            }
+        }
+        Val::unknown("deferred too deep")
+    }
+
+    /// `force` through containers: the value with its elements evaluated (a few levels).
+    pub fn force_deep(&mut self, v: Val, depth: usize) -> Val {
+        let v = self.force(v);
+        if depth > 4 {
+            return v;
+        }
+        match v {
+            Val::Seq { elem, len } => Val::Seq { elem: Box::new(self.force_deep(*elem, depth + 1)), len },
+            Val::Map { key, val, len } => Val::Map { key, val: Box::new(self.force_deep(*val, depth + 1)), len },
+            other => other,
+        }
+    }
+
+    fn project(&mut self, v: &Val, pos: &[usize]) -> Val {
+        let mut cur = v.clone();
+        for &i in pos {
+            let x = self.force(cur);
+            cur = self.force(x.at(i));
+        }
+        self.force(cur)
+    }
+
+    /// Evaluates an operand that does not carry the value (its nodes are auxiliary).
+    pub fn aux_expr(&mut self, e: &Expr, cx: &Ctx, parent: Option<usize>) -> Val {
+        self.aux += 1;
+        let v = self.expr(e, cx, parent);
+        self.aux -= 1;
+        v
+    }
+
+    fn def(&self, cx: &Ctx) -> &'a Def {
+        self.ix.def(cx.def)
+    }
+
+    pub fn node(&mut self, cx: &Ctx, stmt: usize, tag: Tag, what: String, parent: Option<usize>) -> Option<usize> {
+        if self.nodes.len() >= MAX_NODES {
+            return None;
+        }
+        let d = self.def(cx);
+        let line = d.stmts.get(stmt).map_or(d.span.line, |s| d.line(s));
+        let id = self.nodes.len();
+        self.nodes.push(Node {
+            file: cx.def.0,
+            line,
+            tag,
+            what,
+            val: String::new(),
+            out: None,
+            parent,
+            children: Vec::new(),
+            scope: d.qualified(),
+            aux: self.aux > 0,
+        });
+        if let Some(p) = parent {
+            self.nodes[p].children.push(id);
+        }
+        Some(id)
+    }
+
+    fn finish(&mut self, n: Option<usize>, v: &Val) {
+        if let Some(n) = n {
+            self.nodes[n].out = v.range();
+            self.nodes[n].val = v.describe();
+        }
+    }
+
+    fn retag(&mut self, n: Option<usize>, tag: Tag, what: String) {
+        if let Some(n) = n {
+            self.nodes[n].tag = tag;
+            self.nodes[n].what = what;
+        }
+    }
+
+    /// The value of `e` evaluated at `cx`.
+    pub fn expr(&mut self, e: &Expr, cx: &Ctx, parent: Option<usize>) -> Val {
+        if self.nodes.len() >= MAX_NODES {
+            return Val::unknown("slice budget spent");
+        }
+        match e {
+            Expr::Int(k) => Val::Int(Range::exact(Sym::num(*k))),
+            Expr::Float(_) => Val::Float(None),
+            Expr::Name(n) => self.name(n, cx, parent),
+            Expr::Attr(obj, attr) => self.attr(obj, attr, cx, parent),
+            Expr::Sub(obj, idx) => self.subscript(obj, idx, cx, parent),
+            Expr::Call { func, args, kwargs } => self.call(func, args, kwargs, cx, parent),
+            Expr::Bin(op, l, r) => self.binary(op, l, r, cx, parent),
+            Expr::Unary(op, x) => {
+                let v = self.expr(x, cx, parent);
+                match (op.as_str(), v) {
+                    ("-", Val::Int(r)) => {
+                        let neg = |s: &Option<Sym>| s.as_ref().and_then(|s| s.constant()).map(|k| Sym::num(-k));
+                        Val::Int(Range { lo: neg(&r.hi), hi: neg(&r.lo) })
+                    }
+                    (_, v @ Val::Float(_)) => v,
+                    _ => Val::unknown("unary operator"),
+                }
+            }
+            Expr::Seq(SeqKind::Tuple, xs) => {
+                Val::Tuple(xs.iter().map(|x| Val::Thunk(Rc::new(Thunk { expr: x.clone(), cx: cx.clone(), parent }))).collect())
+            }
+            Expr::Seq(kind, xs) => {
+                let vals: Vec<Val> = xs.iter().map(|x| self.expr(x, cx, parent)).collect();
+                match kind {
+                    SeqKind::Tuple => Val::Tuple(vals),
+                    _ => {
+                        let n = vals.len() as i64;
+                        let elem = vals.iter().skip(1).fold(vals.first().cloned().unwrap_or(Val::unknown("empty")), |a, b| a.join(b));
+                        Val::Seq { elem: Box::new(elem), len: Some(Sym::num(n)) }
+                    }
+                }
+            }
+            Expr::Dict(pairs) => {
+                if pairs.iter().all(|(k, _)| matches!(k, Expr::Str(_))) && !pairs.is_empty() {
+                    // a literal table of ints (`{"cat": 1, "dog": 2}`) is a map; other dicts
+                    // with literal keys are records, their fields evaluated when used
+                    let table = pairs.iter().all(|(_, v)| matches!(v, Expr::Int(_)));
+                    let fields = pairs
+                        .iter()
+                        .map(|(k, v)| {
+                            let Expr::Str(k) = k else { unreachable!() };
+                            let val = if table {
+                                self.expr(v, cx, parent)
+                            } else {
+                                Val::Thunk(Rc::new(Thunk { expr: v.clone(), cx: cx.clone(), parent }))
+                            };
+                            (k.to_string(), val)
+                        })
+                        .collect::<Vec<_>>();
+                    if table {
+                        let val = fields.iter().skip(1).fold(fields[0].1.clone(), |a, (_, b)| a.join(b));
+                        return Val::Map {
+                            key: Box::new(Val::unknown("str")),
+                            val: Box::new(val),
+                            len: Some(Sym::num(fields.len() as i64)),
+                        };
+                    }
+                    return Val::Record(fields);
+                }
+                let n = pairs.len() as i64;
+                let mut val = None::<Val>;
+                for (_, v) in pairs {
+                    let x = self.expr(v, cx, parent);
+                    val = Some(match val {
+                        Some(a) => a.join(&x),
+                        None => x,
+                    });
+                }
+                Val::Map { key: Box::new(Val::unknown("key")), val: Box::new(val.unwrap_or(Val::unknown("empty"))), len: Some(Sym::num(n)) }
+            }
+            Expr::Comp { kind, elt, value, gens, .. } => self.comprehension(*kind, elt, value.as_deref(), gens, cx, parent),
+            Expr::IfElse(a, _, b) => {
+                let x = self.expr(a, cx, parent);
+                let y = self.expr(b, cx, parent);
+                self.sentinel_check(&x, &y, parent);
+                x.join(&y)
+            }
+            Expr::Str(_) => Val::unknown("a string"),
+            Expr::Const(c) => Val::unknown(format!("{c}")),
+            Expr::Lambda { .. } => Val::unknown("a lambda"),
+            Expr::Star(x) => self.expr(x, cx, parent),
+            Expr::Test(..) => Val::Int(Range { lo: Some(Sym::num(0)), hi: Some(Sym::num(1)) }),
+            Expr::Slice => Val::unknown("a slice"),
+            Expr::Other(t) => Val::unknown(format!("`{t}` is not modelled")),
+            Expr::At(delta, inner) => {
+                // a line of its own in the chain (a field of a multi-line dict, an argument)
+                let d = self.def(cx);
+                match d.stmts.get(cx.at) {
+                    Some(st) if parent.is_some() => {
+                        let line = d.line(st) + delta;
+                        let node = self.node(cx, cx.at, Tag::Pass, format!("`{}`", short(inner)), parent);
+                        if let Some(n) = node {
+                            self.nodes[n].line = line;
+                        }
+                        let v = self.expr(inner, cx, node);
+                        self.classify(node, inner, None, &v);
+                        self.finish(node, &v);
+                        v
+                    }
+                    _ => self.expr(inner, cx, parent),
+                }
+            }
+        }
+    }
+
+    /// A literal marker joined into a value (`x if ok else -1`): the node says so.
+    fn sentinel_check(&mut self, a: &Val, b: &Val, parent: Option<usize>) {
+        for v in [a, b] {
+            if let Val::Int(r) = v {
+                if let Some(k) = r.lo.as_ref().and_then(|s| s.constant()).filter(|&k| k < 0 || k == 255) {
+                    if r.lo == r.hi {
+                        if let Some(p) = parent {
+                            if matches!(self.nodes[p].tag, Tag::Pass | Tag::Lookup) {
+                                self.nodes[p].tag = Tag::Sentinel(k);
+                                self.nodes[p].what = format!("can give the marker {k}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn binary(&mut self, op: &str, l: &Expr, r: &Expr, cx: &Ctx, parent: Option<usize>) -> Val {
+        let a = self.expr(l, cx, parent);
+        let b = if matches!(op, "%" | "//" | "*" | "/" | "**") { self.aux_expr(r, cx, parent) } else { self.expr(r, cx, parent) };
+        let konst = |v: &Val| match v {
+            Val::Int(r) if r.lo == r.hi => r.lo.as_ref().and_then(|s| s.constant()),
+            _ => None,
+        };
+        match (op, &a, &b) {
+            ("+", Val::Int(x), _) if konst(&b).is_some() => Val::Int(x.shift(konst(&b).unwrap_or(0))),
+            ("+", _, Val::Int(y)) if konst(&a).is_some() => Val::Int(y.shift(konst(&a).unwrap_or(0))),
+            ("-", Val::Int(x), _) if konst(&b).is_some() => Val::Int(x.shift(-konst(&b).unwrap_or(0))),
+            ("+" | "-", Val::Int(x), Val::Int(y)) => {
+                // len(a) + len(b) and the like: a sum of two roots is not modelled, constants are
+                let add = |p: &Option<Sym>, q: &Option<Sym>, sign: i64| match (p.as_ref().and_then(|s| s.constant()), q) {
+                    (Some(k), Some(s)) if sign > 0 => Some(s.plus(k)),
+                    _ => match (p, q.as_ref().and_then(|s| s.constant())) {
+                        (Some(s), Some(k)) => Some(s.plus(sign * k)),
+                        _ => None,
+                    },
+                };
+                let sign = if op == "+" { 1 } else { -1 };
+                if op == "+" {
+                    Val::Int(Range { lo: add(&x.lo, &y.lo, 1), hi: add(&x.hi, &y.hi, 1) })
+                } else {
+                    Val::Int(Range { lo: add(&x.lo, &y.hi, sign), hi: add(&x.hi, &y.lo, sign) })
+                }
+            }
+            ("%", _, Val::Int(m)) => Val::Int(Range { lo: Some(Sym::num(0)), hi: m.hi.as_ref().map(|s| s.plus(-1)) }),
+            ("//", Val::Int(x), _) if konst(&b).is_some_and(|k| k > 0) => {
+                let k = konst(&b).unwrap_or(1);
+                let div = |s: &Option<Sym>| s.as_ref().and_then(|s| s.constant()).map(|v| Sym::num(v.div_euclid(k)));
+                Val::Int(Range { lo: div(&x.lo), hi: div(&x.hi) })
+            }
+            ("*", Val::Int(x), _) if konst(&b).is_some_and(|k| k >= 0) => {
+                let k = konst(&b).unwrap_or(1);
+                let mul = |s: &Option<Sym>| s.as_ref().and_then(|s| s.constant()).map(|v| Sym::num(v.saturating_mul(k)));
+                Val::Int(Range { lo: mul(&x.lo), hi: mul(&x.hi) })
+            }
+            (_, Val::Float(_), _) | (_, _, Val::Float(_)) => Val::Float(Some(Norm::Raw)),
+            ("*" | "/" | "+" | "-" | "**", Val::Seq { .. } | Val::Unknown(_), _) if matches!(b, Val::Float(_)) => {
+                Val::Float(Some(Norm::Raw))
+            }
+            _ => Val::unknown(format!("`{op}` of values not modelled")),
+        }
+    }
+
+    fn comprehension(
+        &mut self,
+        kind: SeqKind,
+        elt: &Expr,
+        value: Option<&Expr>,
+        gens: &[(Expr, Expr)],
+        cx: &Ctx,
+        parent: Option<usize>,
+    ) -> Val {
+        // bind each `for` target to the element of its iterable, in a child environment
+        let mut vals: Vec<(String, Val)> = Vec::new();
+        let mut len = None;
+        for (i, (t, it)) in gens.iter().enumerate() {
+            let v = self.with_vals(cx, &vals, |tr, c| tr.expr(it, c, parent));
+            if i == 0 {
+                len = v.len();
+            }
+            let el = self.iterate(&v);
+            bind_pattern(t, &el, &mut vals);
+        }
+        let elem = self.with_vals(cx, &vals, |tr, c| tr.expr(elt, c, parent));
+        match (kind, value) {
+            (SeqKind::Dict, Some(v)) => {
+                let val = self.with_vals(cx, &vals, |tr, c| tr.expr(v, c, parent));
+                Val::Map { key: Box::new(elem), val: Box::new(val), len }
+            }
+            _ => Val::Seq { elem: Box::new(elem), len },
+        }
+    }
+
+    /// Runs `f` in `cx` with `vals` bound as local names (comprehension targets).
+    fn with_vals<R>(&mut self, cx: &Ctx, vals: &[(String, Val)], f: impl FnOnce(&mut Self, &Ctx) -> R) -> R {
+        if vals.is_empty() {
+            return f(self, cx);
+        }
+        let mut all = vals.to_vec();
+        if let Some(env) = &cx.env {
+            all.extend(env.vals.iter().cloned());
+        }
+        let env = match &cx.env {
+            Some(e) => Env { args: e.args.clone(), kwargs: e.kwargs.clone(), caller: e.caller.clone(), vals: all, recv: e.recv.clone() },
+            None => Env { args: Vec::new(), kwargs: Vec::new(), caller: None, vals: all, recv: None },
+        };
+        let c = Ctx { def: cx.def, at: cx.at, env: Some(Rc::new(env)), depth: cx.depth };
+        f(self, &c)
+    }
+
+    /// The element a `for` over this value binds.
+    pub fn iterate(&mut self, v: &Val) -> Val {
+        let v = self.force(v.clone());
+        let el = match &v {
+            Val::Obj(o) => self.dataset_item(o.clone(), None),
+            other => other.element(),
+        };
+        self.force(el)
+    }
+
+    /// One sample of a Dataset instance: its `__getitem__`'s (or `__iter__`'s) returns.
+    pub fn dataset_item(&mut self, o: Rc<Object>, parent: Option<usize>) -> Val {
+        let defs = {
+            let g = self.ix.method(&o.class, "__getitem__");
+            if g.is_empty() {
+                self.ix.method(&o.class, "__iter__")
+            } else {
+                g
+            }
+        };
+        let Some(&id) = defs.first() else { return Val::unknown(format!("{} has no __getitem__", o.class)) };
+        let env = Rc::new(Env { args: Vec::new(), kwargs: Vec::new(), caller: None, vals: Vec::new(), recv: Some(o) });
+        let cx = Ctx { def: id, at: usize::MAX, env: Some(env), depth: 1 };
+        self.returns(&cx, parent)
+    }
+
+    /// The join of a definition's returned (or yielded) values.
+    pub fn returns(&mut self, cx: &Ctx, parent: Option<usize>) -> Val {
+        let d = self.def(cx);
+        let mut out: Option<Val> = None;
+        for (i, s) in d.stmts.iter().enumerate() {
+            let e = match &s.kind {
+                StmtKind::Return(Some(e)) | StmtKind::Yield(e) => e,
+                _ => continue,
+            };
+            let c = Ctx { at: i, ..cx.clone() };
+            let n = self.node(&c, i, Tag::Pass, format!("returned by {}", d.qualified()), parent);
+            let v = self.expr(e, &c, n);
+            self.classify(n, e, None, &v);
+            self.finish(n, &v);
+            out = Some(match out {
+                Some(a) => a.join(&v),
+                None => v,
+            });
+        }
+        out.unwrap_or_else(|| Val::unknown(format!("{} returns nothing the tracing reads", d.qualified())))
+    }
+
+    fn lookup_env(&self, cx: &Ctx, name: &str) -> Option<Val> {
+        cx.env.as_ref().and_then(|e| e.vals.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone()))
+    }
+
+    /// A local name: its last assignment before `cx.at`, a parameter, a global, a definition.
+    pub fn name(&mut self, n: &str, cx: &Ctx, parent: Option<usize>) -> Val {
+        if let Some(v) = self.lookup_env(cx, n) {
+            return self.force(v);
+        }
+        let d = self.def(cx);
+        if d.is_method() && d.params.first().is_some_and(|p| p.name == n) {
+            return match cx.env.as_ref().and_then(|e| e.recv.clone()) {
+                Some(o) => Val::Obj(o),
+                None => Val::Obj(Rc::new(Object { class: d.class.clone().unwrap_or_default().to_string(), ctor: None })),
+            };
+        }
+        let at = cx.at.min(d.stmts.len());
+        for i in (0..at).rev() {
+            let s = &d.stmts[i];
+            match &s.kind {
+                StmtKind::Assign { targets, value, op } => {
+                    for t in targets {
+                        if let Some(pos) = pattern_pos(t, n) {
+                            return self.assigned(cx, i, n, t, pos, value, op.as_deref(), parent);
+                        }
+                        // `y[mask] = v` changes some of y's elements: the value joins in (a
+                        // column store, `df["x"] = …`, is read where the column is)
+                        if let Expr::Sub(base, idx) = t {
+                            let column = matches!(**idx, Expr::Str(_)) || self.string_of(idx, cx, 0).is_some();
+                            if base.dotted().as_deref() == Some(n) && op.is_none() && !column {
+                                let c = Ctx { at: i, ..cx.clone() };
+                                let node = self.node(&c, i, Tag::Narrow, format!("overwrites some elements of `{n}`"), parent);
+                                let v = self.expr(value, &c, node);
+                                let before = self.name(n, &c, node);
+                                if let Val::Int(r) = &v {
+                                    if let Some(k) =
+                                        r.lo.as_ref().and_then(|s| s.constant()).filter(|&k| r.lo == r.hi && (k < 0 || k == 255))
+                                    {
+                                        self.retag(node, Tag::Sentinel(k), format!("writes the marker {k} into `{n}`"));
+                                        let joined = before.join(&v);
+                                        let out = match before {
+                                            Val::Int(b) => Val::Int(Range { lo: Some(Sym::num(k)), hi: b.hi }),
+                                            _ => joined,
+                                        };
+                                        self.finish(node, &out);
+                                        return out;
+                                    }
+                                }
+                                self.finish(node, &before);
+                                return before;
+                            }
+                        }
+                    }
+                }
+                StmtKind::For { target, iter } => {
+                    if let Some(pos) = pattern_pos(target, n) {
+                        let c = Ctx { at: i, ..cx.clone() };
+                        let node = self.node(&c, i, Tag::Pass, format!("`{n}` from the loop over `{}`", short(iter)), parent);
+                        let it = self.expr(iter, &c, node);
+                        let el = self.iterate(&it);
+                        let v = self.project(&el, &pos);
+                        self.finish(node, &v);
+                        return v;
+                    }
+                }
+                StmtKind::With { target: Some(t), value } if pattern_pos(t, n).is_some() => {
+                    let c = Ctx { at: i, ..cx.clone() };
+                    return self.expr(value, &c, parent);
+                }
+                _ => {}
+            }
+        }
+        if let Some(pi) = d.param_index(n) {
+            return self.param(cx, pi, parent);
+        }
+        // a nested function reads its outer function's names
+        if let Some(outer) = d.outer.as_deref() {
+            if let Some(&oid) = self.ix.functions(outer).iter().find(|id| id.0 == cx.def.0).or(self
+                .ix
+                .methods_named(outer)
+                .iter()
+                .find(|id| id.0 == cx.def.0))
+            {
+                let c = Ctx { def: oid, at: usize::MAX, env: None, depth: cx.depth + 1 };
+                if cx.depth < MAX_CALLS {
+                    return self.name(n, &c, parent);
+                }
+            }
+        }
+        self.global(n, cx, parent)
+    }
+
+    fn global(&mut self, n: &str, cx: &Ctx, parent: Option<usize>) -> Val {
+        let d = self.def(cx);
+        let line = if d.kind == DefKind::Module { d.span.line } else { u32::MAX };
+        let sites = self.ix.globals(n);
+        // the same file first (before this line when at module level), then other files
+        let pick = sites
+            .iter()
+            .filter(|(id, _)| id.0 == cx.def.0 && self.ix.def(*id).span.line < line)
+            .max_by_key(|(id, s)| self.ix.def(*id).line(&self.ix.def(*id).stmts[*s]))
+            .or_else(|| sites.iter().filter(|(id, _)| id.0 != cx.def.0).max_by_key(|(id, _)| self.ix.def(*id).span.line))
+            .copied();
+        if let Some((id, si)) = pick {
+            if cx.depth >= MAX_CALLS {
+                return Val::unknown("call depth");
+            }
+            let c = Ctx { def: id, at: si + 1, env: None, depth: cx.depth + 1 };
+            return self.name(n, &c, parent);
+        }
+        if self.ix.is_class(n) {
+            return Val::unknown(format!("the class {n}"));
+        }
+        if let Some(&f) = self.ix.functions(n).first() {
+            return Val::Func(f);
+        }
+        Val::unknown(format!("`{n}` is not defined in the project"))
+    }
+
+    /// An assignment statement that binds `n` (at tuple position `pos` of target `t`).
+    #[allow(clippy::too_many_arguments)]
+    fn assigned(
+        &mut self,
+        cx: &Ctx,
+        i: usize,
+        n: &str,
+        t: &Expr,
+        pos: Vec<usize>,
+        value: &Expr,
+        op: Option<&str>,
+        parent: Option<usize>,
+    ) -> Val {
+        let key = (cx.def, i, n.to_string());
+        if self.active.contains(&key) {
+            return Val::unknown("a cycle");
+        }
+        // the same statement reached again with no arguments of its own: the value is the same
+        if cx.env.is_none() {
+            if let Some(v) = self.memo.get(&key) {
+                return v.clone();
+            }
+        }
+        self.active.push(key.clone());
+        let c = Ctx { at: i, ..cx.clone() };
+        let node = self.node(&c, i, Tag::Pass, format!("assigns `{}`", short(t)), parent);
+        let v = match op {
+            Some(op) => {
+                let before = self.name(n, &c, node);
+                let rhs = self.expr(value, &c, node);
+                let v = match (op, &before, &rhs) {
+                    ("+" | "-", Val::Int(b), Val::Int(r)) if r.lo == r.hi && r.lo.as_ref().and_then(|s| s.constant()).is_some() => {
+                        let k = r.lo.as_ref().and_then(|s| s.constant()).unwrap_or(0) * if op == "-" { -1 } else { 1 };
+                        Val::Int(b.shift(k))
+                    }
+                    (_, Val::Float(_), _) | (_, _, Val::Float(_)) => Val::Float(Some(Norm::Raw)),
+                    _ => Val::unknown(format!("`{op}=` not modelled")),
+                };
+                v
+            }
+            None => {
+                let whole = self.expr(value, &c, node);
+                self.project(&whole, &pos)
+            }
+        };
+        self.classify(node, value, op, &v);
+        self.finish(node, &v);
+        self.active.pop();
+        if cx.env.is_none() {
+            self.memo.insert(key, v.clone());
+        }
+        v
+    }
+
+    /// Sets a node's tag from the shape of the expression it assigns.
+    fn classify(&mut self, node: Option<usize>, value: &Expr, op: Option<&str>, v: &Val) {
+        let Some(n) = node else { return };
+        if !matches!(self.nodes[n].tag, Tag::Pass) {
+            return;
+        }
+        let (tag, what) = shape(value, op, v);
+        if let Some(tag) = tag {
+            self.nodes[n].tag = tag;
+            self.nodes[n].what = what;
+        }
+    }
+
+    /// A parameter: its argument in the call this definition was entered from, its value when
+    /// bound, else the join over the project's call sites (a few), else its default.
+    fn param(&mut self, cx: &Ctx, pi: usize, parent: Option<usize>) -> Val {
+        let d = self.def(cx);
+        let p = &d.params[pi];
+        let offset = usize::from(d.is_method());
+        if let Some(env) = cx.env.clone() {
+            if let Some(caller) = &env.caller {
+                let arg = env.kwargs.iter().find(|(k, _)| *k == p.name).map(|(_, e)| e).or_else(|| {
+                    if pi >= offset {
+                        env.args.get(pi - offset).filter(|a| !matches!(a.bare(), Expr::Star(_)))
+                    } else {
+                        None
+                    }
+                });
+                if let Some(arg) = arg {
+                    let arg = arg.clone();
+                    return self.expr(&arg, caller, parent);
+                }
+                if let Some(def) = &p.default {
+                    let c = Ctx { at: 0, ..cx.clone() };
+                    return self.expr(&def.clone(), &c, parent);
+                }
+                return Val::unknown(format!("argument `{}` not passed", p.name));
+            }
+        }
+        if let Some(v) = self.library_param(cx, pi, parent) {
+            return v;
+        }
+        if cx.depth >= MAX_CALLS {
+            return Val::unknown("call depth");
+        }
+        // every call site of this function (by its name; a constructor by its class's name)
+        let callee = if d.name == "__init__" { d.class.clone().unwrap_or_default() } else { d.name.clone() };
+        let mut out: Option<Val> = None;
+        let sites: Vec<_> = self.ix.calling(&callee).iter().copied().filter(|s| s.0 != cx.def).take(MAX_SITES).collect();
+        for (sid, si) in sites {
+            let sd = self.ix.def(sid);
+            let mut found = Vec::new();
+            stmt_exprs(&sd.stmts[si].kind, &mut |e| {
+                if let Expr::Call { func, args, kwargs } = e {
+                    if func.last_name() == Some(callee.as_str()) {
+                        found.push((args.clone(), kwargs.clone()));
+                    }
+                }
+            });
+            for (args, kwargs) in found {
+                let arg = kwargs.iter().find(|(k, _)| *k == p.name).map(|(_, e)| e.clone()).or_else(|| {
+                    if pi >= offset {
+                        args.get(pi - offset).filter(|a| !matches!(a.bare(), Expr::Star(_))).cloned()
+                    } else {
+                        None
+                    }
+                });
+                let Some(arg) = arg else { continue };
+                let c = Ctx { def: sid, at: si, env: None, depth: cx.depth + 1 };
+                let node = self.node(&c, si, Tag::Pass, format!("passes `{}` as `{}`", short(&arg), p.name), parent);
+                let v = self.expr(&arg, &c, node);
+                self.finish(node, &v);
+                out = Some(match out {
+                    Some(a) => a.join(&v),
+                    None => v,
+                });
+            }
+        }
+        if let Some(v) = out {
+            return v;
+        }
+        if let Some(def) = p.default.clone() {
+            let c = Ctx { at: 0, ..cx.clone() };
+            let node = self.node(&c, 0, Tag::Pass, format!("`{}` defaults to `{}`", p.name, short(&def)), parent);
+            let v = self.expr(&def, &c, node);
+            if let Val::Int(r) = &v {
+                if let Some(k) = r.lo.as_ref().and_then(|s| s.constant()).filter(|_| r.lo == r.hi) {
+                    self.retag(node, Tag::Literal(k), format!("`{}` defaults to {k}", p.name));
+                }
+            }
+            self.finish(node, &v);
+            return v;
+        }
+        Val::unknown(format!("parameter `{}` of {} (no call site found)", p.name, d.qualified()))
+    }
+
+    /// Parameters a library fills: a Lightning step's batch, a collate function's samples.
+    fn library_param(&mut self, cx: &Ctx, pi: usize, parent: Option<usize>) -> Option<Val> {
+        let d = self.def(cx);
+        let pname = d.params[pi].name.as_str();
+        let offset = usize::from(d.is_method());
+        if pi != offset {
+            return None;
+        }
+        let loader = match d.name.as_str() {
+            "training_step" => "train_dataloader",
+            "validation_step" => "val_dataloader",
+            "test_step" => "test_dataloader",
+            "predict_step" => "predict_dataloader",
+            _ => return None,
+        };
+        let defs: Vec<DefId> = self.ix.methods_named(loader).to_vec();
+        let mut out: Option<Val> = None;
+        for id in defs.into_iter().take(2) {
+            let c = Ctx { def: id, at: usize::MAX, env: None, depth: cx.depth + 1 };
+            let node = self.node(&c, 0, Tag::Pass, format!("`{pname}` is a batch of {}", self.ix.def(id).qualified()), parent);
+            let v = self.returns(&c, node);
+            let el = self.iterate(&v);
+            self.finish(node, &el);
+            out = Some(match out {
+                Some(a) => a.join(&el),
+                None => el,
+            });
+        }
+        out
+    }
+
+    fn attr(&mut self, obj: &Expr, attr: &str, cx: &Ctx, parent: Option<usize>) -> Val {
+        let base = self.expr(obj, cx, parent);
+        match &base {
+            Val::Obj(o) => {
+                let o = o.clone();
+                if let Some(v) = self.field(&o, attr, cx, parent) {
+                    return v;
+                }
+            }
+            Val::Record(_) => {
+                if let Some(v) = base.field(attr) {
+                    return self.force(v);
+                }
+            }
+            _ => {}
+        }
+        if attr == "shape" || attr == "T" || attr == "data" || attr == "values" {
+            return base;
+        }
+        // a config object, flags or hyperparameters read by field name
+        self.named_setting(attr, cx, parent).unwrap_or(Val::unknown(format!("`.{attr}` of {}", base.describe())))
+    }
+
+    /// An instance field: the stores to `self.<attr>` in the class's methods (and its bases'),
+    /// a `@property`, or a class-body field (a dataclass).
+    fn field(&mut self, o: &Rc<Object>, attr: &str, cx: &Ctx, parent: Option<usize>) -> Option<Val> {
+        if cx.depth >= MAX_CALLS {
+            return Some(Val::unknown("call depth"));
+        }
+        let mro = self.ix.mro(&o.class);
+        let stores: Vec<_> = self
+            .ix
+            .stores(attr)
+            .iter()
+            .copied()
+            .filter(|(id, _)| {
+                let d = self.ix.def(*id);
+                d.is_method() && d.class.as_deref().is_some_and(|c| mro.iter().any(|m| m == c))
+            })
+            .collect();
+        let mut out: Option<Val> = None;
+        for (id, si) in stores.into_iter().take(MAX_SITES) {
+            let d = self.ix.def(id);
+            let selfname = d.params.first().map(|p| p.name.clone()).unwrap_or_default();
+            let StmtKind::Assign { targets, value, op } = &d.stmts[si].kind else { continue };
+            let Some(t) = targets
+                .iter()
+                .find(|t| matches!(t, Expr::Attr(b, a) if a == attr && b.dotted().as_deref() == Some(selfname.as_str())))
+                .or_else(|| targets.iter().find(|t| matches!(t, Expr::Seq(..))))
+            else {
+                continue;
+            };
+            let env = (d.name == "__init__").then(|| o.ctor.clone()).flatten().map(|e| {
+                Rc::new(Env {
+                    args: e.args.clone(),
+                    kwargs: e.kwargs.clone(),
+                    caller: e.caller.clone(),
+                    vals: e.vals.clone(),
+                    recv: Some(o.clone()),
+                })
+            });
+            let env = env.or_else(|| {
+                Some(Rc::new(Env { args: Vec::new(), kwargs: Vec::new(), caller: None, vals: Vec::new(), recv: Some(o.clone()) }))
+            });
+            let c = Ctx { def: id, at: si, env, depth: cx.depth + 1 };
+            let node = self.node(&c, si, Tag::Pass, format!("sets `self.{attr}`"), parent);
+            let v = match op {
+                Some(_) => {
+                    let rhs = self.expr(value, &c, node);
+                    match &rhs {
+                        Val::Int(r) if r.lo == r.hi => {
+                            let k = r.lo.as_ref().and_then(|s| s.constant()).unwrap_or(0);
+                            Val::Int(Range::exact(Sym::num(k)))
+                        }
+                        _ => Val::unknown("augmented field"),
+                    }
+                }
+                None => {
+                    let whole = self.expr(value, &c, node);
+                    match t {
+                        Expr::Seq(_, xs) => {
+                            let pos = xs.iter().position(|x| matches!(x, Expr::Attr(_, a) if a == attr)).unwrap_or(0);
+                            self.force(whole.at(pos))
+                        }
+                        _ => whole,
+                    }
+                }
+            };
+            self.classify(node, value, op.as_deref(), &v);
+            self.finish(node, &v);
+            out = Some(match out {
+                Some(a) => a.join(&v),
+                None => v,
+            });
+        }
+        if out.is_some() {
+            return out;
+        }
+        for c in &mro {
+            let props = self.ix.method(c, attr);
+            if let Some(&id) = props.first() {
+                if self.ix.def(id).decorators.iter().any(|d| d.ends_with("property")) {
+                    let env = Rc::new(Env { args: Vec::new(), kwargs: Vec::new(), caller: None, vals: Vec::new(), recv: Some(o.clone()) });
+                    let c = Ctx { def: id, at: usize::MAX, env: Some(env), depth: cx.depth + 1 };
+                    return Some(self.returns(&c, parent));
+                }
+            }
+            for &body in self.ix.class_bodies(c) {
+                let d = self.ix.def(body);
+                for (si, s) in d.stmts.iter().enumerate() {
+                    if let StmtKind::Assign { targets, value, .. } = &s.kind {
+                        if targets.iter().any(|t| t.dotted().as_deref() == Some(attr)) {
+                            let c2 = Ctx { def: body, at: si, env: None, depth: cx.depth + 1 };
+                            // a dataclass field set by a keyword of the constructor call
+                            if let Some(e) = &o.ctor {
+                                if let (Some(arg), Some(caller)) = (e.kwargs.iter().find(|(k, _)| k == attr), &e.caller) {
+                                    let arg = arg.1.clone();
+                                    return Some(self.expr(&arg, caller, parent));
+                                }
+                            }
+                            let node = self.node(&c2, si, Tag::Pass, format!("field `{attr}` of {c}"), parent);
+                            let v = self.expr(value, &c2, node);
+                            self.classify(node, value, None, &v);
+                            if let Val::Int(r) = &v {
+                                if let Some(k) = r.lo.as_ref().and_then(|s| s.constant()).filter(|_| r.lo == r.hi) {
+                                    self.retag(node, Tag::Config(attr.to_string()), format!("`{attr}` defaults to {k}"));
+                                }
+                            }
+                            self.finish(node, &v);
+                            return Some(v);
+                        }
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// A setting read by name from a config object, flags or hyperparameters: an argparse
+    /// default, a YAML/JSON key, a dataclass field; None when the project has none by that name.
+    fn named_setting(&mut self, key: &str, cx: &Ctx, parent: Option<usize>) -> Option<Val> {
+        // argparse: add_argument("--num-classes", default=…)
+        let flag_sites: Vec<_> = self.ix.calling("add_argument").to_vec();
+        for (sid, si) in flag_sites {
+            let sd = self.ix.def(sid);
+            let mut hit = None;
+            stmt_exprs(&sd.stmts[si].kind, &mut |e| {
+                if let Expr::Call { func, args, kwargs } = e {
+                    if func.last_name() != Some("add_argument") {
+                        return;
+                    }
+                    let dest =
+                        kwargs
+                            .iter()
+                            .find(|(k, _)| k == "dest")
+                            .and_then(|(_, v)| if let Expr::Str(s) = v { Some(s.to_string()) } else { None });
+                    let names: Vec<String> = args
+                        .iter()
+                        .filter_map(|a| if let Expr::Str(s) = a { Some(s.trim_start_matches('-').replace('-', "_")) } else { None })
+                        .collect();
+                    if dest.as_deref() == Some(key) || (dest.is_none() && names.iter().any(|n| n == key)) {
+                        hit = kwargs.iter().find(|(k, _)| k == "default").map(|(_, v)| v.clone());
+                    }
+                }
+            });
+            if let Some(def) = hit {
+                let c = Ctx { def: sid, at: si, env: None, depth: cx.depth + 1 };
+                let node = self.node(&c, si, Tag::Config(key.to_string()), format!("flag `--{key}` defaults to `{}`", short(&def)), parent);
+                let v = self.expr(&def, &c, node);
+                self.finish(node, &v);
+                return Some(v);
+            }
+        }
+        // YAML / JSON keys
+        let keys = self.ix.config(key);
+        if let Some(&(fi, line, int)) = keys.first() {
+            let v = match int {
+                Some(k) => Val::Int(Range::exact(Sym::num(k))),
+                None => Val::unknown(format!("config key `{key}`")),
+            };
+            if self.nodes.len() < MAX_NODES {
+                let id = self.nodes.len();
+                self.nodes.push(Node {
+                    file: fi,
+                    line,
+                    tag: Tag::Config(key.to_string()),
+                    what: format!("config key `{key}`{}", int.map(|k| format!(" = {k}")).unwrap_or_default()),
+                    val: v.describe(),
+                    out: v.range(),
+                    parent,
+                    children: Vec::new(),
+                    scope: self.ix.files[fi].path.clone(),
+                    aux: self.aux > 0,
+                });
+                if let Some(p) = parent {
+                    self.nodes[p].children.push(id);
+                }
+            }
+            return Some(v);
+        }
+        // a class-body field (a dataclass, a config class) of that name, when only one class has it
+        let mut bodies = Vec::new();
+        for (fi, f) in self.ix.files.iter().enumerate() {
+            for (di, d) in f.flow.iter().enumerate() {
+                if d.kind != DefKind::Class {
+                    continue;
+                }
+                for (si, s) in d.stmts.iter().enumerate() {
+                    if let StmtKind::Assign { targets, .. } = &s.kind {
+                        if targets.iter().any(|t| t.dotted().as_deref() == Some(key)) {
+                            bodies.push(((fi, di), si));
+                        }
+                    }
+                }
+            }
+        }
+        if bodies.len() == 1 {
+            let (id, _) = bodies[0];
+            let o = Rc::new(Object { class: self.ix.def(id).name.to_string(), ctor: None });
+            return self.field(&o, key, cx, parent);
+        }
+        // an instance field of the one class that stores it
+        let stores: Vec<_> = self.ix.stores(key).to_vec();
+        let classes: Vec<String> = {
+            let mut v: Vec<String> = stores.iter().filter_map(|(id, _)| self.ix.def(*id).class.as_deref().map(str::to_string)).collect();
+            v.dedup();
+            v
+        };
+        if classes.len() == 1 {
+            let o = Rc::new(Object { class: classes[0].clone(), ctor: None });
+            return self.field(&o, key, cx, parent);
+        }
+        None
+    }
+
+    /// The string an expression always is: a literal, or a name or class attribute assigned one
+    /// (`CFG.target_col`, `LABEL_COL`).
+    fn string_of(&self, e: &Expr, cx: &Ctx, hops: usize) -> Option<Text> {
+        if hops > 4 {
+            return None;
+        }
+        let e = e.bare();
+        match e {
+            Expr::Str(s) => Some(s.clone()),
+            Expr::Name(n) => {
+                let d = self.def(cx);
+                let local = d.stmts.iter().take(cx.at.min(d.stmts.len())).rev().find_map(|s| match &s.kind {
+                    StmtKind::Assign { targets, value, op: None } if targets.iter().any(|t| matches!(t, Expr::Name(x) if x == n)) => {
+                        Some(value)
+                    }
+                    _ => None,
+                });
+                if let Some(v) = local {
+                    return self.string_of(v, cx, hops + 1);
+                }
+                let &(gid, gi) = self.ix.globals(n).iter().find(|(id, _)| id.0 == cx.def.0).or(self.ix.globals(n).first())?;
+                match &self.ix.def(gid).stmts[gi].kind {
+                    StmtKind::Assign { value: Expr::Str(s), .. } => Some(s.clone()),
+                    _ => None,
+                }
+            }
+            Expr::Attr(o, a) => {
+                let class = o.dotted()?;
+                for &body in self.ix.class_bodies(&class) {
+                    for s in &self.ix.def(body).stmts {
+                        if let StmtKind::Assign { targets, value: Expr::Str(v), .. } = &s.kind {
+                            if targets.iter().any(|t| t.dotted().as_deref() == Some(a.as_str())) {
+                                return Some(v.clone());
+                            }
+                        }
+                    }
+                }
+                None
+            }
+            _ => None,
+        }
+    }
+
+    /// The file name a path expression ends in: a literal, `os.path.join(…, "train.csv")`,
+    /// `Path(…) / "train.csv"`, an f-string's literal end.
+    fn path_text(&self, e: &Expr, cx: &Ctx) -> Option<String> {
+        match e.bare() {
+            Expr::Str(s) => Some(s.to_string()),
+            Expr::Call { func, args, .. } if func.last_name().is_some_and(|n| n == "join" || n == "Path") => {
+                args.last().and_then(|a| self.path_text(a, cx))
+            }
+            Expr::Bin(op, _, r) if op == "/" => self.path_text(r, cx),
+            Expr::Name(_) | Expr::Attr(..) => self.string_of(e, cx, 0).map(|s| s.to_string()),
+            _ => None,
+        }
+    }
+
+    /// The data or config file the scan read that a path names (by its last part).
+    fn data_file(&self, p: &str) -> Option<usize> {
+        let name = p.rsplit('/').next().unwrap_or(p);
+        let data = |f: &FileFacts| !f.columns.is_empty() || f.is_config();
+        self.ix.files.iter().position(|f| data(f) && (f.path == p || f.path == name || f.path.ends_with(&format!("/{name}"))))
+    }
+
+    fn subscript(&mut self, obj: &Expr, idx: &Expr, cx: &Ctx, parent: Option<usize>) -> Val {
+        let key = if matches!(idx, Expr::Name(_) | Expr::Attr(..)) { self.string_of(idx, cx, 0).map(Expr::Str) } else { None };
+        let idx = key.as_ref().unwrap_or(idx);
+        if let Expr::Str(key) = idx {
+            // a column or key stored in this function before (`df["y"] = …`, `row["label"] = …`)
+            if let Some(n) = obj.dotted() {
+                let d = self.def(cx);
+                let at = cx.at.min(d.stmts.len());
+                let store = (0..at).rev().find_map(|i| match &d.stmts[i].kind {
+                    StmtKind::Assign { targets, value, op: None }
+                        if targets.iter().any(|t| matches!(t, Expr::Sub(b, k) if b.dotted().as_deref() == Some(n.as_str()) && matches!(&**k, Expr::Str(x) if x == key))) =>
+                    {
+                        Some((i, value))
+                    }
+                    _ => None,
+                });
+                if let Some((i, value)) = store {
+                    let c = Ctx { at: i, ..cx.clone() };
+                    let node = self.node(&c, i, Tag::Pass, format!("sets `{n}[{key:?}]`"), parent);
+                    let v = self.expr(value, &c, node);
+                    self.classify(node, value, None, &v);
+                    self.finish(node, &v);
+                    return v;
+                }
+            }
+            let base = self.expr(obj, cx, parent);
+            if let Val::Table(file) = &base {
+                if let Some(v) = self.column_in(key, *file, cx, parent) {
+                    return v;
+                }
+                return Val::unknown(format!("column `{key}` of a table the scan did not read"));
+            }
+            if let Some(v) = base.field(key) {
+                return self.force(v);
+            }
+            if let Val::Obj(o) = &base {
+                if let Some(v) = self.field(&o.clone(), key, cx, parent) {
+                    return v;
+                }
+            }
+            if let Some(v) = self.column(key, cx, parent) {
+                return v;
+            }
+            return self.named_setting(key, cx, parent).unwrap_or(Val::unknown(format!("`[{key:?}]` of {}", base.describe())));
+        }
+        let base = self.expr(obj, cx, parent);
+        let index = self.aux_expr(idx, cx, parent);
+        match (&base, idx) {
+            // a slice of a tensor or list keeps its values
+            (_, Expr::Slice) | (_, Expr::Seq(SeqKind::Tuple, _)) => base,
+            (Val::Map { val, .. }, _) => {
+                if let Some(p) = parent {
+                    if matches!(self.nodes[p].tag, Tag::Pass) {
+                        self.nodes[p].tag = Tag::Lookup;
+                        self.nodes[p].what = format!("looks `{}` up in `{}`", short(idx), short(obj));
+                    }
+                }
+                (**val).clone()
+            }
+            (Val::Tuple(xs), _) => match &index {
+                Val::Int(r) if r.lo == r.hi => {
+                    let k = r.lo.as_ref().and_then(|s| s.constant()).unwrap_or(0);
+                    let k = if k < 0 { xs.len() as i64 + k } else { k };
+                    let x = xs.get(k as usize).cloned().unwrap_or(Val::unknown("tuple index"));
+                    self.force(x)
+                }
+                _ => {
+                    let x = base.element();
+                    self.force(x)
+                }
+            },
+            (Val::Obj(o), _) => {
+                let o = o.clone();
+                let v = self.dataset_item(o, parent);
+                self.force(v)
+            }
+            _ => {
+                let x = base.element();
+                self.force(x)
+            }
+        }
+    }
+
+    /// A data column read by name (`df["label"]`, `row["label"]`) from a data file the scan read.
+    fn column(&mut self, name: &str, cx: &Ctx, parent: Option<usize>) -> Option<Val> {
+        self.column_in(name, None, cx, parent)
+    }
+
+    /// `column`, from one file when the table's file is known.
+    fn column_in(&mut self, name: &str, file: Option<usize>, cx: &Ctx, parent: Option<usize>) -> Option<Val> {
+        let cols = self.ix.columns(name);
+        let (fi, c) = cols.iter().find(|(fi, _)| file.is_none_or_eq(*fi)).copied()?;
+        let range = if c.text { Range::default() } else { Range { lo: Some(Sym::num(c.min)), hi: Some(Sym::num(c.max)) } };
+        let v = Val::Column { range, rows: c.rows as i64, distinct: c.distinct as i64 };
+        let what = if c.text {
+            format!("reads column `{name}` of {} ({} distinct values)", self.ix.files[fi].path, c.distinct)
+        } else {
+            format!("reads column `{name}` of {} ({}..={}, {} distinct)", self.ix.files[fi].path, c.min, c.max, c.distinct)
+        };
+        let node = if parent.is_some_and(|p| matches!(self.nodes[p].tag, Tag::Pass)) {
+            parent
+        } else {
+            let d = self.def(cx);
+            let stmt = cx.at.min(d.stmts.len().saturating_sub(1));
+            self.node(cx, stmt, Tag::Pass, String::new(), parent)
+        };
+        self.retag(node, Tag::Column(name.to_string()), what);
+        self.finish(node, &v);
+        // the element of a row is the same as of the column
+        Some(v)
+    }
+
+    fn call(&mut self, func: &Expr, args: &[Expr], kwargs: &[(Text, Expr)], cx: &Ctx, parent: Option<usize>) -> Val {
+        let name = func.last_name().unwrap_or("").to_string();
+        let kw = |k: &str| kwargs.iter().find(|(n, _)| n == k).map(|(_, e)| e);
+        let recv = match func {
+            Expr::Attr(o, _) => Some(&**o),
+            _ => None,
+        };
+        // methods on a value: pass-through, narrowing, normalization
+        // `self.head(x)` calls a module, `df.head()` keeps a table's values
+        let on_self = recv.is_some_and(
+            |r| matches!(r.bare(), Expr::Name(n) if self.def(cx).is_method() && self.def(cx).params.first().is_some_and(|p| p.name == *n)),
+        );
+        if let Some(r) = recv.filter(|_| !on_self) {
+            match name.as_str() {
+                m if is_pass_method(m) => return self.expr(r, cx, parent),
+                "clamp" | "clip" | "clamp_" | "clip_" => {
+                    let v = self.expr(r, cx, parent);
+                    return self.clamped(v, args.first().or(kw("min")), args.get(1).or(kw("max")), cx, parent);
+                }
+                "softmax" | "sigmoid" | "sigmoid_" => return Val::Float(Some(Norm::Probs)),
+                "map" | "apply" | "replace" => {
+                    let base = self.expr(r, cx, parent);
+                    let f = args.first().cloned().unwrap_or(Expr::Slice);
+                    return self.mapped(&base, &f, cx, parent);
+                }
+                "get" => {
+                    let base = self.expr(r, cx, parent);
+                    let v = base.element();
+                    if let Some(d) = args.get(1) {
+                        let dv = self.expr(d, cx, parent);
+                        self.sentinel_check(&v, &dv, parent);
+                        return v.join(&dv);
+                    }
+                    return v;
+                }
+                "index" => {
+                    let base = self.expr(r, cx, parent);
+                    return match base.len() {
+                        Some(l) => Val::Int(Range { lo: Some(Sym::num(0)), hi: Some(l.plus(-1)) }),
+                        None => Val::Int(Range { lo: Some(Sym::num(0)), hi: None }),
+                    };
+                }
+                "keys" => {
+                    let base = self.expr(r, cx, parent);
+                    return match base {
+                        Val::Map { key, len, .. } => Val::Seq { elem: key, len },
+                        other => other,
+                    };
+                }
+                "items" => {
+                    let base = self.expr(r, cx, parent);
+                    return match base {
+                        Val::Map { key, val, len } => Val::Seq { elem: Box::new(Val::Tuple(vec![*key, *val])), len },
+                        other => other,
+                    };
+                }
+                "unique" | "nunique" | "argmax" | "argmin" | "max" | "min" | "sum" | "size" | "numel" | "__len__" | "count" => {
+                    let base = self.expr(r, cx, parent);
+                    return self.aggregate(&name, &base, func, cx, parent);
+                }
+                "fit_transform" | "transform" | "cat" | "codes" => {
+                    let base = self.expr(args.first().unwrap_or(r), cx, parent);
+                    let len = base.len();
+                    return Val::Seq { elem: Box::new(Val::Int(Range { lo: Some(Sym::num(0)), hi: None })), len };
+                }
+                _ => {}
+            }
+        }
+        match name.as_str() {
+            f if is_pass_function(f) && !args.is_empty() => return self.expr(&args[0], cx, parent),
+            "softmax" | "sigmoid" | "Softmax" => return Val::Float(Some(Norm::Probs)),
+            "log_softmax" | "logsigmoid" => return Val::Float(Some(Norm::Raw)),
+            "clamp" | "clip" => {
+                let v = args.first().map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("clamp"));
+                return self.clamped(v, args.get(1).or(kw("min")), args.get(2).or(kw("max")), cx, parent);
+            }
+            "len" => {
+                let v = args.first().map(|a| self.aux_expr(a, cx, parent)).unwrap_or(Val::unknown("len"));
+                return match v.len() {
+                    Some(l) => Val::Int(Range::exact(l)),
+                    None => Val::unknown(format!("len of {}", v.describe())),
+                };
+            }
+            "max" | "min" | "sum" if !args.is_empty() && recv.is_none_or_module() => {
+                if args.len() >= 2 {
+                    let a = self.expr(&args[0], cx, parent);
+                    let b = self.expr(&args[1], cx, parent);
+                    return match (name.as_str(), a, b) {
+                        ("max", Val::Int(x), Val::Int(y)) => {
+                            Val::Int(Range { lo: x.lo.clone().or(y.lo.clone()), hi: x.hi.join_max(&y.hi) })
+                        }
+                        ("min", Val::Int(x), Val::Int(y)) => {
+                            Val::Int(Range { lo: x.lo.clone().or(y.lo.clone()), hi: x.hi.clone().or(y.hi.clone()) })
+                        }
+                        _ => Val::unknown("min/max"),
+                    };
+                }
+                let base = self.expr(&args[0], cx, parent);
+                return self.aggregate(&name, &base, func, cx, parent);
+            }
+            "set" | "frozenset" | "unique" => {
+                let v = args.first().map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("set"));
+                let len = match v.distinct() {
+                    Some(d) => Some(Sym::num(d)),
+                    None => self.fresh_root(cx, parent, "distinct"),
+                };
+                return Val::Seq { elem: Box::new(v.element()), len };
+            }
+            "range" | "arange" => {
+                // the ends are not the values: their nodes are auxiliary, the call's line holds the range
+                let vals: Vec<Val> = args.iter().map(|a| self.aux_expr(a, cx, parent)).collect();
+                let r = |v: &Val| match v {
+                    Val::Int(r) => r.clone(),
+                    _ => Range::default(),
+                };
+                let (lo, hi) = match vals.as_slice() {
+                    [n] => (Some(Sym::num(0)), r(n).hi.map(|s| s.plus(-1))),
+                    [a, b, ..] => (r(a).lo, r(b).hi.map(|s| s.plus(-1))),
+                    _ => (None, None),
+                };
+                if let Some(k) = lo.as_ref().and_then(|s| s.constant()).filter(|&k| k >= 1) {
+                    self.mark(parent, Tag::OneBased(k), format!("counts from {k}"));
+                }
+                let len = match vals.as_slice() {
+                    [n] => r(n).hi,
+                    _ => None,
+                };
+                return Val::Seq { elem: Box::new(Val::Int(Range { lo, hi })), len };
+            }
+            "enumerate" => {
+                let v = args.first().map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("enumerate"));
+                let start = args.get(1).or(kw("start")).map(|s| self.expr(s, cx, parent));
+                let k = match &start {
+                    Some(Val::Int(r)) => r.lo.as_ref().and_then(|s| s.constant()).unwrap_or(0),
+                    _ => 0,
+                };
+                if k >= 1 {
+                    self.mark(parent, Tag::OneBased(k), format!("numbers from {k} (`enumerate(…, start={k})`)"));
+                }
+                let len = v.len().or_else(|| self.fresh_root(cx, parent, "len"));
+                let idx = Val::Int(Range { lo: Some(Sym::num(k)), hi: len.as_ref().map(|l| l.plus(k - 1)) });
+                let el = match &v {
+                    Val::Obj(o) => self.dataset_item(o.clone(), parent),
+                    other => other.element(),
+                };
+                return Val::Seq { elem: Box::new(Val::Tuple(vec![idx, el])), len };
+            }
+            "zip" if args.len() == 1 && matches!(args[0], Expr::Star(_)) => {
+                // `zip(*batch)`: the positions of the samples, each a sequence
+                let v = self.expr(&args[0], cx, parent);
+                let el = self.force(v.element());
+                return match el {
+                    Val::Tuple(xs) => Val::Tuple(xs.into_iter().map(|x| Val::Seq { elem: Box::new(x), len: v.len() }).collect()),
+                    other => Val::Seq { elem: Box::new(other), len: None },
+                };
+            }
+            "open" => {
+                let path = args.first().and_then(|a| self.path_text(a, cx));
+                return Val::Table(path.and_then(|p| self.data_file(&p)));
+            }
+            "load" | "safe_load" | "full_load" if recv.and_then(|r| r.dotted()).is_some_and(|m| m == "json" || m == "yaml") => {
+                let v = args.first().map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("load"));
+                if let Val::Table(Some(fi)) = v {
+                    // a JSON or YAML mapping: its top-level keys
+                    let f = self.ix.files[fi];
+                    let top = f.assigns.iter().filter(|a| !a.target.contains('.') && !a.target.starts_with("len(")).count() as i64;
+                    return Val::Map { key: Box::new(Val::unknown("key")), val: Box::new(Val::unknown("value")), len: Some(Sym::num(top)) };
+                }
+                return Val::unknown("a loaded file the scan did not read");
+            }
+            "zip" => {
+                let vals: Vec<Val> = args.iter().map(|a| self.expr(a, cx, parent)).collect();
+                let len = vals.iter().find_map(|v| v.len());
+                let els = vals.iter().map(|v| v.element()).collect();
+                return Val::Seq { elem: Box::new(Val::Tuple(els)), len };
+            }
+            "dict" => {
+                let v = args.first().map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("dict"));
+                return match v {
+                    Val::Seq { elem, len } => match *elem {
+                        Val::Tuple(mut xs) if xs.len() == 2 => {
+                            let val = xs.pop().unwrap_or(Val::unknown("dict"));
+                            let key = xs.pop().unwrap_or(Val::unknown("dict"));
+                            Val::Map { key: Box::new(key), val: Box::new(val), len }
+                        }
+                        other => Val::Map { key: Box::new(Val::unknown("key")), val: Box::new(other), len },
+                    },
+                    other => other,
+                };
+            }
+            "randint" | "integers" => {
+                let vals: Vec<Val> = args.iter().map(|a| self.aux_expr(a, cx, parent)).collect();
+                let r = |v: &Val| match v {
+                    Val::Int(r) => r.clone(),
+                    _ => Range::default(),
+                };
+                // random.randint is inclusive; torch / numpy exclude the high end
+                let inclusive = func.dotted().is_some_and(|d| d.starts_with("random."));
+                let sub = if inclusive { 0 } else { -1 };
+                let (lo, hi) = match vals.as_slice() {
+                    [n] => (Some(Sym::num(0)), r(n).hi.map(|s| s.plus(sub))),
+                    [a, b, ..] if !matches!(b, Val::Tuple(_) | Val::Seq { .. }) => (r(a).lo, r(b).hi.map(|s| s.plus(sub))),
+                    [n, _] => (Some(Sym::num(0)), r(n).hi.map(|s| s.plus(sub))),
+                    _ => (None, None),
+                };
+                if let Some(k) = lo.as_ref().and_then(|s| s.constant()).filter(|&k| k >= 1) {
+                    self.mark(parent, Tag::OneBased(k), format!("draws from {k} up"));
+                }
+                return Val::Seq { elem: Box::new(Val::Int(Range { lo, hi })), len: None };
+            }
+            "zeros" | "zeros_like" | "ones" | "ones_like" | "empty" | "empty_like"
+                if recv.is_some_and(|r| r.dotted().is_some_and(|m| m == "np" || m == "numpy" || m == "torch")) || recv.is_none() =>
+            {
+                let k = if name.starts_with("ones") { 1 } else { 0 };
+                if args
+                    .iter()
+                    .chain(kwargs.iter().map(|(_, e)| e))
+                    .any(|a| matches!(a, Expr::Attr(_, t) if t.starts_with("float") || t == "bool"))
+                {
+                    return Val::Float(None);
+                }
+                return Val::Seq { elem: Box::new(Val::Int(Range::exact(Sym::num(k)))), len: None };
+            }
+            "full" | "full_like" => {
+                let v = args.get(1).or(kw("fill_value")).map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("full"));
+                self.sentinel_check(&v, &v, parent);
+                return Val::Seq { elem: Box::new(v), len: None };
+            }
+            "where" if args.len() == 3 => {
+                let a = self.expr(&args[1], cx, parent);
+                let b = self.expr(&args[2], cx, parent);
+                self.sentinel_check(&a, &b, parent);
+                return a.join(&b);
+            }
+            "multinomial" | "argmax" | "topk" | "sample" => {
+                return Val::Seq { elem: Box::new(Val::Int(Range { lo: Some(Sym::num(0)), hi: None })), len: None };
+            }
+            "DataLoader" => return self.loader(args, kwargs, cx, parent),
+            "read_csv" | "read_table" | "read_json" | "read_parquet" | "read_excel" | "read_feather" => {
+                let path = args.first().and_then(|a| self.path_text(a, cx));
+                return Val::Table(path.and_then(|p| self.data_file(&p)));
+            }
+            "Subset" | "random_split" => {
+                let v = args.first().map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("subset"));
+                return if name == "random_split" { Val::Seq { elem: Box::new(v), len: None } } else { v };
+            }
+            _ => {}
+        }
+        // a project class: an instance (its constructor's arguments kept for its fields)
+        if self.ix.is_class(&name) {
+            let env = Rc::new(Env { args: args.to_vec(), kwargs: kwargs.to_vec(), caller: Some(cx.clone()), vals: Vec::new(), recv: None });
+            return Val::Obj(Rc::new(Object { class: name, ctor: Some(env) }));
+        }
+        if cx.depth >= MAX_CALLS {
+            return Val::unknown("call depth");
+        }
+        // a project function or method: its returns, with the arguments bound
+        let (targets, recv_obj) = match recv {
+            Some(r) => {
+                // the receiver: a module or object called is not the value (its nodes are
+                // auxiliary), an array's method keeps the array's value
+                let keep = self.nodes.len();
+                let rv = self.expr(r, cx, parent);
+                if matches!(rv, Val::Obj(_) | Val::Func(_)) {
+                    for n in &mut self.nodes[keep..] {
+                        n.aux = true;
+                    }
+                }
+                match rv {
+                    Val::Obj(o) => {
+                        let m = self.ix.method(&o.class, &name);
+                        if m.is_empty() {
+                            // a module stored in a field (`self.head(h)`): a project module runs
+                            // its forward, a library layer gives scores
+                            return self.layer_call(&o, &name, args, cx, parent);
+                        }
+                        (m, Some(o))
+                    }
+                    Val::Func(f) if name == "__call__" => (vec![f], None),
+                    _ => {
+                        let ms = self.ix.methods_named(&name);
+                        (if ms.len() == 1 { ms.to_vec() } else { Vec::new() }, None)
+                    }
+                }
+            }
+            None => match self.lookup_env(cx, &name) {
+                Some(Val::Func(f)) => (vec![f], None),
+                Some(Val::Obj(o)) => (self.ix.method(&o.class, "forward"), Some(o)),
+                _ => {
+                    let local = self.name_value(&name, cx, parent);
+                    match local {
+                        Some(Val::Func(f)) => (vec![f], None),
+                        Some(Val::Obj(o)) => (self.ix.method(&o.class, "forward"), Some(o)),
+                        _ => (
+                            self.ix
+                                .functions(&name)
+                                .iter()
+                                .copied()
+                                .filter(|id| id.0 == cx.def.0)
+                                .chain(self.ix.functions(&name).iter().copied())
+                                .take(1)
+                                .collect(),
+                            None,
+                        ),
+                    }
+                }
+            },
+        };
+        let targets = if targets.is_empty() {
+            match &recv_obj {
+                Some(o) => self.ix.method(&o.class, "forward"),
+                None => targets,
+            }
+        } else {
+            targets
+        };
+        let Some(&target) = targets.first() else {
+            return match recv_obj {
+                Some(o) => Val::unknown(format!("{} has no `{name}`", o.class)),
+                None => Val::unknown(format!("no model for `{}`", func.dotted().unwrap_or(name))),
+            };
+        };
+        let env = Rc::new(Env { args: args.to_vec(), kwargs: kwargs.to_vec(), caller: Some(cx.clone()), vals: Vec::new(), recv: recv_obj });
+        let c = Ctx { def: target, at: usize::MAX, env: Some(env), depth: cx.depth + 1 };
+        self.returns(&c, parent)
+    }
+
+    /// A call of a module held in an instance field: the project module's forward with the
+    /// arguments, or for a library layer its output: probabilities after a final sigmoid or
+    /// softmax, scores otherwise.
+    fn layer_call(&mut self, o: &Rc<Object>, attr: &str, args: &[Expr], cx: &Ctx, parent: Option<usize>) -> Val {
+        let keep = self.nodes.len();
+        let field = self.field(o, attr, cx, None);
+        self.nodes.truncate(keep);
+        match field {
+            Some(Val::Obj(inner)) => {
+                let fwd = self.ix.method(&inner.class, "forward");
+                match fwd.first() {
+                    Some(&f) if cx.depth < MAX_CALLS => {
+                        let env = Rc::new(Env {
+                            args: args.to_vec(),
+                            kwargs: Vec::new(),
+                            caller: Some(cx.clone()),
+                            vals: Vec::new(),
+                            recv: Some(inner),
+                        });
+                        let c = Ctx { def: f, at: usize::MAX, env: Some(env), depth: cx.depth + 1 };
+                        self.returns(&c, parent)
+                    }
+                    _ => Val::unknown(format!("{} has no forward", inner.class)),
+                }
+            }
+            _ => {
+                let mro = self.ix.mro(&o.class);
+                let store = self
+                    .ix
+                    .stores(attr)
+                    .iter()
+                    .copied()
+                    .find(|(id, _)| self.ix.def(*id).class.as_deref().is_some_and(|c| mro.iter().any(|m| m == c)));
+                let last = store.and_then(|(id, si)| match &self.ix.def(id).stmts[si].kind {
+                    StmtKind::Assign { value, .. } => last_layer(value, self.ix.def(id), si),
+                    _ => None,
+                });
+                match last.as_deref() {
+                    Some("Sigmoid" | "Softmax" | "LogSigmoid" | "Hardsigmoid") => Val::Float(Some(Norm::Probs)),
+                    Some("Embedding" | "EmbeddingBag") => Val::Float(None),
+                    Some(_) => {
+                        self.mark(parent, Tag::ModelOutput, format!("`self.{attr}` gives raw scores"));
+                        Val::Float(Some(Norm::Raw))
+                    }
+                    None => Val::unknown(format!("`self.{attr}` is not modelled")),
+                }
+            }
+        }
+    }
+
+    /// The value a name has at `cx` when it is a function or an instance (a callee).
+    fn name_value(&mut self, name: &str, cx: &Ctx, _parent: Option<usize>) -> Option<Val> {
+        let d = self.def(cx);
+        let bound_locally = d.stmts.iter().take(cx.at.min(d.stmts.len())).any(|s| match &s.kind {
+            StmtKind::Assign { targets, .. } => targets.iter().any(|t| pattern_pos(t, name).is_some()),
+            _ => false,
+        }) || d.param_index(name).is_some();
+        if !bound_locally && self.ix.globals(name).is_empty() {
+            return None;
+        }
+        // tracing a callee's value makes no chain nodes of its own
+        let keep = self.nodes.len();
+        let v = self.name(name, cx, None);
+        self.nodes.truncate(keep);
+        Some(v)
+    }
+
+    fn loader(&mut self, args: &[Expr], kwargs: &[(Text, Expr)], cx: &Ctx, parent: Option<usize>) -> Val {
+        let kw = |k: &str| kwargs.iter().find(|(n, _)| n == k).map(|(_, e)| e);
+        let ds = args.first().or(kw("dataset")).map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("dataset"));
+        let item = match &ds {
+            Val::Obj(o) => self.dataset_item(o.clone(), parent),
+            other => other.element(),
+        };
+        let collate = kw("collate_fn").map(|c| self.expr(c, cx, parent));
+        let batch = match collate {
+            Some(Val::Func(f)) => {
+                let env = Rc::new(Env {
+                    args: Vec::new(),
+                    kwargs: Vec::new(),
+                    caller: None,
+                    vals: vec![(
+                        self.ix.def(f).params.first().map(|p| p.name.to_string()).unwrap_or_default(),
+                        Val::Seq { elem: Box::new(item), len: None },
+                    )],
+                    recv: None,
+                });
+                let c = Ctx { def: f, at: usize::MAX, env: Some(env), depth: cx.depth + 1 };
+                self.returns(&c, parent)
+            }
+            Some(Val::Obj(o)) => {
+                let m = self.ix.method(&o.class, "__call__");
+                match m.first() {
+                    Some(&f) => {
+                        let pname = self.ix.def(f).params.get(1).map(|p| p.name.to_string()).unwrap_or_default();
+                        let env = Rc::new(Env {
+                            args: Vec::new(),
+                            kwargs: Vec::new(),
+                            caller: None,
+                            vals: vec![(pname, Val::Seq { elem: Box::new(item), len: None })],
+                            recv: Some(o),
+                        });
+                        let c = Ctx { def: f, at: usize::MAX, env: Some(env), depth: cx.depth + 1 };
+                        self.returns(&c, parent)
+                    }
+                    None => item,
+                }
+            }
+            _ => item,
+        };
+        Val::Seq { elem: Box::new(batch), len: None }
+    }
+
+    fn mapped(&mut self, base: &Val, f: &Expr, cx: &Ctx, parent: Option<usize>) -> Val {
+        let fv = match f.bare() {
+            Expr::Lambda { params, body } => {
+                let vals = params.first().map(|p| vec![(p.to_string(), base.element())]).unwrap_or_default();
+                let body = (**body).clone();
+                return Val::Seq { elem: Box::new(self.with_vals(cx, &vals, |tr, c| tr.expr(&body, c, parent))), len: base.len() };
+            }
+            other => self.expr(other, cx, parent),
+        };
+        match fv {
+            Val::Map { val, .. } => {
+                self.mark(parent, Tag::Lookup, format!("maps through `{}`", short(f)));
+                Val::Seq { elem: val, len: base.len() }
+            }
+            Val::Func(id) => {
+                let pname = self.ix.def(id).params.first().map(|p| p.name.to_string()).unwrap_or_default();
+                let env =
+                    Rc::new(Env { args: Vec::new(), kwargs: Vec::new(), caller: None, vals: vec![(pname, base.element())], recv: None });
+                let c = Ctx { def: id, at: usize::MAX, env: Some(env), depth: cx.depth + 1 };
+                Val::Seq { elem: Box::new(self.returns(&c, parent)), len: base.len() }
+            }
+            other => other,
+        }
+    }
+
+    fn aggregate(&mut self, name: &str, base: &Val, func: &Expr, cx: &Ctx, parent: Option<usize>) -> Val {
+        match name {
+            "max" => match base.range().and_then(|r| r.hi) {
+                Some(h) => {
+                    self.mark(parent, Tag::Max, format!("takes the largest value (`{}`)", func.dotted().unwrap_or_default()));
+                    Val::Int(Range::exact(h))
+                }
+                None => {
+                    self.mark(parent, Tag::Max, "takes the largest value".into());
+                    Val::Int(Range { lo: None, hi: self.fresh_root(cx, parent, "max") })
+                }
+            },
+            "min" => Val::Int(Range { lo: base.range().and_then(|r| r.lo), hi: None }),
+            "nunique" | "unique" => {
+                self.mark(parent, Tag::Distinct, "counts the distinct values".into());
+                let len = match base.distinct() {
+                    Some(d) => Some(Sym::num(d)),
+                    None => self.fresh_root(cx, parent, "distinct"),
+                };
+                if name == "unique" {
+                    Val::Seq { elem: Box::new(base.element()), len }
+                } else {
+                    Val::Int(Range::exact(len.unwrap_or(Sym::num(0))))
+                }
+            }
+            "size" | "numel" | "__len__" | "count" => match base.len() {
+                Some(l) => Val::Int(Range::exact(l)),
+                None => Val::unknown("a size"),
+            },
+            "argmax" | "argmin" => Val::Int(Range { lo: Some(Sym::num(0)), hi: None }),
+            _ => Val::unknown(format!("`{name}`")),
+        }
+    }
+
+    fn clamped(&mut self, v: Val, lo: Option<&Expr>, hi: Option<&Expr>, cx: &Ctx, parent: Option<usize>) -> Val {
+        let l = lo.map(|e| self.expr(e, cx, parent));
+        let h = hi.map(|e| self.expr(e, cx, parent));
+        self.mark(parent, Tag::Narrow, "clamps the value".into());
+        match v {
+            Val::Float(_) => {
+                let unit = |x: &Option<Val>| matches!(x, Some(Val::Int(_)) | Some(Val::Float(_)));
+                if unit(&l) && unit(&h) {
+                    Val::Float(Some(Norm::Probs))
+                } else {
+                    Val::Float(Some(Norm::Raw))
+                }
+            }
+            _ => {
+                let end = |x: Option<Val>, lower: bool| match x {
+                    Some(Val::Int(r)) => {
+                        if lower {
+                            r.lo
+                        } else {
+                            r.hi
+                        }
+                    }
+                    _ => None,
+                };
+                Val::Int(Range { lo: end(l, true), hi: end(h, false) })
+            }
+        }
+    }
+
+    /// A new shared root for a size the tracing cannot compute, named by where it is made.
+    fn fresh_root(&mut self, cx: &Ctx, parent: Option<usize>, what: &str) -> Option<Sym> {
+        let line = parent.map(|p| self.nodes[p].line).unwrap_or(self.def(cx).span.line);
+        Some(Sym::root(&format!("{what}@{}:{line}", self.ix.path(cx.def))))
+    }
+
+    fn mark(&mut self, node: Option<usize>, tag: Tag, what: String) {
+        if let Some(n) = node {
+            if matches!(self.nodes[n].tag, Tag::Pass | Tag::Lookup) {
+                self.nodes[n].tag = tag;
+                self.nodes[n].what = what;
+            }
+        }
+    }
+}
+
+trait NoneOrEq {
+    fn is_none_or_eq(&self, x: usize) -> bool;
+}
+
+impl NoneOrEq for Option<usize> {
+    fn is_none_or_eq(&self, x: usize) -> bool {
+        self.map_or(true, |v| v == x)
+    }
+}
+
+trait NoneOrModule {
+    fn is_none_or_module(&self) -> bool;
+}
+
+impl NoneOrModule for Option<&Expr> {
+    /// `max(x)` or `np.max(x)` / `torch.max(x)`: a function, not a method of the value.
+    fn is_none_or_module(&self) -> bool {
+        match self {
+            None => true,
+            Some(e) => matches!(e.dotted().as_deref(), Some("np" | "numpy" | "torch" | "builtins" | "math")),
+        }
+    }
+}
+
+trait JoinMax {
+    fn join_max(&self, o: &Option<Sym>) -> Option<Sym>;
+}
+
+impl JoinMax for Option<Sym> {
+    fn join_max(&self, o: &Option<Sym>) -> Option<Sym> {
+        match (self, o) {
+            (Some(a), Some(b)) => match a.minus(b) {
+                Some(d) if d >= 0 => Some(a.clone()),
+                Some(_) => Some(b.clone()),
+                None => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+/// The last layer a module expression builds (`nn.Sequential(…, nn.Linear(…))` → `Linear`).
+/// A list of layers built in `d` before statement `at` (`layers.append(nn.Linear(…))`,
+/// `layers += [...]`, `layers = [...]`): its last layer.
+fn last_listed(name: &str, d: &Def, at: usize) -> Option<String> {
+    for s in d.stmts[..at.min(d.stmts.len())].iter().rev() {
+        match &s.kind {
+            StmtKind::Expr(Expr::Call { func, args, .. }) => {
+                if let Expr::Attr(o, m) = &**func {
+                    if o.dotted().as_deref() == Some(name) && (m == "append" || m == "extend") {
+                        return args.last().and_then(|a| last_layer(a, d, at));
+                    }
+                }
+            }
+            StmtKind::Assign { targets, value, .. } if targets.iter().any(|t| t.dotted().as_deref() == Some(name)) => {
+                return last_layer(value, d, at);
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+fn last_layer(e: &Expr, d: &Def, at: usize) -> Option<String> {
+    match e.bare() {
+        Expr::Seq(_, xs) => return xs.iter().rev().find_map(|x| last_layer(x, d, at)),
+        Expr::Star(x) | Expr::Unary(_, x) => return last_layer(x, d, at),
+        Expr::Name(n) => return last_listed(n, d, at),
+        _ => {}
+    }
+    let Expr::Call { func, args, .. } = e.bare() else { return None };
+    let name = func.last_name()?;
+    if name == "Sequential" || name == "ModuleList" {
+        return args.iter().rev().find_map(|a| last_layer(a, d, at));
+    }
+    if let Expr::Attr(o, m) = &**func {
+        if m == "to" || m == "cuda" {
+            return last_layer(o, d, at);
+        }
+    }
+    Some(name.to_string())
+}
+
+/// The tuple positions of name `n` in an assignment target (`a, (b, c) = …` → b at [1, 0]).
+pub fn pattern_pos(t: &Expr, n: &str) -> Option<Vec<usize>> {
+    match t {
+        Expr::Name(x) if x == n => Some(Vec::new()),
+        Expr::Seq(_, xs) => xs.iter().enumerate().find_map(|(i, x)| {
+            let mut p = pattern_pos(x, n)?;
+            p.insert(0, i);
+            Some(p)
+        }),
+        Expr::Star(x) => pattern_pos(x, n),
+        _ => None,
+    }
+}
+
+fn bind_pattern(t: &Expr, v: &Val, out: &mut Vec<(String, Val)>) {
+    match t {
+        Expr::Name(n) => out.push((n.to_string(), v.clone())),
+        Expr::Seq(_, xs) => {
+            for (i, x) in xs.iter().enumerate() {
+                bind_pattern(x, &v.at(i), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Every expression of a statement.
+pub fn stmt_exprs(k: &StmtKind, f: &mut dyn FnMut(&Expr)) {
+    match k {
+        StmtKind::Assign { targets, value, .. } => {
+            value.walk(f);
+            targets.iter().for_each(|t| t.walk(f));
+        }
+        StmtKind::For { target, iter } => {
+            iter.walk(f);
+            target.walk(f);
+        }
+        StmtKind::With { value, .. } => value.walk(f),
+        StmtKind::Return(Some(e)) | StmtKind::Yield(e) | StmtKind::Expr(e) | StmtKind::Cond(e) => e.walk(f),
+        StmtKind::Return(None) => {}
+    }
+}
+
+/// A short rendering of an expression for a chain's text.
+pub fn short(e: &Expr) -> String {
+    fn go(e: &Expr, depth: usize) -> String {
+        if depth > 4 {
+            return "…".into();
+        }
+        let d = depth + 1;
+        match e {
+            Expr::Name(n) => n.to_string(),
+            Expr::Attr(o, a) => format!("{}.{a}", go(o, d)),
+            Expr::Sub(o, i) => format!("{}[{}]", go(o, d), go(i, d)),
+            Expr::Call { func, args, kwargs } => {
+                let mut parts: Vec<String> = args.iter().take(3).map(|a| go(a, d)).collect();
+                parts.extend(kwargs.iter().take(2).map(|(k, v)| format!("{k}={}", go(v, d))));
+                if args.len() + kwargs.len() > parts.len() {
+                    parts.push("…".into());
+                }
+                format!("{}({})", go(func, d), parts.join(", "))
+            }
+            Expr::Int(k) => k.to_string(),
+            Expr::Float(x) => x.to_string(),
+            Expr::Str(s) => format!("{s:?}"),
+            Expr::Const(c) => c.to_string(),
+            Expr::Bin(op, l, r) => format!("{} {op} {}", go(l, d), go(r, d)),
+            Expr::Unary(op, x) => format!("{op}{}", go(x, d)),
+            Expr::Test(op, xs) => xs.iter().map(|x| go(x, d)).collect::<Vec<_>>().join(&format!(" {op} ")),
+            Expr::Seq(SeqKind::List, xs) => format!("[{}]", xs.iter().take(4).map(|x| go(x, d)).collect::<Vec<_>>().join(", ")),
+            Expr::Seq(_, xs) => xs.iter().take(4).map(|x| go(x, d)).collect::<Vec<_>>().join(", "),
+            Expr::Dict(_) => "{…}".into(),
+            Expr::Comp { elt, gens, .. } => {
+                format!(
+                    "[{} for {} in {}]",
+                    go(elt, d),
+                    gens.first().map_or(String::new(), |g| go(&g.0, d)),
+                    gens.first().map_or(String::new(), |g| go(&g.1, d))
+                )
+            }
+            Expr::IfElse(a, c, b) => format!("{} if {} else {}", go(a, d), go(c, d), go(b, d)),
+            Expr::Lambda { .. } => "lambda …".into(),
+            Expr::Star(x) => format!("*{}", go(x, d)),
+            Expr::Slice => ":".into(),
+            Expr::Other(t) => t.to_string(),
+            Expr::At(_, x) => go(x, depth),
+        }
+    }
+    go(e, 0)
+}
+
+/// The tag a statement gets from the shape of the expression it assigns.
+fn shape(value: &Expr, op: Option<&str>, v: &Val) -> (Option<Tag>, String) {
+    let value = value.bare();
+    let konst = |e: &Expr| match e.bare() {
+        Expr::Int(k) => Some(*k),
+        _ => None,
+    };
+    if let Some(op) = op {
+        if let Expr::Int(k) = value.bare() {
+            return match op {
+                "+" => (Some(Tag::Shift(*k)), format!("adds {k}")),
+                "-" => (Some(Tag::Shift(-k)), format!("subtracts {k}")),
+                other => (Some(Tag::Arith(other.into())), format!("`{other}=` {k}")),
+            };
+        }
+        if matches!(v, Val::Float(_)) {
+            return (Some(Tag::Scale), format!("`{op}=` on scores"));
+        }
+        return (Some(Tag::Arith(op.into())), format!("`{op}=`"));
+    }
+    // the arithmetic at the top of the value, also inside a comprehension's element
+    let mut top = value;
+    loop {
+        match top {
+            Expr::Comp { elt, value: Some(v), .. } => {
+                top = if matches!(**v, Expr::Bin(..)) { v } else { elt };
+            }
+            Expr::Comp { elt, .. } => top = elt,
+            Expr::Call { func, args, .. } if func.last_name().is_some_and(is_pass_function) && !args.is_empty() => top = &args[0],
+            Expr::Call { func, .. } if matches!(&**func, Expr::Attr(_, m) if is_pass_method(m)) => {
+                let Expr::Attr(o, _) = &**func else { unreachable!() };
+                top = o;
+            }
+            _ => break,
+        }
+    }
+    match top {
+        Expr::Bin(op, l, r) if op == "+" || op == "-" => {
+            let k = konst(r).or_else(|| if op == "+" { konst(l) } else { None });
+            match (k, matches!(v, Val::Float(_))) {
+                (Some(k), false) if k != 0 => {
+                    let k = if op == "-" { -k } else { k };
+                    (Some(Tag::Shift(k)), if k > 0 { format!("adds {k}") } else { format!("subtracts {}", -k) })
+                }
+                (_, true) => (Some(Tag::Scale), format!("`{op}` on scores")),
+                _ => (Some(Tag::Arith(op.clone())), format!("`{}`", short(top))),
+            }
+        }
+        Expr::Bin(op, _, _) => {
+            if matches!(v, Val::Float(_)) {
+                (Some(Tag::Scale), format!("scales the scores (`{}`)", short(top)))
+            } else {
+                (Some(Tag::Arith(op.clone())), format!("`{}`", short(top)))
+            }
+        }
+        Expr::Int(k) => {
+            if *k < 0 || *k == 255 {
+                (Some(Tag::Sentinel(*k)), format!("sets the marker {k}"))
+            } else {
+                (Some(Tag::Literal(*k)), format!("sets {k}"))
+            }
+        }
+        Expr::Call { func, .. } if func.last_name().is_some_and(is_normalizer) => (Some(Tag::Normalize), "normalizes".into()),
+        _ => (None, String::new()),
+    }
+}

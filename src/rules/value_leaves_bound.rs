@@ -1,0 +1,127 @@
+use crate::analysis::flow::{self, FlowSuspect, Tier};
+use crate::rules::{rule, Ctx, Finding};
+use crate::scan::facts::{FileFacts, Span};
+
+rule!(
+    ValueLeavesBound,
+    r#"## What it does
+Follows the value that reaches a checked op — a loss's targets, an embedding's ids, BCE inputs,
+sampling weights — back through the project (assignments, tuple positions, returns, `self.x`
+stores, containers, parameters and their arguments, DataLoader → Dataset `__getitem__` /
+`collate_fn`, Lightning hooks, flag defaults, config keys, data columns), and the bound it is
+checked against (the head's outputs, the embedding's rows), and reports the line where the
+value's range, written in the bound's terms, stops fitting the bound.
+
+Without a crash log (`lint`) it reports only a disagreement the ranges prove on the value's
+path. With a log (`explain --project`) it ranks every line of the slice by what it does to the
+value, and the chain between the line and the op call is the evidence.
+
+## Why is this bad?
+A class id, token id or index at or past the bound (or below 0) fails the kernel's check:
+`t >= 0 && t < n_classes`, `srcIndex < srcSelectDimSize`, `index out of bounds`.
+
+## Example
+```python
+class Pets(Dataset):
+    def __init__(self, names, classes):
+        idx = {c: i for i, c in enumerate(classes)}
+        self.labels = [idx[n] + 1 for n in names]      # 1..len(classes)
+...
+model = nn.Linear(512, len(classes))                   # len(classes) outputs
+```
+
+Use instead:
+```python
+        self.labels = [idx[n] for n in names]
+```"#
+);
+
+/// The module name a file is imported by (`pkg/data.py` → `data`, `pkg/__init__.py` → `pkg`).
+fn module_of(path: &str) -> &str {
+    let stem = path.rsplit('/').next().unwrap_or(path).trim_end_matches(".py").trim_end_matches(".ipynb");
+    if stem == "__init__" {
+        path.rsplit('/').nth(1).unwrap_or(stem)
+    } else {
+        stem
+    }
+}
+
+/// How far a lint follows values from a file: the files within two imports of it (either way),
+/// at most this many, and the project's config and data files.
+const NEIGHBOURS: usize = 24;
+
+/// The files a site's slices may read: the site, the files it imports or that import it, and
+/// theirs, found through the digests (no facts are loaded to find them).
+fn neighbourhood(files: &crate::analysis::project::Files<'_>, site: usize) -> Vec<usize> {
+    use crate::analysis::project::Digest;
+    let n = files.len();
+    let linked = |a: usize, b: usize| {
+        let (da, db) = (files.digest(a), files.digest(b));
+        Digest::has(da.imports(), module_of(files.path(b))) || Digest::has(db.imports(), module_of(files.path(a)))
+    };
+    let mut out = vec![site];
+    let mut frontier = vec![site];
+    for _ in 0..2 {
+        let mut next = Vec::new();
+        for &a in &frontier {
+            for b in 0..n {
+                if out.len() + next.len() >= NEIGHBOURS {
+                    break;
+                }
+                if !out.contains(&b) && !next.contains(&b) && files.path(b).ends_with(".py") && linked(a, b) {
+                    next.push(b);
+                }
+            }
+        }
+        out.extend(&next);
+        frontier = next;
+    }
+    let data = [".yaml", ".yml", ".json", ".csv", ".tsv"];
+    out.extend((0..n).filter(|&i| data.iter().any(|x| files.path(i).ends_with(x))).take(NEIGHBOURS));
+    out
+}
+
+fn span(line: u32) -> Span {
+    Span { line, column: 1, end_line: line, end_column: 1 }
+}
+
+/// Lint: for each given file, the slices from the op calls of its neighbourhood (the same
+/// computation whether the whole project or one file is given), reporting the divergences
+/// the ranges prove that lie in the file.
+pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
+    let files = cx.files;
+    let sites: Vec<usize> = files.sites().filter(|(_, f)| f.mentions_torch && !f.flow.is_empty()).map(|(i, _)| i).collect();
+    for site in sites {
+        let near: Vec<&FileFacts> = neighbourhood(files, site).into_iter().map(|i| files.file(i)).collect();
+        let here = files.path(site);
+        for category in ["label_out_of_range", "embedding_index_out_of_range"] {
+            for s in flow::suspects(&near, category, &[]).into_iter().filter(|s| s.tier == Tier::Strong && s.file == here) {
+                if out.iter().any(|o: &Finding| o.file == s.file && o.span.line == s.line) {
+                    continue;
+                }
+                out.push(finding(near[0], &s, category));
+            }
+        }
+    }
+}
+
+fn finding(f: &FileFacts, s: &FlowSuspect, category: &'static str) -> Finding {
+    let evidence = s.chain.iter().skip(1).map(|c| format!("{}:{} {}: {}", c.file, c.line, c.role, c.what)).collect();
+    Finding {
+        rule: CODE,
+        file: f.path.clone(),
+        span: span(s.line),
+        message: s.message.clone(),
+        evidence,
+        fingerprint: format!("{CODE}:{}:{}", f.path, s.message.replace(' ', "")),
+        category,
+        lint: true,
+    }
+}
+
+pub const CODE: &str = "CS118";
+
+/// The ranked slice suspects for a crash of `category` (explain's join reads them).
+pub fn ranked(files: &[&FileFacts], category: &str, frames: &[(String, u32)]) -> Vec<FlowSuspect> {
+    flow::suspects(files, category, frames)
+}
