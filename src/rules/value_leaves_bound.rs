@@ -95,7 +95,9 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
         let near: Vec<&FileFacts> = neighbourhood(files, site).into_iter().map(|i| files.file(i)).collect();
         let here = files.path(site);
         for category in ["label_out_of_range", "embedding_index_out_of_range"] {
-            for s in flow::suspects(&near, category, &[]).into_iter().filter(|s| s.tier == Tier::Strong && s.file == here) {
+            for s in
+                flow::suspects(&near, category, &[]).into_iter().filter(|s| s.tier == Tier::Strong && s.score >= 0.97 && s.file == here)
+            {
                 if out.iter().any(|o: &Finding| o.file == s.file && o.span.line == s.line) {
                     continue;
                 }

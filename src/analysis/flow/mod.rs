@@ -136,7 +136,8 @@ impl Slice<'_> {
     /// The chain from node `n` up to the root (the op call).
     fn chain(&self, mut n: usize, ix: &Index, bound: bool) -> Vec<Step> {
         let mut out = Vec::new();
-        loop {
+        // a chain is at most as long as the slice (and never loops)
+        for _ in 0..self.nodes.len().min(256) {
             let x = &self.nodes[n];
             let r = if bound && x.tag != Tag::Call { "bound" } else { role(&x.tag) };
             let step = Step { file: ix.files[x.file].path.clone(), line: x.line, role: r, what: x.what.clone(), value: x.val.clone() };
@@ -155,6 +156,21 @@ impl Slice<'_> {
 /// The flow suspects for a failure of `category`, from every call in the project that can reach
 /// it (the calls on the traceback's lines first when `frames` has them): ranked, best first.
 pub fn suspects(files: &[&FileFacts], category: &str, frames: &[(String, u32)]) -> Vec<FlowSuspect> {
+    // the tracing recurses (bounded by `trace::MAX_DEPTH`): on a thread of its own with room
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(STACK)
+            .spawn_scoped(s, || suspects_here(files, category, frames))
+            .ok()
+            .and_then(|h| h.join().ok())
+            .unwrap_or_default()
+    })
+}
+
+/// The stack the tracing runs on.
+const STACK: usize = 256 << 20;
+
+fn suspects_here(files: &[&FileFacts], category: &str, frames: &[(String, u32)]) -> Vec<FlowSuspect> {
     let ix = Index::new(files.to_vec());
     let kinds = kinds_for(category);
     let mut all = sinks::find(&ix, &kinds);
@@ -236,7 +252,13 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
             d += 1;
             p = nodes[x].parent;
         }
-        (nodes[i].tag != Tag::Pass, d)
+        let weight = match nodes[i].tag {
+            Tag::Max => 3,
+            Tag::Config(_) | Tag::Literal(_) => 2,
+            Tag::Pass => 0,
+            _ => 1,
+        };
+        (weight, d)
     });
     let bound_chain = bound_origin.map(|b| slice.chain(b, ix, true)).unwrap_or_default();
     let bound_text = bound_sym.as_ref().map(|b| b.to_string());
@@ -297,7 +319,9 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
         let n = &nodes[b];
         let value_range = value.range();
         let diverges = value_range.as_ref().and_then(|r| breaks(r, bound_sym.as_ref(), ignore)) == Some(true);
-        let mut score = base_score(&n.tag, sink.kind, ignore).clamp(0.3, 0.55);
+        // a size taken as the largest id (not the largest + 1) is the classic off-by-one
+        let cap = if n.tag == Tag::Max { 0.8 } else { 0.55 };
+        let mut score = base_score(&n.tag, sink.kind, ignore).clamp(0.3, cap);
         let mut tier = Tier::Possible;
         if diverges && !proven_on_value_transform(&nodes[..value_nodes], bound_sym.as_ref(), ignore) {
             // the value read as it is from data against a number set by hand (a config key, a

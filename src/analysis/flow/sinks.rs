@@ -72,7 +72,31 @@ fn unmoved(e: &Expr) -> Expr {
 /// The constructor call a callee was built with: a local or global assignment of the name, or
 /// a store to the attribute in the class (or, for another object's attribute, the one store).
 pub fn ctor_of(ix: &Index, func: &Expr, def: DefId, stmt: usize) -> Option<(Expr, DefId, usize)> {
-    ctor_at(ix, func, def, stmt, 0)
+    let found = ctor_at(ix, func, def, stmt, 0)?;
+    Some(through_factory(ix, found, 0))
+}
+
+/// A constructor call that is a call of a project function (`model = build_model(cfg)`): the
+/// call that function returns (`return BertForTokenClassification(config)`).
+fn through_factory(ix: &Index, found: (Expr, DefId, usize), hops: usize) -> (Expr, DefId, usize) {
+    let Some(name) = ctor_name(&found.0) else { return found };
+    if hops > 3 || ix.is_class(name) {
+        return found;
+    }
+    let Some(&f) = ix.functions(name).first() else { return found };
+    let d = ix.def(f);
+    for (i, s) in d.stmts.iter().enumerate().rev() {
+        if let StmtKind::Return(Some(e)) = &s.kind {
+            let next = match e.bare() {
+                Expr::Call { .. } => Some((unmoved(e), f, i)),
+                other => ctor_at(ix, other, f, i, 0),
+            };
+            if let Some(n) = next {
+                return through_factory(ix, n, hops + 1);
+            }
+        }
+    }
+    found
 }
 
 fn ctor_at(ix: &Index, func: &Expr, def: DefId, stmt: usize, hops: usize) -> Option<(Expr, DefId, usize)> {

@@ -123,7 +123,22 @@ pub struct Tracer<'a, 'i> {
     memo: HashMap<(DefId, usize, String), Val>,
     /// While above 0, new nodes are auxiliary (`Node::aux`).
     aux: u32,
+    /// How deep `expr` is nested now: past `MAX_DEPTH` the value is unknown.
+    depth: u32,
+    /// `module_calls`, by class.
+    module_sites: HashMap<String, Vec<ModuleCall>>,
+    /// Expressions evaluated so far: past `MAX_STEPS` every value is unknown (the work of one
+    /// slice is bounded, discarded evaluations included).
+    steps: u32,
 }
+
+/// The most expressions one slice evaluates.
+pub const MAX_STEPS: u32 = 40_000;
+
+type ModuleCall = ((DefId, usize), Vec<Expr>, Vec<(Text, Expr)>);
+
+/// How deep the evaluation of expressions may nest (names through assignments through calls).
+pub const MAX_DEPTH: u32 = 160;
 
 fn is_pass_method(m: &str) -> bool {
     matches!(
@@ -255,7 +270,7 @@ fn is_normalizer(f: &str) -> bool {
 
 impl<'a, 'i> Tracer<'a, 'i> {
     pub fn new(ix: &'i Index<'a>) -> Self {
-        Tracer { ix, nodes: Vec::new(), active: Vec::new(), memo: HashMap::new(), aux: 0 }
+        Tracer { ix, nodes: Vec::new(), active: Vec::new(), memo: HashMap::new(), aux: 0, depth: 0, module_sites: HashMap::new(), steps: 0 }
     }
 
     /// The value of a deferred field (a thunk), evaluated now; other values as they are.
@@ -263,7 +278,8 @@ impl<'a, 'i> Tracer<'a, 'i> {
         let mut v = v;
         for _ in 0..16 {
             match v {
-                Val::Thunk(t) => v = self.expr(&t.expr, &t.cx, t.parent),
+                // a parent made in an evaluation since discarded is gone
+                Val::Thunk(t) => v = self.expr(&t.expr, &t.cx, t.parent.filter(|&p| p < self.nodes.len())),
                 other => return other,
             }
         }
@@ -348,6 +364,20 @@ impl<'a, 'i> Tracer<'a, 'i> {
         if self.nodes.len() >= MAX_NODES {
             return Val::unknown("slice budget spent");
         }
+        if self.depth >= MAX_DEPTH {
+            return Val::unknown("nested too deep");
+        }
+        self.steps += 1;
+        if self.steps > MAX_STEPS {
+            return Val::unknown("slice budget spent");
+        }
+        self.depth += 1;
+        let v = self.expr_at(e, cx, parent);
+        self.depth -= 1;
+        v
+    }
+
+    fn expr_at(&mut self, e: &Expr, cx: &Ctx, parent: Option<usize>) -> Val {
         match e {
             Expr::Int(k) => Val::Int(Range::exact(Sym::num(*k))),
             Expr::Float(_) => Val::Float(None),
@@ -834,18 +864,25 @@ impl<'a, 'i> Tracer<'a, 'i> {
         // every call site of this function (by its name; a constructor by its class's name)
         let callee = if d.name == "__init__" { d.class.clone().unwrap_or_default() } else { d.name.clone() };
         let mut out: Option<Val> = None;
+        let mut calls: Vec<ModuleCall> = Vec::new();
         let sites: Vec<_> = self.ix.calling(&callee).iter().copied().filter(|s| s.0 != cx.def).take(MAX_SITES).collect();
         for (sid, si) in sites {
-            let sd = self.ix.def(sid);
-            let mut found = Vec::new();
-            stmt_exprs(&sd.stmts[si].kind, &mut |e| {
+            stmt_exprs(&self.ix.def(sid).stmts[si].kind, &mut |e| {
                 if let Expr::Call { func, args, kwargs } = e {
                     if func.last_name() == Some(callee.as_str()) {
-                        found.push((args.clone(), kwargs.clone()));
+                        calls.push(((sid, si), args.clone(), kwargs.clone()));
                     }
                 }
             });
-            for (args, kwargs) in found {
+        }
+        // a module's forward runs where an instance of it is called (`model(x)`)
+        if d.name == "forward" {
+            if let Some(class) = d.class.clone() {
+                calls.extend(self.module_calls(&class));
+            }
+        }
+        for ((sid, si), args, kwargs) in calls {
+            {
                 let arg = kwargs.iter().find(|(k, _)| *k == p.name).map(|(_, e)| e.clone()).or_else(|| {
                     if pi >= offset {
                         args.get(pi - offset).filter(|a| !matches!(a.bare(), Expr::Star(_))).cloned()
@@ -880,6 +917,59 @@ impl<'a, 'i> Tracer<'a, 'i> {
             return v;
         }
         Val::unknown(format!("parameter `{}` of {} (no call site found)", p.name, d.qualified()))
+    }
+
+    /// The calls of instances of `class` (or of its subclasses) in the project: `model(x)`,
+    /// `self.encoder(h)`, found by evaluating the callee of each call of a variable or field.
+    fn module_calls(&mut self, class: &str) -> Vec<ModuleCall> {
+        if let Some(v) = self.module_sites.get(class) {
+            return v.clone();
+        }
+        // while they are searched, a forward reached again finds none (no cycle)
+        self.module_sites.insert(class.to_string(), Vec::new());
+        let out = self.find_module_calls(class);
+        self.module_sites.insert(class.to_string(), out.clone());
+        out
+    }
+
+    fn find_module_calls(&mut self, class: &str) -> Vec<ModuleCall> {
+        let mut out = Vec::new();
+        let mut tried = 0;
+        for (fi, f) in self.ix.files.iter().enumerate() {
+            for (di, d) in f.flow.iter().enumerate() {
+                for (si, st) in d.stmts.iter().enumerate() {
+                    let mut cands = Vec::new();
+                    stmt_exprs(&st.kind, &mut |e| {
+                        if let Expr::Call { func, args, kwargs } = e {
+                            let callable = match func.bare() {
+                                Expr::Name(n) => !self.ix.is_class(n) && self.ix.functions(n).is_empty(),
+                                Expr::Attr(o, _) => matches!(o.bare(), Expr::Name(_)),
+                                _ => false,
+                            };
+                            if callable && !args.is_empty() {
+                                cands.push(((**func).clone(), args.clone(), kwargs.clone()));
+                            }
+                        }
+                    });
+                    for (func, args, kwargs) in cands {
+                        tried += 1;
+                        if tried > 80 || out.len() >= MAX_SITES {
+                            return out;
+                        }
+                        let c = Ctx { def: (fi, di), at: si, env: None, depth: MAX_CALLS - 2 };
+                        let keep = self.nodes.len();
+                        let v = self.expr(&func, &c, None);
+                        self.nodes.truncate(keep);
+                        if let Val::Obj(o) = v {
+                            if self.ix.mro(&o.class).iter().any(|m| m == class) {
+                                out.push((((fi, di), si), args, kwargs));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// Parameters a library fills: a Lightning step's batch, a collate function's samples.
@@ -1054,6 +1144,27 @@ impl<'a, 'i> Tracer<'a, 'i> {
     /// A setting read by name from a config object, flags or hyperparameters: an argparse
     /// default, a YAML/JSON key, a dataclass field; None when the project has none by that name.
     fn named_setting(&mut self, key: &str, cx: &Ctx, parent: Option<usize>) -> Option<Val> {
+        // a setting stored by the code outside a class (`args.num_entities = stats["n"]`)
+        let outside: Vec<_> =
+            self.ix.stores(key).iter().copied().filter(|(id, _)| self.ix.def(*id).class.is_none()).take(MAX_SITES).collect();
+        if !outside.is_empty() && cx.depth < MAX_CALLS {
+            let mut out: Option<Val> = None;
+            for (id, si) in outside {
+                let StmtKind::Assign { value, op: None, .. } = &self.ix.def(id).stmts[si].kind else { continue };
+                let c = Ctx { def: id, at: si, env: None, depth: cx.depth + 1 };
+                let node = self.node(&c, si, Tag::Pass, format!("sets `.{key}`"), parent);
+                let v = self.expr(value, &c, node);
+                self.classify(node, value, None, &v);
+                self.finish(node, &v);
+                out = Some(match out {
+                    Some(a) => a.join(&v),
+                    None => v,
+                });
+            }
+            if out.is_some() {
+                return out;
+            }
+        }
         // argparse: add_argument("--num-classes", default=…)
         let flag_sites: Vec<_> = self.ix.calling("add_argument").to_vec();
         for (sid, si) in flag_sites {
@@ -1411,6 +1522,9 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 if args.len() >= 2 {
                     let a = self.expr(&args[0], cx, parent);
                     let b = self.expr(&args[1], cx, parent);
+                    if name == "max" {
+                        self.mark(parent, Tag::Max, "takes the largest value".into());
+                    }
                     return match (name.as_str(), a, b) {
                         ("max", Val::Int(x), Val::Int(y)) => {
                             Val::Int(Range { lo: x.lo.clone().or(y.lo.clone()), hi: x.hi.join_max(&y.hi) })
