@@ -541,6 +541,20 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 Val::Int(Range { lo: mul(&x.lo), hi: mul(&x.hi) })
             }
             (_, Val::Float(_), _) | (_, _, Val::Float(_)) => Val::Float(Some(Norm::Raw)),
+            ("+", Val::Seq { elem: x, len: lx }, Val::Seq { elem: y, len: ly }) => {
+                // list concatenation: the elements of both
+                let (x, y) = (self.force((**x).clone()), self.force((**y).clone()));
+                let len = match (lx, ly) {
+                    (Some(a), Some(b)) => b.constant().map(|k| a.plus(k)).or_else(|| a.constant().map(|k| b.plus(k))),
+                    _ => None,
+                };
+                let elem = match (&x, &y) {
+                    (Val::Unknown(_), _) => y,
+                    (_, Val::Unknown(_)) => x,
+                    _ => x.join(&y),
+                };
+                Val::Seq { elem: Box::new(elem), len }
+            }
             ("*" | "/" | "+" | "-" | "**", Val::Seq { .. } | Val::Unknown(_), _) if matches!(b, Val::Float(_)) => {
                 Val::Float(Some(Norm::Raw))
             }
@@ -666,7 +680,8 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 StmtKind::Assign { targets, value, op } => {
                     for t in targets {
                         if let Some(pos) = pattern_pos(t, n) {
-                            return self.assigned(cx, i, n, t, pos, value, op.as_deref(), parent);
+                            let v = self.assigned(cx, i, n, t, pos, value, op.as_deref(), parent);
+                            return self.appended(v, n, cx, i, at, parent);
                         }
                         // `y[mask] = v` changes some of y's elements: the value joins in (a
                         // column store, `df["x"] = …`, is read where the column is)
@@ -827,6 +842,38 @@ impl<'a, 'i> Tracer<'a, 'i> {
             self.nodes[n].tag = tag;
             self.nodes[n].what = what;
         }
+    }
+
+    /// A list built up after its assignment (statement `from`) and before `to`:
+    /// `xs.append(v)`, `xs.extend(vs)`, `xs.insert(i, v)` join their values in, each a node.
+    fn appended(&mut self, v: Val, n: &str, cx: &Ctx, from: usize, to: usize, parent: Option<usize>) -> Val {
+        let d = self.def(cx);
+        let mut out = v;
+        for i in from + 1..to.min(d.stmts.len()) {
+            let StmtKind::Expr(Expr::Call { func, args, .. }) = &d.stmts[i].kind else { continue };
+            let Expr::Attr(o, m) = func.bare() else { continue };
+            if o.dotted().as_deref() != Some(n) || !matches!(m.as_str(), "append" | "extend" | "insert") {
+                continue;
+            }
+            let Some(arg) = args.last() else { continue };
+            let c = Ctx { at: i, ..cx.clone() };
+            let node = self.node(&c, i, Tag::Pass, format!("`{n}.{m}({})`", short(arg)), parent);
+            let x = self.expr(arg, &c, node);
+            let el = if m == "extend" { self.force(x.element()) } else { x };
+            self.classify(node, arg, None, &el);
+            self.finish(node, &el);
+            out = match out {
+                Val::Seq { elem, .. } => {
+                    let e = match *elem {
+                        Val::Unknown(_) => el,
+                        other => other.join(&el),
+                    };
+                    Val::Seq { elem: Box::new(e), len: None }
+                }
+                other => other,
+            };
+        }
+        out
     }
 
     /// A parameter: its argument in the call this definition was entered from, its value when
@@ -2193,6 +2240,20 @@ fn shape(value: &Expr, op: Option<&str>, v: &Val) -> (Option<Tag>, String) {
         }
     }
     match top {
+        // list concatenation: a marker among the literal elements, else no arithmetic
+        Expr::Bin(op, l, r) if op == "+" && matches!(v, Val::Seq { .. }) => {
+            let marker = [l, r].into_iter().find_map(|x| match x.bare() {
+                Expr::Seq(_, xs) => xs.iter().find_map(|e| match e.bare() {
+                    Expr::Int(k) if *k < 0 => Some(*k),
+                    _ => None,
+                }),
+                _ => None,
+            });
+            match marker {
+                Some(k) => (Some(Tag::Sentinel(k)), format!("adds the marker {k}")),
+                None => (None, String::new()),
+            }
+        }
         Expr::Bin(op, l, r) if op == "+" || op == "-" => {
             let k = konst(r).or_else(|| if op == "+" { konst(l) } else { None });
             match (k, matches!(v, Val::Float(_))) {
