@@ -1,4 +1,7 @@
 use crate::analysis::flow::{self, FlowSuspect, Tier};
+use std::collections::HashMap;
+
+use crate::analysis::project::{name_hash, Digest};
 use crate::rules::{rule, Ctx, Finding};
 use crate::scan::facts::{FileFacts, Span};
 
@@ -50,35 +53,64 @@ fn module_of(path: &str) -> &str {
 /// at most this many, and the project's config and data files.
 const NEIGHBOURS: usize = 24;
 
-/// The files a site's slices may read: the site, the files it imports or that import it, and
-/// theirs, found through the digests (no facts are loaded to find them).
-fn neighbourhood(files: &crate::analysis::project::Files<'_>, site: usize) -> Vec<usize> {
-    use crate::analysis::project::Digest;
-    let n = files.len();
-    let linked = |a: usize, b: usize| {
-        let (da, db) = (files.digest(a), files.digest(b));
-        Digest::has(da.imports(), module_of(files.path(b))) || Digest::has(db.imports(), module_of(files.path(a)))
-    };
-    let mut out = vec![site];
-    let mut frontier = vec![site];
-    for _ in 0..2 {
-        let mut next = Vec::new();
-        for &a in &frontier {
-            for b in 0..n {
-                if out.len() + next.len() >= NEIGHBOURS {
-                    break;
+/// The import graph of a lint run, from the digests: which files a module name is, which
+/// files import a module name, and the data and config files.
+struct Graph {
+    /// A module name's hash → the files it names.
+    modules: HashMap<u32, Vec<usize>>,
+    /// A module name's hash → the files that import it.
+    importers: HashMap<u32, Vec<usize>>,
+    data: Vec<usize>,
+}
+
+impl Graph {
+    fn new(files: &crate::analysis::project::Files<'_>) -> Graph {
+        let mut g = Graph { modules: HashMap::new(), importers: HashMap::new(), data: Vec::new() };
+        let data = [".yaml", ".yml", ".json", ".csv", ".tsv"];
+        for i in 0..files.len() {
+            let path = files.path(i);
+            if data.iter().any(|x| path.ends_with(x)) {
+                if g.data.len() < NEIGHBOURS {
+                    g.data.push(i);
                 }
-                if !out.contains(&b) && !next.contains(&b) && files.path(b).ends_with(".py") && linked(a, b) {
-                    next.push(b);
-                }
+                continue;
+            }
+            if !path.ends_with(".py") {
+                continue;
+            }
+            g.modules.entry(name_hash(module_of(path))).or_default().push(i);
+            for &h in files.digest(i).imports() {
+                g.importers.entry(h).or_default().push(i);
             }
         }
-        out.extend(&next);
-        frontier = next;
+        g
     }
-    let data = [".yaml", ".yml", ".json", ".csv", ".tsv"];
-    out.extend((0..n).filter(|&i| data.iter().any(|x| files.path(i).ends_with(x))).take(NEIGHBOURS));
-    out
+
+    /// The files a site's slices may read: the site, the files it imports or that import it,
+    /// and theirs (at most `NEIGHBOURS`), and the project's config and data files.
+    fn neighbourhood(&self, files: &crate::analysis::project::Files<'_>, site: usize) -> Vec<usize> {
+        let mut out = vec![site];
+        let mut frontier = vec![site];
+        for _ in 0..2 {
+            let mut next = Vec::new();
+            for &a in &frontier {
+                let imported = files.digest(a).imports().iter().filter_map(|h| self.modules.get(h)).flatten();
+                let importing = self.importers.get(&name_hash(module_of(files.path(a)))).into_iter().flatten();
+                for &b in imported.chain(importing) {
+                    if out.len() + next.len() >= NEIGHBOURS {
+                        break;
+                    }
+                    if !out.contains(&b) && !next.contains(&b) {
+                        next.push(b);
+                    }
+                }
+            }
+            out.extend(&next);
+            frontier = next;
+        }
+        out.extend(&self.data);
+        out
+    }
 }
 
 fn span(line: u32) -> Span {
@@ -91,12 +123,26 @@ fn span(line: u32) -> Span {
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
     let files = cx.files;
     let sites: Vec<usize> = files.sites().filter(|(_, f)| f.mentions_torch && !f.flow.is_empty()).map(|(i, _)| i).collect();
+    let graph = Graph::new(files);
     for site in sites {
-        let near: Vec<&FileFacts> = neighbourhood(files, site).into_iter().map(|i| files.file(i)).collect();
+        let near = graph.neighbourhood(files, site);
+        // lint checks data pipelines: a neighbourhood with no Dataset, loader or Lightning data
+        // hook is a model library's, whose indices are computed and guarded inside (skipped,
+        // found from the digests without loading the files)
+        let pipeline = near.iter().any(|&i| {
+            let d = files.digest(i);
+            ["DataLoader", "read_csv", "random_split", "load_dataset"].iter().any(|c| Digest::has(d.calls(), c))
+                || ["train_dataloader", "collate_fn", "collate"].iter().any(|m| Digest::has(d.defined(), m))
+        });
+        if !pipeline {
+            continue;
+        }
+        let near: Vec<&FileFacts> = near.into_iter().map(|i| files.file(i)).collect();
         let here = files.path(site);
         for category in ["label_out_of_range", "embedding_index_out_of_range"] {
-            for s in
-                flow::suspects(&near, category, &[]).into_iter().filter(|s| s.tier == Tier::Strong && s.score >= 0.97 && s.file == here)
+            for s in flow::suspects_in(&near, category, &[], flow::Mode::Lint)
+                .into_iter()
+                .filter(|s| s.tier == Tier::Strong && s.score >= 0.97 && s.file == here)
             {
                 if out.iter().any(|o: &Finding| o.file == s.file && o.span.line == s.line) {
                     continue;

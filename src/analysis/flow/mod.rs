@@ -65,6 +65,9 @@ pub struct FlowSuspect {
     pub chain: Vec<Step>,
     /// The bound's chain, from its origin to the op call (empty when not found).
     pub bound_chain: Vec<Step>,
+    /// The chain comes through the data: a loader loop, a Dataset's `__getitem__`, a Lightning
+    /// batch, a data column, a config key or flag.
+    pub data: bool,
 }
 
 /// The failure classes of the knowledge base, as the sink kinds that reach them.
@@ -156,11 +159,26 @@ impl Slice<'_> {
 /// The flow suspects for a failure of `category`, from every call in the project that can reach
 /// it (the calls on the traceback's lines first when `frames` has them): ranked, best first.
 pub fn suspects(files: &[&FileFacts], category: &str, frames: &[(String, u32)]) -> Vec<FlowSuspect> {
+    suspects_in(files, category, frames, Mode::Explain)
+}
+
+/// What the slices are for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// A crash to explain: every call that reaches the op.
+    Explain,
+    /// No crash (lint): the calls outside a model's `forward` (a model library computes and
+    /// guards its own indices), and only suspects whose chain comes through the data (a
+    /// loader loop, a Dataset's `__getitem__`, a data column, a config key or flag).
+    Lint,
+}
+
+pub fn suspects_in(files: &[&FileFacts], category: &str, frames: &[(String, u32)], mode: Mode) -> Vec<FlowSuspect> {
     // the tracing recurses (bounded by `trace::MAX_DEPTH`): on a thread of its own with room
     std::thread::scope(|s| {
         std::thread::Builder::new()
             .stack_size(STACK)
-            .spawn_scoped(s, || suspects_here(files, category, frames))
+            .spawn_scoped(s, || suspects_here(files, category, frames, mode))
             .ok()
             .and_then(|h| h.join().ok())
             .unwrap_or_default()
@@ -170,10 +188,13 @@ pub fn suspects(files: &[&FileFacts], category: &str, frames: &[(String, u32)]) 
 /// The stack the tracing runs on.
 const STACK: usize = 256 << 20;
 
-fn suspects_here(files: &[&FileFacts], category: &str, frames: &[(String, u32)]) -> Vec<FlowSuspect> {
+fn suspects_here(files: &[&FileFacts], category: &str, frames: &[(String, u32)], mode: Mode) -> Vec<FlowSuspect> {
     let ix = Index::new(files.to_vec());
     let kinds = kinds_for(category);
     let mut all = sinks::find(&ix, &kinds);
+    if mode == Mode::Lint {
+        all.retain(|s| ix.def(s.def).name != "forward");
+    }
     if all.is_empty() {
         return Vec::new();
     }
@@ -197,7 +218,7 @@ fn suspects_here(files: &[&FileFacts], category: &str, frames: &[(String, u32)])
                 trace::short(&sink.value)
             );
         }
-        for s in slice_sink(&ix, sink) {
+        for s in slice_sink(&ix, sink).into_iter().filter(|s| mode == Mode::Explain || s.data) {
             if debug {
                 eprintln!("  {:.2} {} {}:{} {}", s.score, s.tier.as_str(), s.file, s.line, s.message);
             }
@@ -311,6 +332,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
             message: format!("{}: {why}", n.scope),
             chain: slice.chain(i, ix, false),
             bound_chain: bound_chain.clone(),
+            data: false,
         });
     }
     // the bound's own line: when the value's ranges are sound and the bound's root differs
@@ -344,6 +366,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
                 ),
                 chain: bound_chain.clone(),
                 bound_chain: Vec::new(),
+                data: false,
             });
         }
     }
@@ -375,6 +398,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
                 message: format!("the loss is built without `ignore_index={k}`, and the marker {k} ({}) reaches it", nodes[m].what),
                 chain: slice.chain(m, ix, false),
                 bound_chain: bound_chain.clone(),
+                data: false,
             });
         }
     }
@@ -421,6 +445,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
                         },
                         chain: nodes.first().map(|_| slice.chain(0, ix, false)).unwrap_or_default(),
                         bound_chain: Vec::new(),
+                        data: false,
                     });
                 }
             }
@@ -428,6 +453,16 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
         }
     }
     let _ = proven;
+    for s in &mut out {
+        s.data = s.chain.iter().chain(s.bound_chain.iter()).any(|c| {
+            c.what.contains("from the loop over")
+                || c.what.contains("is a batch of")
+                || c.what.starts_with("reads column")
+                || c.what.starts_with("config key")
+                || c.what.starts_with("flag `--")
+                || c.what.starts_with("returned by") && c.what.ends_with("__getitem__")
+        });
+    }
     out
 }
 
