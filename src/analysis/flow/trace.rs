@@ -649,10 +649,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             let v = self.expr(e, &c, n);
             self.classify(n, e, None, &v);
             self.finish(n, &v);
-            out = Some(match out {
-                Some(a) => a.join(&v),
-                None => v,
-            });
+            join_into(&mut out, v);
         }
         out.unwrap_or_else(|| Val::unknown(format!("{} returns nothing the tracing reads", d.qualified())))
     }
@@ -942,10 +939,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 let node = self.node(&c, si, Tag::Pass, format!("passes `{}` as `{}`", short(&arg), p.name), parent);
                 let v = self.expr(&arg, &c, node);
                 self.finish(node, &v);
-                out = Some(match out {
-                    Some(a) => a.join(&v),
-                    None => v,
-                });
+                join_into(&mut out, v);
             }
         }
         if let Some(v) = out {
@@ -1042,10 +1036,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             let v = self.returns(&c, node);
             let el = self.iterate(&v);
             self.finish(node, &el);
-            out = Some(match out {
-                Some(a) => a.join(&el),
-                None => el,
-            });
+            join_into(&mut out, el);
         }
         out
     }
@@ -1140,10 +1131,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             };
             self.classify(node, value, op.as_deref(), &v);
             self.finish(node, &v);
-            out = Some(match out {
-                Some(a) => a.join(&v),
-                None => v,
-            });
+            join_into(&mut out, v);
         }
         if out.is_some() {
             return out;
@@ -1203,10 +1191,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 let v = self.expr(value, &c, node);
                 self.classify(node, value, None, &v);
                 self.finish(node, &v);
-                out = Some(match out {
-                    Some(a) => a.join(&v),
-                    None => v,
-                });
+                join_into(&mut out, v);
             }
             if out.is_some() {
                 return out;
@@ -2068,6 +2053,14 @@ impl JoinMax for Option<Sym> {
             _ => None,
         }
     }
+}
+
+/// Joins `v` into the values found so far.
+fn join_into(out: &mut Option<Val>, v: Val) {
+    *out = Some(match out.take() {
+        Some(a) => a.join(&v),
+        None => v,
+    });
 }
 
 /// The last layer a module expression builds (`nn.Sequential(…, nn.Linear(…))` → `Linear`).
