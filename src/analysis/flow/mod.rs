@@ -122,6 +122,8 @@ fn base_score(tag: &Tag, kind: SinkKind, ignore: Option<i64>) -> f32 {
         Tag::Config(_) => 0.45,
         Tag::Lookup => 0.4,
         Tag::Literal(_) => 0.35,
+        // a length or a running count used as a position is one past the end
+        Tag::Len if matches!(kind, SinkKind::Index | SinkKind::Embedding) => 0.8,
         Tag::Len => 0.3,
         Tag::Narrow => 0.15,
         Tag::Normalize => 0.1,

@@ -881,15 +881,9 @@ impl<'a, 'i> Tracer<'a, 'i> {
         let offset = usize::from(d.is_method());
         if let Some(env) = cx.env.clone() {
             if let Some(caller) = &env.caller {
-                let arg = env.kwargs.iter().find(|(k, _)| *k == p.name).map(|(_, e)| e).or_else(|| {
-                    if pi >= offset {
-                        env.args.get(pi - offset).filter(|a| !matches!(a.bare(), Expr::Star(_)))
-                    } else {
-                        None
-                    }
-                });
+                let arg =
+                    env.kwargs.iter().find(|(k, _)| *k == p.name).map(|(_, e)| e.clone()).or_else(|| positional(&env.args, pi, offset));
                 if let Some(arg) = arg {
-                    let arg = arg.clone();
                     return self.expr(&arg, caller, parent);
                 }
                 if let Some(def) = &p.default {
@@ -927,17 +921,19 @@ impl<'a, 'i> Tracer<'a, 'i> {
         }
         for ((sid, si), args, kwargs) in calls {
             {
-                let arg = kwargs.iter().find(|(k, _)| *k == p.name).map(|(_, e)| e.clone()).or_else(|| {
-                    if pi >= offset {
-                        args.get(pi - offset).filter(|a| !matches!(a.bare(), Expr::Star(_))).cloned()
-                    } else {
-                        None
-                    }
-                });
+                let arg = kwargs.iter().find(|(k, _)| *k == p.name).map(|(_, e)| e.clone()).or_else(|| positional(&args, pi, offset));
                 let Some(arg) = arg else { continue };
                 let c = Ctx { def: sid, at: si, env: None, depth: cx.depth + 1 };
                 let node = self.node(&c, si, Tag::Pass, format!("passes `{}` as `{}`", short(&arg), p.name), parent);
-                let v = self.expr(&arg, &c, node);
+                // a call inside a comprehension (`[step(b) for b in loader]`): its targets bound
+                let gens = enclosing_gens(&self.ix.def(sid).stmts[si].kind, &args);
+                let mut vals: Vec<(String, Val)> = Vec::new();
+                for (t, it) in &gens {
+                    let v = self.with_vals(&c, &vals, |tr, c2| tr.expr(it, c2, node));
+                    let el = self.iterate(&v);
+                    bind_pattern(t, &el, &mut vals);
+                }
+                let v = self.with_vals(&c, &vals, |tr, c2| tr.expr(&arg, c2, node));
                 self.finish(node, &v);
                 join_into(&mut out, v);
             }
@@ -1523,6 +1519,12 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         other => other,
                     };
                 }
+                "sum" | "cumsum" | "count_nonzero" if matches!(r.bare(), Expr::Test(..)) || name == "cumsum" => {
+                    // a count of positions (`(ids != pad).sum(1)`) or a running count: lengths
+                    self.aux_expr(r, cx, parent);
+                    self.mark(parent, Tag::Len, format!("counts (`{name}`): a length, one past the last position"));
+                    return Val::Int(Range { lo: Some(Sym::num(0)), hi: None });
+                }
                 "unique" | "nunique" | "argmax" | "argmin" | "max" | "min" | "sum" | "size" | "numel" | "__len__" | "count" => {
                     let base = self.expr(r, cx, parent);
                     return self.aggregate(&name, &base, func, cx, parent);
@@ -1544,6 +1546,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 return self.clamped(v, args.get(1).or(kw("min")), args.get(2).or(kw("max")), cx, parent);
             }
             "len" => {
+                self.mark(parent, Tag::Len, "a length".into());
                 let v = args.first().map(|a| self.aux_expr(a, cx, parent)).unwrap_or(Val::unknown("len"));
                 return match v.len() {
                     Some(l) => Val::Int(Range::exact(l)),
@@ -1577,6 +1580,13 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     None => self.fresh_root(cx, parent, "distinct"),
                 };
                 return Val::Seq { elem: Box::new(v.element()), len };
+            }
+            "cumsum" => {
+                if let Some(a) = args.first() {
+                    self.aux_expr(a, cx, parent);
+                }
+                self.mark(parent, Tag::Len, "running counts (`cumsum`): each one past its own block".into());
+                return Val::Int(Range { lo: Some(Sym::num(0)), hi: None });
             }
             "range" | "arange" => {
                 // the ends are not the values: their nodes are auxiliary, the call's line holds the range
@@ -2053,6 +2063,47 @@ impl JoinMax for Option<Sym> {
             _ => None,
         }
     }
+}
+
+/// The argument a positional parameter (`pi`, after `offset` receivers) gets at a call: the
+/// argument in its place, or a position of the tuple a `*args` spreads (`f(*inputs)` gives
+/// parameter 3 `inputs[3]`).
+fn positional(args: &[Expr], pi: usize, offset: usize) -> Option<Expr> {
+    let k = pi.checked_sub(offset)?;
+    for (j, a) in args.iter().enumerate() {
+        if let Expr::Star(inner) = a.bare() {
+            // `**kwargs` is a Star too, but comes after the positional ones
+            return Some(Expr::Sub(inner.clone(), Box::new(Expr::Int((k - j.min(k)) as i64)))).filter(|_| k >= j);
+        }
+        if j == k {
+            return Some(a.clone());
+        }
+    }
+    None
+}
+
+/// The `for` clauses of the comprehensions of a statement that hold a call with these
+/// arguments, outermost first.
+fn enclosing_gens(kind: &StmtKind, args: &[Expr]) -> Vec<(Expr, Expr)> {
+    let mut out = Vec::new();
+    stmt_exprs(kind, &mut |e| {
+        if let Expr::Comp { elt, value, gens, .. } = e {
+            let mut holds = false;
+            let mut look = |x: &Expr| {
+                if let Expr::Call { args: a, .. } = x {
+                    holds |= a.as_slice() == args;
+                }
+            };
+            elt.walk(&mut look);
+            if let Some(v) = value {
+                v.walk(&mut look);
+            }
+            if holds {
+                out.extend(gens.iter().cloned());
+            }
+        }
+    });
+    out
 }
 
 /// Joins `v` into the values found so far.
