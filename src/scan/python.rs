@@ -312,7 +312,11 @@ fn scan_tree(path: &str, text: &str) -> (FileFacts, Option<tree_sitter::Tree>) {
     let (ranges, marks) = (b.ranges, b.marks);
     drop(cursor);
     assign_scopes(&mut facts, ranges, marks);
-    facts.flow = crate::scan::flow::defs(tree.root_node(), text);
+    // the statement trees are for the value tracing of a project's own code: a file longer
+    // than this (a model library's module) has none, and the chains that reach it end there
+    if text.len() <= crate::scan::flow::MAX_FILE_BYTES {
+        facts.flow = crate::scan::flow::defs(tree.root_node(), text);
+    }
     (facts, Some(tree))
 }
 
