@@ -385,13 +385,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
             (0..value_nodes).find(|&i| matches!(nodes[i].tag, Tag::Sentinel(k) if Some(k) != ignore) && !nodes[i].aux && meant(&nodes[i]));
         if let Some(m) = marker {
             let Tag::Sentinel(k) = nodes[m].tag else { unreachable!() };
-            let (file, line) = match &sink.ctor {
-                Some((_, cdef, cstmt)) => {
-                    let d = ix.def(*cdef);
-                    (ix.files[cdef.0].path.clone(), d.stmts.get(*cstmt).map_or(d.span.line, |s| d.line(s)))
-                }
-                None => (ix.files[sink.def.0].path.clone(), sink.line),
-            };
+            let (file, line) = sink.built_at(ix);
             out.push(FlowSuspect {
                 file,
                 line,
@@ -423,13 +417,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
                         s.tier = Tier::Strong;
                     }
                 } else {
-                    let (file, line) = match &sink.ctor {
-                        Some((_, cdef, cstmt)) => {
-                            let d = ix.def(*cdef);
-                            (ix.files[cdef.0].path.clone(), d.stmts.get(*cstmt).map_or(d.span.line, |s| d.line(s)))
-                        }
-                        None => (ix.files[sink.def.0].path.clone(), sink.line),
-                    };
+                    let (file, line) = sink.built_at(ix);
                     let what = if sink.kind == SinkKind::Probability {
                         "expects probabilities in [0, 1]"
                     } else {

@@ -41,6 +41,20 @@ pub struct Sink {
     pub ctor: Option<(Expr, DefId, usize)>,
 }
 
+impl Sink {
+    /// Where the op's settings are chosen: the line that built the module called (a loss's
+    /// constructor), or the call itself for a function.
+    pub fn built_at(&self, ix: &Index) -> (String, u32) {
+        match &self.ctor {
+            Some((_, cdef, cstmt)) => {
+                let d = ix.def(*cdef);
+                (ix.files[cdef.0].path.clone(), d.stmts.get(*cstmt).map_or(d.span.line, |s| d.line(s)))
+            }
+            None => (ix.files[self.def.0].path.clone(), self.line),
+        }
+    }
+}
+
 fn kwarg<'e>(kwargs: &'e [(crate::scan::facts::Text, Expr)], k: &str) -> Option<&'e Expr> {
     kwargs.iter().find(|(n, _)| n == k).map(|(_, e)| e)
 }
@@ -115,9 +129,7 @@ fn ctor_at(ix: &Index, func: &Expr, def: DefId, stmt: usize, hops: usize) -> Opt
                 super::trace::stmt_exprs(&ix.def(sid).stmts[si].kind, &mut |x| {
                     if let Expr::Call { func: f, args, kwargs } = x {
                         if f.last_name() == Some(callee.as_str()) && found.is_none() {
-                            found = kwarg(kwargs, n).cloned().or_else(|| {
-                                pi.checked_sub(offset).and_then(|k| args.get(k)).filter(|a| !matches!(a.bare(), Expr::Star(_))).cloned()
-                            });
+                            found = kwarg(kwargs, n).cloned().or_else(|| super::trace::positional(args, pi, offset));
                         }
                     }
                 });

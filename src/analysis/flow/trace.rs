@@ -2068,7 +2068,7 @@ impl JoinMax for Option<Sym> {
 /// The argument a positional parameter (`pi`, after `offset` receivers) gets at a call: the
 /// argument in its place, or a position of the tuple a `*args` spreads (`f(*inputs)` gives
 /// parameter 3 `inputs[3]`).
-fn positional(args: &[Expr], pi: usize, offset: usize) -> Option<Expr> {
+pub fn positional(args: &[Expr], pi: usize, offset: usize) -> Option<Expr> {
     let k = pi.checked_sub(offset)?;
     for (j, a) in args.iter().enumerate() {
         if let Expr::Star(inner) = a.bare() {
