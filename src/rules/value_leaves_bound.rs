@@ -11,9 +11,13 @@ rule!(
 Follows the value that reaches a checked op — a loss's targets, an embedding's ids, BCE inputs,
 sampling weights — back through the project (assignments, tuple positions, returns, `self.x`
 stores, containers, parameters and their arguments, DataLoader → Dataset `__getitem__` /
-`collate_fn`, Lightning hooks, flag defaults, config keys, data columns), and the bound it is
-checked against (the head's outputs, the embedding's rows), and reports the line where the
-value's range, written in the bound's terms, stops fitting the bound.
+`collate_fn`, Lightning hooks, Hugging Face `Trainer`s, flag defaults, config keys, data
+columns), and the bound it is checked against (the head's outputs, the embedding's rows, a
+model config's `num_labels`, `vocab_size` or position count), and reports the line where the
+value's range, written in the bound's terms, stops fitting the bound. Positions are followed as
+lengths: a sequence cut to the table's size and then given a `[CLS]`/`<bos>`/`<eos>` is reported
+at the cut; a length used as a gather index (one past the last element) at the line that makes
+the index.
 
 Without a crash log (`lint`) it reports only a disagreement the ranges prove on the value's
 path. With a log (`explain --project`) it ranks every line of the slice by what it does to the

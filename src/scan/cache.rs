@@ -60,7 +60,7 @@ pub fn base_dir() -> Option<PathBuf> {
 
 impl Cache {
     pub fn open() -> Option<Cache> {
-        let dir = base_dir()?.join(format!("facts-v4-{}", env!("CARGO_PKG_VERSION")));
+        let dir = base_dir()?.join(format!("facts-v5-{}", env!("CARGO_PKG_VERSION")));
         std::fs::create_dir_all(&dir).ok()?;
         Some(Cache { dir })
     }

@@ -150,8 +150,10 @@ pub enum Expr {
     },
     /// `*x` / `**x` in a call or display.
     Star(Box<Expr>),
-    /// `a:b:c` in a subscript.
+    /// `a:b:c` in a subscript (or nothing, where an operand is missing).
     Slice,
+    /// `a:b` in a subscript, each end optional.
+    Span(Option<Box<Expr>>, Option<Box<Expr>>),
     /// Anything else (or an expression nested too deep), as written (clipped).
     Other(Text),
     /// An element of a display or an argument that starts this many lines below its
@@ -233,6 +235,7 @@ impl Expr {
             }
             Expr::Lambda { body, .. } => body.walk(f),
             Expr::At(_, x) => x.walk(f),
+            Expr::Span(a, b) => a.iter().chain(b.iter()).for_each(|x| x.walk(f)),
             _ => {}
         }
     }
@@ -340,7 +343,24 @@ impl<'s> Build<'s> {
                 };
                 Expr::Sub(Box::new(sub("value")), Box::new(index))
             }
-            "slice" => Expr::Slice,
+            "slice" => {
+                // `a:b` (an end may be missing); a slice with a step stays opaque
+                let mut ends: Vec<Option<Node>> = vec![None];
+                let mut c = n.walk();
+                for ch in n.children(&mut c) {
+                    if ch.kind() == ":" {
+                        ends.push(None);
+                    } else if ch.is_named() && ch.kind() != "comment" {
+                        if let Some(last) = ends.last_mut() {
+                            *last = Some(ch);
+                        }
+                    }
+                }
+                match ends.as_slice() {
+                    [lo, hi] => Expr::Span(lo.map(|x| Box::new(self.expr(x, d))), hi.map(|x| Box::new(self.expr(x, d)))),
+                    _ => Expr::Slice,
+                }
+            }
             "call" => {
                 let func = Box::new(sub("function"));
                 let (mut args, mut kwargs) = (Vec::new(), Vec::new());

@@ -94,6 +94,10 @@ fn role(tag: &Tag) -> &'static str {
 /// Whether a range leaves `[0, bound)` (or `[0, 1]` scaled ints never happen here): Some(true)
 /// when it provably does, Some(false) when it provably fits, None when the ranges cannot say.
 fn breaks(r: &Range, bound: Option<&Sym>, ignore: Option<i64>) -> Option<bool> {
+    // the ignored marker itself (`IGNORE = 255` with `ignore_index=IGNORE`) is not out of range
+    if ignore.is_some() && r.lo == r.hi && r.lo.as_ref().and_then(|s| s.constant()) == ignore {
+        return Some(false);
+    }
     let low = r.lo.as_ref().and_then(|s| s.constant()).map(|lo| lo < 0 && Some(lo) != ignore);
     let high = match (r.hi.as_ref(), bound) {
         (Some(h), Some(b)) => h.minus(b).map(|d| d >= 0),
@@ -260,11 +264,31 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
     let nodes = std::mem::take(&mut tr.nodes);
     if std::env::var_os("CUDASLEUTH_FLOW_DEBUG").is_some_and(|v| v == "2") {
         for (i, n) in nodes.iter().enumerate() {
-            eprintln!("    #{i} <{:?} {:?} {}:{} {:?} {} = {}", n.parent, n.aux, ix.files[n.file].path, n.line, n.tag, n.what, n.val);
+            eprintln!(
+                "    #{i} <{:?} {:?} {}:{} {:?} {} = {} out {}",
+                n.parent,
+                n.aux,
+                ix.files[n.file].path,
+                n.line,
+                n.tag,
+                n.what,
+                n.val,
+                n.out.as_ref().map_or("-".into(), |r| r.to_string())
+            );
         }
     }
     let slice = Slice { nodes: &nodes };
-    let ignore = sink.ignore_index;
+    let mut ignore = sink.ignore_index;
+    if let Some((e, def, stmt)) = &sink.ignore_expr {
+        // `ignore_index=IGNORE`: its value when the tracing knows it (else the value is unknown:
+        // no marker counts as ignored)
+        let mut t = Tracer::new(ix);
+        let c = Ctx { def: *def, at: *stmt, env: None, depth: 0 };
+        ignore = match t.expr(e, &c, None) {
+            Val::Int(r) if r.lo == r.hi => r.lo.and_then(|s| s.constant()),
+            _ => None,
+        };
+    }
     let probs = matches!(sink.kind, SinkKind::Probability | SinkKind::Distribution);
     let mut out = Vec::new();
     // the bound's origin: the deepest node of its slice with a known exact value
@@ -286,6 +310,9 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
     let bound_chain = bound_origin.map(|b| slice.chain(b, ix, true)).unwrap_or_default();
     let bound_text = bound_sym.as_ref().map(|b| b.to_string());
     let mut proven = false;
+    // a length that fills the bound exactly (`ids[:max_len]` for a table of max_len rows) and a
+    // later line that adds to it (`[bos] + ids + [eos]`): the fill is the line to change
+    let mut fills: Vec<usize> = Vec::new();
     for i in 0..value_nodes {
         let n = &nodes[i];
         if n.tag == Tag::Call || n.aux {
@@ -304,7 +331,38 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
                             .iter()
                             .filter(|&&c| !nodes[c].aux)
                             .all(|&c| nodes[c].out.as_ref().map_or(true, |cr| breaks(cr, bound_sym.as_ref(), ignore) != Some(true)));
-                        if inputs_fit && n.tag != Tag::Pass {
+                        let fill = n.children.iter().copied().filter(|&c| !nodes[c].aux && nodes[c].length).find(|&c| {
+                            let hi = nodes[c].out.as_ref().and_then(|r| r.hi.as_ref());
+                            matches!((hi, bound_sym.as_ref()), (Some(h), Some(b)) if h.minus(b) == Some(-1))
+                        });
+                        if n.length && inputs_fit && fill.is_some() {
+                            // the fill's own origin: down through the lines that pass the same
+                            // length on, to the one that made it (the truncation)
+                            let mut f = fill.unwrap_or(i);
+                            for _ in 0..nodes.len() {
+                                let same = |c: usize| {
+                                    !nodes[c].aux
+                                        && nodes[c].length
+                                        && nodes[c].out.as_ref().map(|r| &r.hi) == nodes[f].out.as_ref().map(|r| &r.hi)
+                                };
+                                match nodes[f].children.iter().copied().find(|&c| same(c)) {
+                                    Some(c) => f = c,
+                                    None => break,
+                                }
+                            }
+                            fills.push(f);
+                            score = 0.97;
+                            tier = Tier::Strong;
+                            proven = true;
+                            why = format!(
+                                "{why}: adds to a length that already fills the bound, giving {r}{}",
+                                bound_text.as_ref().map(|b| format!(" (the bound is {b})")).unwrap_or_default()
+                            );
+                        } else if fills.contains(&i) {
+                            score = 1.0;
+                            tier = Tier::Strong;
+                            why = format!("{why}: a length that fills the bound, and a later line adds to it");
+                        } else if inputs_fit && n.tag != Tag::Pass {
                             score = 1.0;
                             tier = Tier::Strong;
                             proven = true;
@@ -323,6 +381,14 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
         } else if n.val == "probabilities" {
             score *= 0.3;
         }
+        if fills.contains(&i) && score < 1.0 {
+            score = 1.0;
+            tier = Tier::Strong;
+            why = format!(
+                "{why}: a length that fills the bound{}, and a later line adds to it",
+                bound_text.as_ref().map(|b| format!(" ({b})")).unwrap_or_default()
+            );
+        }
         if score < 0.1 {
             continue;
         }
@@ -337,6 +403,42 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
             data: false,
         });
     }
+    // a length (or a running count) used as a gather index with no bound known: one past the
+    // last element. The length is right where it is counted; the line that turns it into the
+    // index, next to the op, is where the `- 1` belongs
+    if sink.kind == SinkKind::Index && !proven {
+        let mut seen = Vec::new();
+        for j in 0..value_nodes {
+            if nodes[j].tag != Tag::Len || nodes[j].aux {
+                continue;
+            }
+            let mut k = j;
+            while let Some(p) = nodes[k].parent {
+                if nodes[p].parent.is_none() {
+                    break;
+                }
+                k = p;
+            }
+            let near = &nodes[k];
+            if k == j || near.scope != nodes[0].scope || near.tag != Tag::Pass || seen.contains(&k) {
+                continue;
+            }
+            seen.push(k);
+            out.push(FlowSuspect {
+                file: ix.files[near.file].path.clone(),
+                line: near.line,
+                score: 0.85,
+                tier: Tier::Likely,
+                message: format!(
+                    "{}: {}: a length ({}) becomes the index here, one past the last element unless 1 is taken off",
+                    near.scope, near.what, nodes[j].what
+                ),
+                chain: slice.chain(k, ix, false),
+                bound_chain: bound_chain.clone(),
+                data: false,
+            });
+        }
+    }
     // the bound's own line: when the value's ranges are sound and the bound's root differs
     // (a config or a count that disagrees with the data), or nothing on the value's side broke
     if let Some(b) = bound_origin {
@@ -347,7 +449,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
         let cap = if n.tag == Tag::Max { 0.8 } else { 0.55 };
         let mut score = base_score(&n.tag, sink.kind, ignore).clamp(0.3, cap);
         let mut tier = Tier::Possible;
-        if diverges && !proven_on_value_transform(&nodes[..value_nodes], bound_sym.as_ref(), ignore) {
+        if diverges && fills.is_empty() && !proven_on_value_transform(&nodes[..value_nodes], bound_sym.as_ref(), ignore) {
             // the value read as it is from data against a number set by hand (a config key, a
             // flag, a literal): the number is the one to change; against a count of the data
             // itself, the value's reading is

@@ -9,7 +9,7 @@ use std::rc::Rc;
 use super::index::{DefId, Index};
 use super::trace::{short, Ctx, Env, Object, Tag, Tracer};
 use super::value::{Norm, Val};
-use crate::scan::flow::{Expr, StmtKind};
+use crate::scan::flow::{Expr, SeqKind, StmtKind};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SinkKind {
@@ -39,6 +39,12 @@ pub struct Sink {
     pub ignore_index: Option<i64>,
     /// The constructor call of the module instance that is called, and where it was made.
     pub ctor: Option<(Expr, DefId, usize)>,
+    /// For a library model's own lookup: the config fields that size its table, first found
+    /// wins (`vocab_size`; `n_positions` / `max_position_embeddings` for its positions).
+    pub fields: &'static [&'static str],
+    /// An `ignore_index` written as an expression (`ignore_index=IGNORE`), and where: the
+    /// slice evaluates it.
+    pub ignore_expr: Option<(Expr, DefId, usize)>,
 }
 
 impl Sink {
@@ -208,8 +214,11 @@ pub fn find(ix: &Index, kinds: &[SinkKind]) -> Vec<Sink> {
                 });
                 for c in calls {
                     if let Some(sink) = classify(ix, &c, (fi, di), si) {
-                        if kinds.contains(&sink.kind) {
-                            out.push(Sink { line: d.line(s), ..sink });
+                        let positions = positions_of(&sink);
+                        for sink in std::iter::once(sink).chain(positions) {
+                            if kinds.contains(&sink.kind) {
+                                out.push(Sink { line: d.line(s), ..sink });
+                            }
                         }
                     }
                 }
@@ -217,6 +226,80 @@ pub fn find(ix: &Index, kinds: &[SinkKind]) -> Vec<Sink> {
         }
     }
     out
+}
+
+/// `Trainer(model=…, train_dataset=…, data_collator=…)`: the library loops over the dataset
+/// (through the collator) and calls the model on each batch, so the model's own loss or lookup
+/// is a sink of the batches' `labels` (a classifier) or `input_ids` (a language model).
+fn trainer_sink(ix: &Index, call: &Expr, kwargs: &[(crate::scan::facts::Text, Expr)], def: DefId, stmt: usize) -> Option<Sink> {
+    let model = kwarg(kwargs, "model")?.bare();
+    let ds = kwarg(kwargs, "train_dataset")?.bare();
+    let (ctor, cdef, cstmt) = ctor_of(ix, model, def, stmt)?;
+    let cname = ctor_name(&ctor)?;
+    let (kind, key) = if is_hf_classifier(cname) {
+        (SinkKind::Classes, "labels")
+    } else if is_hf_lm(cname) {
+        (SinkKind::Embedding, "input_ids")
+    } else {
+        return None;
+    };
+    let collate: Vec<(crate::scan::facts::Text, Expr)> =
+        kwarg(kwargs, "data_collator").map(|c| vec![("collate_fn".into(), c.bare().clone())]).unwrap_or_default();
+    let loader = Expr::Call { func: Box::new(Expr::Name("DataLoader".into())), args: vec![ds.clone()], kwargs: collate };
+    let batch = Expr::Name("batch".into());
+    let value = Expr::Comp {
+        kind: SeqKind::List,
+        elt: Box::new(Expr::Sub(Box::new(batch.clone()), Box::new(Expr::Str(key.into())))),
+        value: None,
+        gens: vec![(batch, loader)],
+        conds: Vec::new(),
+    };
+    Some(Sink {
+        kind,
+        def,
+        stmt,
+        line: 0,
+        value,
+        input: None,
+        call_text: short(call),
+        ignore_index: (kind == SinkKind::Classes).then_some(-100),
+        ctor: Some((ctor, cdef, cstmt)),
+        fields: VOCAB,
+        ignore_expr: None,
+    })
+}
+
+/// The config fields that size a library model's vocabulary and its position table.
+const VOCAB: &[&str] = &["vocab_size"];
+const POSITIONS: &[&str] = &["n_positions", "max_position_embeddings", "n_ctx"];
+
+/// A library model called on token ids also looks its positions up (`arange` of the ids'
+/// second dimension, against the config's position count): a second sink for the same call.
+fn positions_of(sink: &Sink) -> Option<Sink> {
+    let (ctor, ..) = sink.ctor.as_ref()?;
+    let name = ctor_name(ctor)?;
+    if !(is_hf_lm(name) || is_hf_classifier(name)) || name.starts_with("T5") || name.contains("Bart") {
+        return None;
+    }
+    if matches!(sink.value, Expr::Comp { .. }) {
+        // a `Trainer`'s batches: no one call of the model to measure
+        return None;
+    }
+    let ids = if is_hf_lm(name) {
+        sink.value.clone()
+    } else {
+        match &sink.value {
+            Expr::Sub(b, _) => Expr::Sub(b.clone(), Box::new(Expr::Str("input_ids".into()))),
+            _ => return None,
+        }
+    };
+    let size = Expr::Call { func: Box::new(Expr::Attr(Box::new(ids), "size".into())), args: vec![Expr::Int(1)], kwargs: Vec::new() };
+    let value = Expr::Call {
+        func: Box::new(Expr::Attr(Box::new(Expr::Name("torch".into())), "arange".into())),
+        args: vec![size],
+        kwargs: Vec::new(),
+    };
+    Some(Sink { kind: SinkKind::Embedding, value, input: None, ignore_index: None, fields: POSITIONS, ..sink.clone() })
 }
 
 fn classify(ix: &Index, call: &Expr, def: DefId, stmt: usize) -> Option<Sink> {
@@ -236,6 +319,8 @@ fn classify(ix: &Index, call: &Expr, def: DefId, stmt: usize) -> Option<Sink> {
         call_text: short(call),
         ignore_index: ignore,
         ctor,
+        fields: VOCAB,
+        ignore_expr: None,
     };
     let module = recv.as_ref().and_then(|r| r.dotted()).unwrap_or_default();
     let library = module.is_empty() || ["F", "nn.functional", "torch.nn.functional", "torch", "functional"].contains(&module.as_str());
@@ -243,7 +328,8 @@ fn classify(ix: &Index, call: &Expr, def: DefId, stmt: usize) -> Option<Sink> {
         "cross_entropy" | "nll_loss" if library => {
             let target = args.get(1).or(kwarg(kwargs, "target"))?.clone();
             let ignore = int_of(kwarg(kwargs, "ignore_index")).or(Some(-100));
-            return Some(mk(SinkKind::Classes, target, args.first().cloned(), ignore, None));
+            let expr = kwarg(kwargs, "ignore_index").filter(|e| int_of(Some(e)).is_none()).map(|e| (e.clone(), def, stmt));
+            return Some(Sink { ignore_expr: expr, ..mk(SinkKind::Classes, target, args.first().cloned(), ignore, None) });
         }
         "binary_cross_entropy" if library => {
             return Some(mk(SinkKind::Probability, args.first().or(kwarg(kwargs, "input"))?.clone(), None, None, None));
@@ -258,6 +344,9 @@ fn classify(ix: &Index, call: &Expr, def: DefId, stmt: usize) -> Option<Sink> {
         "gather" => {
             let v = if module == "torch" { args.get(2) } else { args.get(1) }.or(kwarg(kwargs, "index"))?.clone();
             return Some(mk(SinkKind::Index, v, None, None, None));
+        }
+        n if (n == "Trainer" || n.ends_with("Trainer")) && kwarg(kwargs, "model").is_some() && kwarg(kwargs, "train_dataset").is_some() => {
+            return trainer_sink(ix, call, kwargs, def, stmt);
         }
         "index_select" => {
             let v = if module == "torch" { args.get(2) } else { args.get(1) }.or(kwarg(kwargs, "index"))?.clone();
@@ -274,7 +363,8 @@ fn classify(ix: &Index, call: &Expr, def: DefId, stmt: usize) -> Option<Sink> {
         "CrossEntropyLoss" | "NLLLoss" => {
             let target = args.get(1).or(kwarg(kwargs, "target"))?.clone();
             let ignore = int_of(kwarg(ckw, "ignore_index")).or(Some(-100));
-            Some(mk(SinkKind::Classes, target, args.first().cloned(), ignore, ctor_place))
+            let expr = kwarg(ckw, "ignore_index").filter(|e| int_of(Some(e)).is_none()).map(|e| (e.clone(), cdef, cstmt));
+            Some(Sink { ignore_expr: expr, ..mk(SinkKind::Classes, target, args.first().cloned(), ignore, ctor_place) })
         }
         "BCELoss" => Some(mk(SinkKind::Probability, args.first()?.clone(), None, None, ctor_place)),
         "Embedding" => {
@@ -325,8 +415,8 @@ pub fn bound(tr: &mut Tracer, sink: &Sink, cx: &Ctx, parent: Option<usize>) -> O
         }
         SinkKind::Embedding => {
             let (ctor, cdef, cstmt) = sink.ctor.clone()?;
-            if ctor_name(&ctor).is_some_and(is_hf_lm) {
-                return hf_config(tr, &ctor, cdef, cstmt, "vocab_size", parent);
+            if ctor_name(&ctor).is_some_and(|n| is_hf_lm(n) || is_hf_classifier(n)) {
+                return sink.fields.iter().find_map(|f| hf_config(tr, &ctor, cdef, cstmt, f, parent));
             }
             let Expr::Call { args, kwargs, .. } = &ctor else { return None };
             let rows = args.first().or(kwarg(kwargs, "num_embeddings"))?.clone();

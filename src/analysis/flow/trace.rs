@@ -16,7 +16,7 @@ use crate::scan::facts::{FileFacts, Text};
 use crate::scan::flow::{Def, DefKind, Expr, SeqKind, StmtKind};
 
 pub const MAX_NODES: usize = 600;
-pub const MAX_CALLS: u8 = 7;
+pub const MAX_CALLS: u8 = 10;
 /// At most this many call sites are followed back from one parameter.
 const MAX_SITES: usize = 6;
 
@@ -76,6 +76,8 @@ pub struct Node {
     /// Traced for an operand that does not carry the value (a modulus, an index, a callee):
     /// kept out of the scoring.
     pub aux: bool,
+    /// `out` is a length (or a last position), not the elements' values.
+    pub length: bool,
 }
 
 /// An expression to evaluate when its value is used (a field of a returned dict or tuple).
@@ -84,6 +86,8 @@ pub struct Thunk {
     pub expr: Expr,
     pub cx: Ctx,
     pub parent: Option<usize>,
+    /// The length being traced when the thunk was made (`Tracer::count`).
+    pub count: Option<(i64, i64)>,
 }
 
 /// An instance of a project class: its class and the arguments of its constructor call.
@@ -120,11 +124,16 @@ pub struct Tracer<'a, 'i> {
     pub nodes: Vec<Node>,
     /// (def, stmt, name) being traced: a cycle ends in Unknown
     active: Vec<(DefId, usize, String)>,
-    memo: HashMap<(DefId, usize, String), Val>,
+    /// Values of assignments, with the call depth they were computed at: one made deeper (with
+    /// less budget left, perhaps cut short) is not reused higher up.
+    memo: HashMap<(DefId, usize, String), (Val, u8)>,
     /// While above 0, new nodes are auxiliary (`Node::aux`).
     aux: u32,
     /// How deep `expr` is nested now: past `MAX_DEPTH` the value is unknown.
     depth: u32,
+    /// While set, the value traced is a length (a count, or a dimension of a tensor): node
+    /// outputs are the length in dimension `.1` plus `.0` (`arange(n)`'s last position is n - 1).
+    count: Option<(i64, i64)>,
     /// `module_calls`, by class.
     module_sites: HashMap<String, Vec<ModuleCall>>,
     /// Expressions evaluated so far: past `MAX_STEPS` every value is unknown (the work of one
@@ -270,7 +279,17 @@ fn is_normalizer(f: &str) -> bool {
 
 impl<'a, 'i> Tracer<'a, 'i> {
     pub fn new(ix: &'i Index<'a>) -> Self {
-        Tracer { ix, nodes: Vec::new(), active: Vec::new(), memo: HashMap::new(), aux: 0, depth: 0, module_sites: HashMap::new(), steps: 0 }
+        Tracer {
+            ix,
+            nodes: Vec::new(),
+            active: Vec::new(),
+            memo: HashMap::new(),
+            aux: 0,
+            count: None,
+            depth: 0,
+            module_sites: HashMap::new(),
+            steps: 0,
+        }
     }
 
     /// The value of a deferred field (a thunk), evaluated now; other values as they are.
@@ -279,7 +298,11 @@ impl<'a, 'i> Tracer<'a, 'i> {
         for _ in 0..16 {
             match v {
                 // a parent made in an evaluation since discarded is gone
-                Val::Thunk(t) => v = self.expr(&t.expr, &t.cx, t.parent.filter(|&p| p < self.nodes.len())),
+                Val::Thunk(t) => {
+                    let saved = std::mem::replace(&mut self.count, t.count);
+                    v = self.expr(&t.expr, &t.cx, t.parent.filter(|&p| p < self.nodes.len()));
+                    self.count = saved;
+                }
                 other => return other,
             }
         }
@@ -293,7 +316,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             return v;
         }
         match v {
-            Val::Seq { elem, len } => Val::Seq { elem: Box::new(self.force_deep(*elem, depth + 1)), len },
+            Val::Seq { elem, len, most } => Val::Seq { elem: Box::new(self.force_deep(*elem, depth + 1)), len, most },
             Val::Map { key, val, len } => Val::Map { key, val: Box::new(self.force_deep(*val, depth + 1)), len },
             other => other,
         }
@@ -314,6 +337,36 @@ impl<'a, 'i> Tracer<'a, 'i> {
         let v = self.expr(e, cx, parent);
         self.aux -= 1;
         v
+    }
+
+    /// `f` run for an element of the value being traced: a length in dimension d of the
+    /// container is one in dimension d - 1 of its element (the container's own length does not
+    /// depend on its elements: they are auxiliary then).
+    fn in_elem<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        let saved = (self.count, self.aux);
+        match self.count {
+            Some((k, d)) if d > 0 => self.count = Some((k, d - 1)),
+            Some((_, 0)) => {
+                self.count = None;
+                self.aux += 1;
+            }
+            _ => {}
+        }
+        let r = f(self);
+        (self.count, self.aux) = saved;
+        r
+    }
+
+    /// `f` run for the container of the value being traced (an iterable, a subscripted base):
+    /// a length in dimension d of the element is one in dimension d + 1 of the container.
+    fn in_iter<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        let saved = self.count;
+        if let Some((k, d)) = self.count.filter(|&(_, d)| d >= 0) {
+            self.count = Some((k, d + 1));
+        }
+        let r = f(self);
+        self.count = saved;
+        r
     }
 
     fn def(&self, cx: &Ctx) -> &'a Def {
@@ -338,6 +391,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             children: Vec::new(),
             scope: d.qualified(),
             aux: self.aux > 0,
+            length: false,
         });
         if let Some(p) = parent {
             self.nodes[p].children.push(id);
@@ -346,9 +400,101 @@ impl<'a, 'i> Tracer<'a, 'i> {
     }
 
     fn finish(&mut self, n: Option<usize>, v: &Val) {
+        // a sample tuple's sequences are measured where the length is followed
+        let forced;
+        let v = match v {
+            Val::Tuple(xs) if self.count.is_some() && n.is_some() && xs.iter().any(|x| matches!(x, Val::Thunk(_))) => {
+                let mut out = Vec::with_capacity(xs.len());
+                for x in xs {
+                    out.push(self.force(x.clone()));
+                }
+                forced = Val::Tuple(out);
+                &forced
+            }
+            other => other,
+        };
         if let Some(n) = n {
-            self.nodes[n].out = v.range();
+            self.nodes[n].out = match self.count {
+                // a length: a sequence's (in the dimension asked), or a count a line made
+                Some((k, dim)) => match v {
+                    Val::Int(r) if self.nodes[n].tag == Tag::Len => Some(r.shift(k)),
+                    Val::Seq { .. } => dim_len(v, dim).map(|m| Range { lo: Some(Sym::num(0)), hi: Some(m.plus(k)) }),
+                    _ => None,
+                },
+                None => v.range(),
+            };
+            self.nodes[n].length = self.count.is_some() && self.nodes[n].out.is_some();
             self.nodes[n].val = v.describe();
+        }
+    }
+
+    /// `e` evaluated as a length in dimension `dim`, shifted by `k` (see `count`): its nodes
+    /// are scored (not auxiliary) when the tracing is already following a length.
+    fn count_expr(&mut self, e: &Expr, k: i64, dim: i64, cx: &Ctx, parent: Option<usize>) -> Val {
+        let saved = (self.count, self.aux);
+        let k = saved.0.map_or(k, |(outer, _)| outer + k);
+        self.count = Some((k, dim));
+        self.aux = 0;
+        let v = self.expr(e, cx, parent);
+        (self.count, self.aux) = saved;
+        v
+    }
+
+    /// A tensor of `elem` values with the dimensions `dims` (`torch.full((n, width), pad)`): the
+    /// dimension a length is traced in is followed (the others are auxiliary).
+    fn shaped(&mut self, dims: &[Expr], elem: Val, cx: &Ctx, parent: Option<usize>) -> Val {
+        let mut sizes = Vec::with_capacity(dims.len());
+        for (i, d) in dims.iter().enumerate() {
+            let v = match self.count {
+                Some((_, dim)) if dim == i as i64 || (dim < 0 && i + 1 == dims.len()) => self.count_expr(d, 0, 0, cx, parent),
+                _ => self.aux_expr(d, cx, parent),
+            };
+            sizes.push(v);
+        }
+        sizes.into_iter().rev().fold(elem, |inner, n| match n {
+            Val::Int(r) if r.lo == r.hi && r.hi.is_some() => Val::Seq { elem: Box::new(inner), len: r.hi, most: None },
+            Val::Int(r) => Val::Seq { elem: Box::new(inner), len: None, most: r.hi },
+            _ => Val::Seq { elem: Box::new(inner), len: None, most: None },
+        })
+    }
+
+    /// `base[lo:hi]`: the elements of `base`, at most `hi` (or `hi - lo`) of them.
+    fn sliced(&mut self, base: Val, lo: Option<&Expr>, hi: Option<&Expr>, cx: &Ctx, parent: Option<usize>) -> Val {
+        let elem = match &base {
+            Val::Seq { elem, .. } => (**elem).clone(),
+            Val::Int(_) | Val::Float(_) | Val::Unknown(_) | Val::Column { .. } => base.element(),
+            _ => return base,
+        };
+        let from_start = lo.map_or(true, |e| int_literal(e) == Some(0));
+        let most = match hi {
+            None => base.most(),
+            Some(h) => match int_literal(h) {
+                Some(k) if k < 0 => base.most().map(|m| m.plus(k)),
+                _ => {
+                    // `xs[a : a + n]` is n long; `xs[:n]` at most n
+                    let width = match (lo, h.bare()) {
+                        (Some(a), Expr::Bin(op, x, y)) if &**op == "+" && x.bare() == a.bare() => Some(&**y),
+                        _ if from_start => Some(h),
+                        _ => None,
+                    };
+                    width.and_then(|w| match self.aux_expr(w, cx, parent) {
+                        Val::Int(r) => r.hi,
+                        _ => None,
+                    })
+                }
+            },
+        };
+        Val::Seq { elem: Box::new(elem), len: None, most }
+    }
+
+    /// The size of dimension `dim` of the tensor `e` (`x.size(1)`, `x.shape[-1]`, `len(x)`).
+    fn dim_size(&mut self, e: &Expr, dim: i64, cx: &Ctx, parent: Option<usize>) -> Val {
+        let v = if self.count.is_some() { self.count_expr(e, 0, dim, cx, parent) } else { self.aux_expr(e, cx, parent) };
+        let exact = if dim == 0 { v.len() } else { None };
+        match (exact, dim_len(&v, dim)) {
+            (Some(l), _) => Val::Int(Range::exact(l)),
+            (None, Some(m)) => Val::Int(Range { lo: Some(Sym::num(0)), hi: Some(m) }),
+            _ => Val::unknown(format!("the size of {}", v.describe())),
         }
     }
 
@@ -397,17 +543,17 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     _ => Val::unknown("unary operator"),
                 }
             }
-            Expr::Seq(SeqKind::Tuple, xs) => {
-                Val::Tuple(xs.iter().map(|x| Val::Thunk(Rc::new(Thunk { expr: x.clone(), cx: cx.clone(), parent }))).collect())
-            }
+            Expr::Seq(SeqKind::Tuple, xs) => Val::Tuple(
+                xs.iter().map(|x| Val::Thunk(Rc::new(Thunk { expr: x.clone(), cx: cx.clone(), parent, count: self.count }))).collect(),
+            ),
             Expr::Seq(kind, xs) => {
-                let vals: Vec<Val> = xs.iter().map(|x| self.expr(x, cx, parent)).collect();
+                let vals: Vec<Val> = xs.iter().map(|x| self.in_elem(|tr| tr.expr(x, cx, parent))).collect();
                 match kind {
                     SeqKind::Tuple => Val::Tuple(vals),
                     _ => {
                         let n = vals.len() as i64;
                         let elem = vals.iter().skip(1).fold(vals.first().cloned().unwrap_or(Val::unknown("empty")), |a, b| a.join(b));
-                        Val::Seq { elem: Box::new(elem), len: Some(Sym::num(n)) }
+                        Val::Seq { elem: Box::new(elem), len: Some(Sym::num(n)), most: None }
                     }
                 }
             }
@@ -423,7 +569,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                             let val = if table {
                                 self.expr(v, cx, parent)
                             } else {
-                                Val::Thunk(Rc::new(Thunk { expr: v.clone(), cx: cx.clone(), parent }))
+                                Val::Thunk(Rc::new(Thunk { expr: v.clone(), cx: cx.clone(), parent, count: self.count }))
                             };
                             (k.to_string(), val)
                         })
@@ -461,7 +607,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             Expr::Lambda { .. } => Val::unknown("a lambda"),
             Expr::Star(x) => self.expr(x, cx, parent),
             Expr::Test(..) => Val::Int(Range { lo: Some(Sym::num(0)), hi: Some(Sym::num(1)) }),
-            Expr::Slice => Val::unknown("a slice"),
+            Expr::Slice | Expr::Span(..) => Val::unknown("a slice"),
             Expr::Other(t) => Val::unknown(format!("`{t}` is not modelled")),
             Expr::At(delta, inner) => {
                 // a line of its own in the chain (a field of a multi-line dict, an argument)
@@ -541,19 +687,22 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 Val::Int(Range { lo: mul(&x.lo), hi: mul(&x.hi) })
             }
             (_, Val::Float(_), _) | (_, _, Val::Float(_)) => Val::Float(Some(Norm::Raw)),
-            ("+", Val::Seq { elem: x, len: lx }, Val::Seq { elem: y, len: ly }) => {
+            ("+", Val::Seq { elem: x, len: lx, most: mx }, Val::Seq { elem: y, len: ly, most: my }) => {
                 // list concatenation: the elements of both
                 let (x, y) = (self.force((**x).clone()), self.force((**y).clone()));
-                let len = match (lx, ly) {
+                let add = |a: Option<&Sym>, b: Option<&Sym>| match (a, b) {
                     (Some(a), Some(b)) => b.constant().map(|k| a.plus(k)).or_else(|| a.constant().map(|k| b.plus(k))),
                     _ => None,
                 };
+                let len = add(lx.as_ref(), ly.as_ref());
+                // `[bos] + ids[:n] + [eos]`: at most n + 2 long
+                let most = if len.is_some() { None } else { add(lx.as_ref().or(mx.as_ref()), ly.as_ref().or(my.as_ref())) };
                 let elem = match (&x, &y) {
                     (Val::Unknown(_), _) => y,
                     (_, Val::Unknown(_)) => x,
                     _ => x.join(&y),
                 };
-                Val::Seq { elem: Box::new(elem), len }
+                Val::Seq { elem: Box::new(elem), len, most }
             }
             ("*" | "/" | "+" | "-" | "**", Val::Seq { .. } | Val::Unknown(_), _) if matches!(b, Val::Float(_)) => {
                 Val::Float(Some(Norm::Raw))
@@ -571,25 +720,58 @@ impl<'a, 'i> Tracer<'a, 'i> {
         cx: &Ctx,
         parent: Option<usize>,
     ) -> Val {
+        // `{k: v.to(device) for k, v in batch.items()}` over a record: a record with each field
+        // made by the value expression
+        if let (SeqKind::Dict, Some(vexpr), [(Expr::Seq(_, kv), it)]) = (kind, value, gens) {
+            if let ([Expr::Name(kn), Expr::Name(vn)], Expr::Call { func, args, .. }) = (kv.as_slice(), it.bare()) {
+                if let (Expr::Attr(base, m), true) = (func.bare(), args.is_empty()) {
+                    if &**m == "items" && matches!(elt.bare(), Expr::Name(e) if e == kn) {
+                        if let Val::Record(fields) = self.expr(base, cx, parent) {
+                            let mut out = Vec::with_capacity(fields.len());
+                            for (key, fv) in fields {
+                                let vals = vec![(kn.to_string(), Val::unknown("a key")), (vn.to_string(), fv)];
+                                let v = self.with_vals(cx, &vals, |tr, c| tr.expr(vexpr, c, parent));
+                                out.push((key, v));
+                            }
+                            return Val::Record(out);
+                        }
+                    }
+                }
+            }
+        }
         // bind each `for` target to the element of its iterable, in a child environment
         let mut vals: Vec<(String, Val)> = Vec::new();
-        let mut len = None;
+        let (mut len, mut most) = (None, None);
         for (i, (t, it)) in gens.iter().enumerate() {
             let v = self.with_vals(cx, &vals, |tr, c| tr.expr(it, c, parent));
             if i == 0 {
                 len = v.len();
+                // a comprehension is at most as long as its first iterable
+                most = v.most();
             }
             let el = self.iterate(&v);
             bind_pattern(t, &el, &mut vals);
         }
-        let elem = self.with_vals(cx, &vals, |tr, c| tr.expr(elt, c, parent));
+        let elem = self.in_elem(|tr| tr.with_vals(cx, &vals, |tr, c| tr.expr(elt, c, parent)));
         match (kind, value) {
             (SeqKind::Dict, Some(v)) => {
                 let val = self.with_vals(cx, &vals, |tr, c| tr.expr(v, c, parent));
                 Val::Map { key: Box::new(elem), val: Box::new(val), len }
             }
-            _ => Val::Seq { elem: Box::new(elem), len },
+            _ => Val::Seq { elem: Box::new(elem), len, most },
         }
+    }
+
+    /// The element of a comprehension, traced as the value itself (`max(len(s) for s in xs)`
+    /// while following a length: the length is each element's).
+    fn comprehension_element(&mut self, elt: &Expr, gens: &[(Expr, Expr)], cx: &Ctx, parent: Option<usize>) -> Val {
+        let mut vals: Vec<(String, Val)> = Vec::new();
+        for (t, it) in gens {
+            let v = self.in_iter(|tr| tr.with_vals(cx, &vals, |tr, c| tr.expr(it, c, parent)));
+            let el = self.iterate(&v);
+            bind_pattern(t, &el, &mut vals);
+        }
+        self.with_vals(cx, &vals, |tr, c| tr.expr(elt, c, parent))
     }
 
     /// Runs `f` in `cx` with `vals` bound as local names (comprehension targets).
@@ -687,7 +869,10 @@ impl<'a, 'i> Tracer<'a, 'i> {
                             if base.dotted().as_deref() == Some(n) && op.is_none() && !column {
                                 let c = Ctx { at: i, ..cx.clone() };
                                 let node = self.node(&c, i, Tag::Narrow, format!("overwrites some elements of `{n}`"), parent);
-                                let v = self.expr(value, &c, node);
+                                // `x[i, :k] = row` writes a row: an element of x
+                                let row = matches!(idx.bare(), Expr::Seq(SeqKind::Tuple, xs) if xs.len() > 1
+                                    && !matches!(xs[0].bare(), Expr::Span(..) | Expr::Slice));
+                                let v = if row { self.in_elem(|tr| tr.expr(value, &c, node)) } else { self.expr(value, &c, node) };
                                 let before = self.name(n, &c, node);
                                 if let Val::Int(r) = &v {
                                     if let Some(k) =
@@ -713,9 +898,30 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     if let Some(pos) = pattern_pos(target, n) {
                         let c = Ctx { at: i, ..cx.clone() };
                         let node = self.node(&c, i, Tag::Pass, format!("`{n}` from the loop over `{}`", short(iter)), parent);
-                        let it = self.expr(iter, &c, node);
-                        let el = self.iterate(&it);
-                        let v = self.project(&el, &pos);
+                        // `for i, x in enumerate(xs)` / `zip(a, b)`: a name bound to one of the
+                        // iterables' elements is traced through that iterable alone, so that the
+                        // counter's start (or another iterable) does not tag it
+                        let inner = match (iter.bare(), pos.first()) {
+                            (Expr::Call { func, args, kwargs }, Some(&k)) if kwargs.iter().all(|(n, _)| &**n == "start") => {
+                                let plain = args.iter().all(|a| !matches!(a.bare(), Expr::Star(_)));
+                                match func.dotted().as_deref() {
+                                    Some("enumerate") if k == 1 && plain => args.first(),
+                                    Some("zip") if plain && kwargs.is_empty() => args.get(k),
+                                    _ => None,
+                                }
+                                .map(|a| (a, 1))
+                            }
+                            _ => None,
+                        };
+                        let v = if let Some((a, skip)) = inner {
+                            let it = self.in_iter(|tr| tr.expr(a, &c, node));
+                            let el = self.iterate(&it);
+                            self.project(&el, &pos[skip..])
+                        } else {
+                            let it = self.in_iter(|tr| tr.expr(iter, &c, node));
+                            let el = self.iterate(&it);
+                            self.project(&el, &pos)
+                        };
                         self.finish(node, &v);
                         return v;
                     }
@@ -793,8 +999,10 @@ impl<'a, 'i> Tracer<'a, 'i> {
         }
         // the same statement reached again with no arguments of its own: the value is the same
         if cx.env.is_none() {
-            if let Some(v) = self.memo.get(&key) {
-                return v.clone();
+            if let Some((v, d)) = self.memo.get(&key) {
+                if *d <= cx.depth {
+                    return v.clone();
+                }
             }
         }
         self.active.push(key.clone());
@@ -823,7 +1031,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         self.finish(node, &v);
         self.active.pop();
         if cx.env.is_none() {
-            self.memo.insert(key, v.clone());
+            self.memo.insert(key, (v.clone(), cx.depth));
         }
         v
     }
@@ -855,17 +1063,28 @@ impl<'a, 'i> Tracer<'a, 'i> {
             let Some(arg) = args.last() else { continue };
             let c = Ctx { at: i, ..cx.clone() };
             let node = self.node(&c, i, Tag::Pass, format!("`{n}.{m}({})`", short(arg)), parent);
-            let x = self.expr(arg, &c, node);
-            let el = if m == "extend" { self.force(x.element()) } else { x };
-            self.classify(node, arg, None, &el);
-            self.finish(node, &el);
+            let el = if m == "extend" {
+                let x = self.expr(arg, &c, node);
+                let el = self.force(x.element());
+                self.classify(node, arg, None, &el);
+                self.finish(node, &x);
+                el
+            } else {
+                // the appended value is an element of the list
+                self.in_elem(|tr| {
+                    let x = tr.expr(arg, &c, node);
+                    tr.classify(node, arg, None, &x);
+                    tr.finish(node, &x);
+                    x
+                })
+            };
             out = match out {
                 Val::Seq { elem, .. } => {
                     let e = match *elem {
                         Val::Unknown(_) => el,
                         other => other.join(&el),
                     };
-                    Val::Seq { elem: Box::new(e), len: None }
+                    Val::Seq { elem: Box::new(e), len: None, most: None }
                 }
                 other => other,
             };
@@ -929,7 +1148,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 let gens = enclosing_gens(&self.ix.def(sid).stmts[si].kind, &args);
                 let mut vals: Vec<(String, Val)> = Vec::new();
                 for (t, it) in &gens {
-                    let v = self.with_vals(&c, &vals, |tr, c2| tr.expr(it, c2, node));
+                    let v = self.in_iter(|tr| tr.with_vals(&c, &vals, |tr, c2| tr.expr(it, c2, node)));
                     let el = self.iterate(&v);
                     bind_pattern(t, &el, &mut vals);
                 }
@@ -972,6 +1191,27 @@ impl<'a, 'i> Tracer<'a, 'i> {
     fn find_module_calls(&mut self, class: &str) -> Vec<ModuleCall> {
         let mut out = Vec::new();
         let mut tried = 0;
+        // the names an instance of the class (or a subclass) is stored under: calls through
+        // them are tried first and without counting against the budget
+        let mut holders: Vec<String> = Vec::new();
+        for f in &self.ix.files {
+            for d in &f.flow {
+                for st in &d.stmts {
+                    let StmtKind::Assign { targets, value, op: None } = &st.kind else { continue };
+                    let Expr::Call { func, .. } = value.bare() else { continue };
+                    let Some(c) = func.last_name() else { continue };
+                    if !self.ix.is_class(c) || !self.ix.mro(c).iter().any(|m| m == class) {
+                        continue;
+                    }
+                    for t in targets {
+                        match t.bare() {
+                            Expr::Name(n) | Expr::Attr(_, n) => holders.push(n.to_string()),
+                            _ => {}
+                        }
+                    }
+                }
+            }
+        }
         for (fi, f) in self.ix.files.iter().enumerate() {
             for (di, d) in f.flow.iter().enumerate() {
                 for (si, st) in d.stmts.iter().enumerate() {
@@ -989,9 +1229,18 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         }
                     });
                     for (func, args, kwargs) in cands {
-                        tried += 1;
-                        if tried > 80 || out.len() >= MAX_SITES {
+                        let held = match func.bare() {
+                            Expr::Name(n) | Expr::Attr(_, n) => holders.iter().any(|h| h == &**n),
+                            _ => false,
+                        };
+                        if !held {
+                            tried += 1;
+                        }
+                        if out.len() >= MAX_SITES {
                             return out;
+                        }
+                        if tried > 80 && !held {
+                            continue;
                         }
                         let c = Ctx { def: (fi, di), at: si, env: None, depth: MAX_CALLS - 2 };
                         let keep = self.nodes.len();
@@ -1029,7 +1278,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         for id in defs.into_iter().take(2) {
             let c = Ctx { def: id, at: usize::MAX, env: None, depth: cx.depth + 1 };
             let node = self.node(&c, 0, Tag::Pass, format!("`{pname}` is a batch of {}", self.ix.def(id).qualified()), parent);
-            let v = self.returns(&c, node);
+            let v = self.in_iter(|tr| tr.returns(&c, node));
             let el = self.iterate(&v);
             self.finish(node, &el);
             join_into(&mut out, el);
@@ -1127,6 +1376,13 @@ impl<'a, 'i> Tracer<'a, 'i> {
             };
             self.classify(node, value, op.as_deref(), &v);
             self.finish(node, &v);
+            // `self.items = []` and then `self.items.append(…)` in the same method
+            let v = if matches!(v, Val::Seq { .. }) && op.is_none() {
+                let c2 = Ctx { at: usize::MAX, ..c.clone() };
+                self.appended(v, &format!("{selfname}.{attr}"), &c2, si, usize::MAX, node)
+            } else {
+                v
+            };
             join_into(&mut out, v);
         }
         if out.is_some() {
@@ -1245,6 +1501,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     children: Vec::new(),
                     scope: self.ix.files[fi].path.clone(),
                     aux: self.aux > 0,
+                    length: false,
                 });
                 if let Some(p) = parent {
                     self.nodes[p].children.push(id);
@@ -1396,7 +1653,21 @@ impl<'a, 'i> Tracer<'a, 'i> {
             }
             return self.named_setting(key, cx, parent).unwrap_or(Val::unknown(format!("`[{key:?}]` of {}", base.describe())));
         }
-        let base = self.expr(obj, cx, parent);
+        if let (Expr::Attr(t, a), Some(k)) = (obj.bare(), int_literal(idx)) {
+            if &**a == "shape" {
+                return self.dim_size(t, k, cx, parent);
+            }
+        }
+        if let Expr::Span(lo, hi) = idx.bare() {
+            let base = self.expr(obj, cx, parent);
+            return self.sliced(base, lo.as_deref(), hi.as_deref(), cx, parent);
+        }
+        // `xs[i]`: an element of xs (a tuple index `x[:, 0]` is taken as the same dimensions)
+        let base = if matches!(idx.bare(), Expr::Seq(SeqKind::Tuple, _)) {
+            self.expr(obj, cx, parent)
+        } else {
+            self.in_iter(|tr| tr.expr(obj, cx, parent))
+        };
         let index = self.aux_expr(idx, cx, parent);
         match (&base, idx) {
             // a slice of a tensor or list keeps its values
@@ -1508,14 +1779,14 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 "keys" => {
                     let base = self.expr(r, cx, parent);
                     return match base {
-                        Val::Map { key, len, .. } => Val::Seq { elem: key, len },
+                        Val::Map { key, len, .. } => Val::Seq { elem: key, len, most: None },
                         other => other,
                     };
                 }
                 "items" => {
                     let base = self.expr(r, cx, parent);
                     return match base {
-                        Val::Map { key, val, len } => Val::Seq { elem: Box::new(Val::Tuple(vec![*key, *val])), len },
+                        Val::Map { key, val, len } => Val::Seq { elem: Box::new(Val::Tuple(vec![*key, *val])), len, most: None },
                         other => other,
                     };
                 }
@@ -1525,6 +1796,19 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     self.mark(parent, Tag::Len, format!("counts (`{name}`): a length, one past the last position"));
                     return Val::Int(Range { lo: Some(Sym::num(0)), hi: None });
                 }
+                "size" | "__len__" if args.len() <= 1 => {
+                    let dim = match args.first() {
+                        None => 0,
+                        Some(a) => match int_literal(a) {
+                            Some(k) => k,
+                            None => return Val::unknown("the size of a dimension not written as a number"),
+                        },
+                    };
+                    if name == "size" && args.is_empty() {
+                        return Val::unknown("a tensor's shape");
+                    }
+                    return self.dim_size(r, dim, cx, parent);
+                }
                 "unique" | "nunique" | "argmax" | "argmin" | "max" | "min" | "sum" | "size" | "numel" | "__len__" | "count" => {
                     let base = self.expr(r, cx, parent);
                     return self.aggregate(&name, &base, func, cx, parent);
@@ -1532,7 +1816,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 "fit_transform" | "transform" | "cat" | "codes" => {
                     let base = self.expr(args.first().unwrap_or(r), cx, parent);
                     let len = base.len();
-                    return Val::Seq { elem: Box::new(Val::Int(Range { lo: Some(Sym::num(0)), hi: None })), len };
+                    return Val::Seq { elem: Box::new(Val::Int(Range { lo: Some(Sym::num(0)), hi: None })), len, most: None };
                 }
                 _ => {}
             }
@@ -1545,13 +1829,20 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 let v = args.first().map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("clamp"));
                 return self.clamped(v, args.get(1).or(kw("min")), args.get(2).or(kw("max")), cx, parent);
             }
-            "len" => {
+            "len" if args.len() == 1 => {
                 self.mark(parent, Tag::Len, "a length".into());
-                let v = args.first().map(|a| self.aux_expr(a, cx, parent)).unwrap_or(Val::unknown("len"));
-                return match v.len() {
-                    Some(l) => Val::Int(Range::exact(l)),
-                    None => Val::unknown(format!("len of {}", v.describe())),
-                };
+                return self.dim_size(&args[0], 0, cx, parent);
+            }
+            "max" | "min" if args.len() == 1 && self.count.is_some() && matches!(args[0].bare(), Expr::Comp { .. }) => {
+                // the largest of the lengths a comprehension makes (`max(len(s) for s in xs)`)
+                if let Expr::Comp { elt, gens, .. } = args[0].bare() {
+                    let v = self.comprehension_element(elt, gens, cx, parent);
+                    self.mark(parent, Tag::Len, "the longest length".into());
+                    return match v {
+                        Val::Int(r) if name == "max" => Val::Int(Range { lo: r.hi.clone(), hi: r.hi }),
+                        other => other,
+                    };
+                }
             }
             "max" | "min" | "sum" if !args.is_empty() && recv.is_none_or_module() => {
                 if args.len() >= 2 {
@@ -1579,7 +1870,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     Some(d) => Some(Sym::num(d)),
                     None => self.fresh_root(cx, parent, "distinct"),
                 };
-                return Val::Seq { elem: Box::new(v.element()), len };
+                return Val::Seq { elem: Box::new(v.element()), len, most: None };
             }
             "cumsum" => {
                 if let Some(a) = args.first() {
@@ -1590,7 +1881,11 @@ impl<'a, 'i> Tracer<'a, 'i> {
             }
             "range" | "arange" => {
                 // the ends are not the values: their nodes are auxiliary, the call's line holds the range
-                let vals: Vec<Val> = args.iter().map(|a| self.aux_expr(a, cx, parent)).collect();
+                // `range(n)`: a count whose last position is n - 1 (its slice is a length's)
+                let vals: Vec<Val> = match args {
+                    [n] => vec![self.count_expr(n, -1, 0, cx, parent)],
+                    _ => args.iter().map(|a| self.aux_expr(a, cx, parent)).collect(),
+                };
                 let r = |v: &Val| match v {
                     Val::Int(r) => r.clone(),
                     _ => Range::default(),
@@ -1607,7 +1902,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     [n] => r(n).hi,
                     _ => None,
                 };
-                return Val::Seq { elem: Box::new(Val::Int(Range { lo, hi })), len };
+                return Val::Seq { elem: Box::new(Val::Int(Range { lo, hi })), len, most: None };
             }
             "enumerate" => {
                 let v = args.first().map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("enumerate"));
@@ -1625,15 +1920,22 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     Val::Obj(o) => self.dataset_item(o.clone(), parent),
                     other => other.element(),
                 };
-                return Val::Seq { elem: Box::new(Val::Tuple(vec![idx, el])), len };
+                return Val::Seq { elem: Box::new(Val::Tuple(vec![idx, el])), len, most: None };
             }
             "zip" if args.len() == 1 && matches!(args[0], Expr::Star(_)) => {
                 // `zip(*batch)`: the positions of the samples, each a sequence
                 let v = self.expr(&args[0], cx, parent);
                 let el = self.force(v.element());
                 return match el {
-                    Val::Tuple(xs) => Val::Tuple(xs.into_iter().map(|x| Val::Seq { elem: Box::new(x), len: v.len() }).collect()),
-                    other => Val::Seq { elem: Box::new(other), len: None },
+                    Val::Tuple(xs) => {
+                        let mut out = Vec::with_capacity(xs.len());
+                        for x in xs {
+                            let x = self.force(x);
+                            out.push(Val::Seq { elem: Box::new(x), len: v.len(), most: v.most() });
+                        }
+                        Val::Tuple(out)
+                    }
+                    other => Val::Seq { elem: Box::new(other), len: None, most: None },
                 };
             }
             "open" => {
@@ -1654,12 +1956,12 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 let vals: Vec<Val> = args.iter().map(|a| self.expr(a, cx, parent)).collect();
                 let len = vals.iter().find_map(|v| v.len());
                 let els = vals.iter().map(|v| v.element()).collect();
-                return Val::Seq { elem: Box::new(Val::Tuple(els)), len };
+                return Val::Seq { elem: Box::new(Val::Tuple(els)), len, most: None };
             }
             "dict" => {
                 let v = args.first().map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("dict"));
                 return match v {
-                    Val::Seq { elem, len } => match *elem {
+                    Val::Seq { elem, len, .. } => match *elem {
                         Val::Tuple(mut xs) if xs.len() == 2 => {
                             let val = xs.pop().unwrap_or(Val::unknown("dict"));
                             let key = xs.pop().unwrap_or(Val::unknown("dict"));
@@ -1688,7 +1990,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 if let Some(k) = lo.as_ref().and_then(|s| s.constant()).filter(|&k| k >= 1) {
                     self.mark(parent, Tag::OneBased(k), format!("draws from {k} up"));
                 }
-                return Val::Seq { elem: Box::new(Val::Int(Range { lo, hi })), len: None };
+                return Val::Seq { elem: Box::new(Val::Int(Range { lo, hi })), len: None, most: None };
             }
             "zeros" | "zeros_like" | "ones" | "ones_like" | "empty" | "empty_like"
                 if recv.is_some_and(|r| r.dotted().is_some_and(|m| m == "np" || m == "numpy" || m == "torch")) || recv.is_none() =>
@@ -1701,12 +2003,27 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 {
                     return Val::Float(None);
                 }
-                return Val::Seq { elem: Box::new(Val::Int(Range::exact(Sym::num(k)))), len: None };
+                let dims: Vec<Expr> = match args.first().map(Expr::bare) {
+                    _ if name.ends_with("_like") => Vec::new(),
+                    Some(Expr::Seq(SeqKind::Tuple | SeqKind::List, xs)) => xs.clone(),
+                    _ => args.to_vec(),
+                };
+                return self.shaped(&dims, Val::Int(Range::exact(Sym::num(k))), cx, parent);
             }
-            "full" | "full_like" => {
+            "full" => {
                 let v = args.get(1).or(kw("fill_value")).map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("full"));
                 self.sentinel_check(&v, &v, parent);
-                return Val::Seq { elem: Box::new(v), len: None };
+                let dims: Vec<Expr> = match args.first().map(Expr::bare) {
+                    Some(Expr::Seq(SeqKind::Tuple | SeqKind::List, xs)) => xs.clone(),
+                    Some(x) => vec![x.clone()],
+                    None => Vec::new(),
+                };
+                return self.shaped(&dims, v, cx, parent);
+            }
+            "full_like" => {
+                let v = args.get(1).or(kw("fill_value")).map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("full"));
+                self.sentinel_check(&v, &v, parent);
+                return Val::Seq { elem: Box::new(v), len: None, most: None };
             }
             "where" if args.len() == 3 => {
                 let a = self.expr(&args[1], cx, parent);
@@ -1715,7 +2032,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 return a.join(&b);
             }
             "multinomial" | "argmax" | "topk" | "sample" => {
-                return Val::Seq { elem: Box::new(Val::Int(Range { lo: Some(Sym::num(0)), hi: None })), len: None };
+                return Val::Seq { elem: Box::new(Val::Int(Range { lo: Some(Sym::num(0)), hi: None })), len: None, most: None };
             }
             "DataLoader" => return self.loader(args, kwargs, cx, parent),
             "read_csv" | "read_table" | "read_json" | "read_parquet" | "read_excel" | "read_feather" => {
@@ -1724,7 +2041,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             }
             "Subset" | "random_split" => {
                 let v = args.first().map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("subset"));
-                return if name == "random_split" { Val::Seq { elem: Box::new(v), len: None } } else { v };
+                return if name == "random_split" { Val::Seq { elem: Box::new(v), len: None, most: None } } else { v };
             }
             _ => {}
         }
@@ -1877,10 +2194,13 @@ impl<'a, 'i> Tracer<'a, 'i> {
     fn loader(&mut self, args: &[Expr], kwargs: &[(Text, Expr)], cx: &Ctx, parent: Option<usize>) -> Val {
         let kw = |k: &str| kwargs.iter().find(|(n, _)| n == k).map(|(_, e)| e);
         let ds = args.first().or(kw("dataset")).map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("dataset"));
-        let item = match &ds {
-            Val::Obj(o) => self.dataset_item(o.clone(), parent),
-            other => other.element(),
-        };
+        // a batch is an element of the loader, a sample one of the batch
+        let item = self.in_elem(|tr| {
+            tr.in_elem(|tr| match &ds {
+                Val::Obj(o) => tr.dataset_item(o.clone(), parent),
+                other => other.element(),
+            })
+        });
         let collate = kw("collate_fn").map(|c| self.expr(c, cx, parent));
         let batch = match collate {
             Some(Val::Func(f)) => {
@@ -1890,12 +2210,12 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     caller: None,
                     vals: vec![(
                         self.ix.def(f).params.first().map(|p| p.name.to_string()).unwrap_or_default(),
-                        Val::Seq { elem: Box::new(item), len: None },
+                        Val::Seq { elem: Box::new(item), len: None, most: None },
                     )],
                     recv: None,
                 });
                 let c = Ctx { def: f, at: usize::MAX, env: Some(env), depth: cx.depth + 1 };
-                self.returns(&c, parent)
+                self.in_elem(|tr| tr.returns(&c, parent))
             }
             Some(Val::Obj(o)) => {
                 let m = self.ix.method(&o.class, "__call__");
@@ -1906,18 +2226,18 @@ impl<'a, 'i> Tracer<'a, 'i> {
                             args: Vec::new(),
                             kwargs: Vec::new(),
                             caller: None,
-                            vals: vec![(pname, Val::Seq { elem: Box::new(item), len: None })],
+                            vals: vec![(pname, Val::Seq { elem: Box::new(item), len: None, most: None })],
                             recv: Some(o),
                         });
                         let c = Ctx { def: f, at: usize::MAX, env: Some(env), depth: cx.depth + 1 };
-                        self.returns(&c, parent)
+                        self.in_elem(|tr| tr.returns(&c, parent))
                     }
                     None => item,
                 }
             }
             _ => item,
         };
-        Val::Seq { elem: Box::new(batch), len: None }
+        Val::Seq { elem: Box::new(batch), len: None, most: None }
     }
 
     fn mapped(&mut self, base: &Val, f: &Expr, cx: &Ctx, parent: Option<usize>) -> Val {
@@ -1925,21 +2245,25 @@ impl<'a, 'i> Tracer<'a, 'i> {
             Expr::Lambda { params, body } => {
                 let vals = params.first().map(|p| vec![(p.to_string(), base.element())]).unwrap_or_default();
                 let body = (**body).clone();
-                return Val::Seq { elem: Box::new(self.with_vals(cx, &vals, |tr, c| tr.expr(&body, c, parent))), len: base.len() };
+                return Val::Seq {
+                    elem: Box::new(self.with_vals(cx, &vals, |tr, c| tr.expr(&body, c, parent))),
+                    len: base.len(),
+                    most: base.most(),
+                };
             }
             other => self.expr(other, cx, parent),
         };
         match fv {
             Val::Map { val, .. } => {
                 self.mark(parent, Tag::Lookup, format!("maps through `{}`", short(f)));
-                Val::Seq { elem: val, len: base.len() }
+                Val::Seq { elem: val, len: base.len(), most: base.most() }
             }
             Val::Func(id) => {
                 let pname = self.ix.def(id).params.first().map(|p| p.name.to_string()).unwrap_or_default();
                 let env =
                     Rc::new(Env { args: Vec::new(), kwargs: Vec::new(), caller: None, vals: vec![(pname, base.element())], recv: None });
                 let c = Ctx { def: id, at: usize::MAX, env: Some(env), depth: cx.depth + 1 };
-                Val::Seq { elem: Box::new(self.returns(&c, parent)), len: base.len() }
+                Val::Seq { elem: Box::new(self.returns(&c, parent)), len: base.len(), most: base.most() }
             }
             other => other,
         }
@@ -1965,7 +2289,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     None => self.fresh_root(cx, parent, "distinct"),
                 };
                 if name == "unique" {
-                    Val::Seq { elem: Box::new(base.element()), len }
+                    Val::Seq { elem: Box::new(base.element()), len, most: None }
                 } else {
                     Val::Int(Range::exact(len.unwrap_or(Sym::num(0))))
                 }
@@ -2156,6 +2480,34 @@ fn last_layer(e: &Expr, d: &Def, at: usize) -> Option<String> {
     Some(name.to_string())
 }
 
+/// An integer literal (`3`, `-1`).
+fn int_literal(e: &Expr) -> Option<i64> {
+    match e.bare() {
+        Expr::Int(k) => Some(*k),
+        Expr::Unary(op, x) if &**op == "-" => int_literal(x).map(|k| -k),
+        _ => None,
+    }
+}
+
+/// The length (or its upper bound) of dimension `dim` of a nested sequence; -1 is the innermost.
+fn dim_len(v: &Val, dim: i64) -> Option<Sym> {
+    // a sample tuple (`(ids, label)`): the longest of its sequences' lengths
+    if let Val::Tuple(xs) = v {
+        return xs.iter().filter(|x| matches!(x, Val::Seq { .. })).filter_map(|x| dim_len(x, dim)).reduce(|a, b| match a.minus(&b) {
+            Some(d) if d < 0 => b,
+            _ => a,
+        });
+    }
+    let mut levels = Vec::new();
+    let mut x = v;
+    while let Val::Seq { elem, .. } = x {
+        levels.push(x.most());
+        x = elem;
+    }
+    let i = if dim < 0 { levels.len() as i64 + dim } else { dim };
+    usize::try_from(i).ok().and_then(|i| levels.get(i).cloned().flatten())
+}
+
 /// The tuple positions of name `n` in an assignment target (`a, (b, c) = …` → b at [1, 0]).
 pub fn pattern_pos(t: &Expr, n: &str) -> Option<Vec<usize>> {
     match t {
@@ -2240,6 +2592,9 @@ pub fn short(e: &Expr) -> String {
             Expr::Lambda { .. } => "lambda …".into(),
             Expr::Star(x) => format!("*{}", go(x, d)),
             Expr::Slice => ":".into(),
+            Expr::Span(a, b) => {
+                format!("{}:{}", a.as_ref().map_or(String::new(), |x| go(x, d)), b.as_ref().map_or(String::new(), |x| go(x, d)))
+            }
             Expr::Other(t) => t.to_string(),
             Expr::At(_, x) => go(x, depth),
         }

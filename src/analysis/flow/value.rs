@@ -98,10 +98,13 @@ pub enum Val {
     Int(Range),
     /// Floating values (a tensor of scores or probabilities).
     Float(Option<Norm>),
-    /// A list, set, tensor or generator: its elements and its length.
+    /// A list, set, tensor or generator: its elements and its length (`most`: an upper bound
+    /// of the length when the length itself is not known; a tensor's second dimension is its
+    /// element's length).
     Seq {
         elem: Box<Val>,
         len: Option<Sym>,
+        most: Option<Sym>,
     },
     /// A dict (or a mapping-like table): keys, values, length.
     Map {
@@ -158,6 +161,14 @@ impl Val {
         }
     }
 
+    /// The length when it is known, else an upper bound of it (`ids[:n]` is at most n long).
+    pub fn most(&self) -> Option<Sym> {
+        match self {
+            Val::Seq { len: None, most, .. } => most.clone(),
+            other => other.len(),
+        }
+    }
+
     pub fn len(&self) -> Option<Sym> {
         match self {
             Val::Seq { len, .. } | Val::Map { len, .. } => len.clone(),
@@ -178,8 +189,13 @@ impl Val {
             } else {
                 None
             }),
-            (Val::Seq { elem: a, len: la }, Val::Seq { elem: b, len: lb }) => {
-                Val::Seq { elem: Box::new(a.join(b)), len: if la == lb { la.clone() } else { None } }
+            (Val::Seq { elem: a, len: la, most: ma }, Val::Seq { elem: b, len: lb, most: mb }) => {
+                // the longest of the two, when both are written in one root
+                let most = match (la.as_ref().or(ma.as_ref()), lb.as_ref().or(mb.as_ref())) {
+                    (Some(x), Some(y)) => x.minus(y).map(|d| if d >= 0 { x.clone() } else { y.clone() }),
+                    _ => None,
+                };
+                Val::Seq { elem: Box::new(a.join(b)), len: if la == lb { la.clone() } else { None }, most }
             }
             (Val::Unknown(_), x) | (x, Val::Unknown(_)) => x.clone(),
             (a, _) => a.clone(),
@@ -219,7 +235,7 @@ impl Val {
             Val::Float(Some(Norm::Probs)) => "probabilities".into(),
             Val::Float(Some(Norm::Raw)) => "unnormalized scores".into(),
             Val::Float(None) => "floats".into(),
-            Val::Seq { elem, len } => match len {
+            Val::Seq { elem, len, .. } => match len {
                 Some(l) => format!("{l} × {}", elem.describe()),
                 None => format!("elements {}", elem.describe()),
             },

@@ -1,0 +1,199 @@
+//! The value tracing on lengths and on library loops, as a user meets them: a project of a few
+//! files and a real H200 log of the same kernel assert (its traceback names none of the
+//! project's files, as an asynchronous log's often does). Each case has the culprit on a line
+//! the tracing can only reach across files and classes; the top suspect must be that line.
+
+mod common;
+
+use std::process::Command;
+
+fn top_suspects(files: &[(&str, &str)], log: &str) -> Vec<String> {
+    let dir = std::env::temp_dir().join(format!("cudasleuth-flow-{}-{}", std::process::id(), files[0].0.replace('/', "_")));
+    let _ = std::fs::remove_dir_all(&dir);
+    for (name, text) in files {
+        let p = dir.join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+    }
+    std::fs::write(dir.join("pyproject.toml"), "[project]\nname = \"case\"\n").unwrap();
+    let log = common::root().join("fixtures/torch-2.11-h200").join(log);
+    let out = Command::new(env!("CARGO_BIN_EXE_cudasleuth"))
+        .args(["explain", &log.display().to_string(), "--project", &dir.display().to_string(), "--format", "json"])
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    common::check_schema(&v, "flow case");
+    v["suspects"].as_array().unwrap().iter().map(|s| format!("{}:{}", s["file"].as_str().unwrap(), s["line"])).collect()
+}
+
+const TOK: &str = r#"class Tokenizer:
+    def __init__(self, words):
+        self.itos = ["[PAD]", "[CLS]", "[SEP]"] + sorted(set(words))
+        self.stoi = {w: i for i, w in enumerate(self.itos)}
+
+    def encode(self, text, max_len):
+        ids = [self.stoi[w] for w in text.split()]
+        ids = ids[:max_len]
+        return [self.stoi["[CLS]"]] + ids + [self.stoi["[SEP]"]]
+"#;
+
+const DATA: &str = r#"import torch
+from torch.utils.data import Dataset
+
+
+class Reviews(Dataset):
+    def __init__(self, texts, labels, tok, max_len):
+        self.rows = [(tok.encode(t, max_len), y) for t, y in zip(texts, labels)]
+
+    def __len__(self):
+        return len(self.rows)
+
+    def __getitem__(self, i):
+        return self.rows[i]
+
+
+def collate(batch):
+    seqs, labels = zip(*batch)
+    width = max(len(s) for s in seqs)
+    ids = torch.zeros((len(seqs), width), dtype=torch.long)
+    for i, s in enumerate(seqs):
+        ids[i, : len(s)] = torch.tensor(s)
+    return ids, torch.tensor(labels)
+"#;
+
+const MODEL: &str = r#"import torch
+import torch.nn as nn
+
+
+class Encoder(nn.Module):
+    def __init__(self, vocab, max_len, n_classes):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, 32)
+        self.pos = nn.Embedding(max_len, 32)
+        self.head = nn.Linear(32, n_classes)
+
+    def forward(self, ids):
+        positions = torch.arange(ids.size(1), device=ids.device).unsqueeze(0)
+        x = self.tok(ids) + self.pos(positions)
+        return self.head(x.mean(1))
+"#;
+
+const TRAIN: &str = r#"import torch
+import torch.nn.functional as F
+from torch.utils.data import DataLoader
+
+from data import Reviews, collate
+from model import Encoder
+from tok import Tokenizer
+
+MAX_LEN = 16
+
+
+def main():
+    texts = ["good film " * 20, "bad film"]
+    tok = Tokenizer(" ".join(texts).split())
+    ds = Reviews(texts, [1, 0], tok, MAX_LEN)
+    loader = DataLoader(ds, batch_size=2, collate_fn=collate)
+    model = Encoder(len(tok.itos), MAX_LEN, 2).cuda()
+    for ids, y in loader:
+        loss = F.cross_entropy(model(ids.cuda()), y.cuda())
+        loss.backward()
+
+
+main()
+"#;
+
+/// A sequence cut to the position table's size and then framed with [CLS]/[SEP]: the cut is the
+/// line to change (three files between it and the lookup: tokenizer, dataset and collate, model).
+#[test]
+fn position_overflow_names_the_cut() {
+    let got = top_suspects(&[("tok.py", TOK), ("data.py", DATA), ("model.py", MODEL), ("train.py", TRAIN)], "embedding_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("tok.py:8"), "{got:?}");
+    assert!(got.iter().take(3).any(|s| s == "tok.py:9"), "the framing line is the transform: {got:?}");
+}
+
+/// The same project with the cut leaving room for the two markers: nothing on the cut.
+#[test]
+fn position_cut_with_room_is_not_blamed() {
+    let tok = TOK.replace("ids = ids[:max_len]", "ids = ids[: max_len - 2]");
+    let got = top_suspects(&[("tok.py", &tok), ("data.py", DATA), ("model.py", MODEL), ("train.py", TRAIN)], "embedding_over.async.log");
+    assert!(!got.iter().take(1).any(|s| s == "tok.py:8" || s == "tok.py:9"), "{got:?}");
+}
+
+const GATHER: &str = r#"import torch
+import torch.nn as nn
+from torch.nn.utils.rnn import pad_sequence
+from torch.utils.data import DataLoader
+
+
+def pad_batch(batch):
+    seqs = [torch.tensor(s) for s, _ in batch]
+    lengths = torch.tensor([len(s) for s in seqs])
+    labels = torch.tensor([y for _, y in batch])
+    return pad_sequence(seqs, batch_first=True), lengths, labels
+
+
+def last_state(out, lengths):
+    idx = lengths.view(-1, 1, 1).expand(-1, 1, out.size(-1))
+    return out.gather(1, idx).squeeze(1)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(50, 16)
+        self.rnn = nn.GRU(16, 16, batch_first=True)
+        self.fc = nn.Linear(16, 3)
+
+    def forward(self, x, lengths):
+        out, _ = self.rnn(self.emb(x))
+        return self.fc(last_state(out, lengths))
+
+
+data = [([1, 2, 3], 0), ([4, 5], 1)]
+net = Net()
+for x, lengths, y in DataLoader(data, batch_size=2, collate_fn=pad_batch):
+    net(x, lengths).sum().backward()
+"#;
+
+/// A length used as the gather index (one past the last step): the line that makes the index.
+#[test]
+fn gather_at_lengths_names_the_index_line() {
+    let got = top_suspects(&[("rnn.py", GATHER)], "gather_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("rnn.py:15"), "{got:?}");
+}
+
+const HF: &str = r#"import json
+
+import torch
+from torch.utils.data import Dataset
+from transformers import BertConfig, BertForSequenceClassification, Trainer, TrainingArguments
+
+
+class Tickets(Dataset):
+    def __init__(self, rows, intents):
+        self.rows = [(r["ids"], intents[r["intent"]]) for r in rows]
+
+    def __len__(self):
+        return len(self.rows)
+
+    def __getitem__(self, i):
+        ids, label = self.rows[i]
+        return {"input_ids": torch.tensor(ids), "labels": torch.tensor(label)}
+
+
+intents = {name: i + 1 for i, name in enumerate(["billing", "login", "refund"])}
+rows = [{"ids": [1, 2, 3], "intent": "refund"}]
+config = BertConfig(vocab_size=100, hidden_size=32, num_hidden_layers=1, num_attention_heads=2, num_labels=len(intents))
+model = BertForSequenceClassification(config)
+trainer = Trainer(model=model, args=TrainingArguments(output_dir="out", report_to="none"), train_dataset=Tickets(rows, intents))
+trainer.train()
+"#;
+
+/// Labels that reach a Hugging Face model only inside `Trainer`'s own loop.
+#[test]
+fn trainer_labels_are_traced_into_the_model() {
+    let got = top_suspects(&[("hf.py", HF)], "ce_1d_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("hf.py:20"), "{got:?}");
+}
