@@ -9,7 +9,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 DEST=${DEST:-/tmp/cudasleuth-cpu-logs}
 W=/tmp/corpus-cpu-runs; rm -rf "$W"; mkdir -p "$W" "$DEST" /tmp/cbin
 printf '#!/bin/sh\nexec %s "$@"\n' "$PY" > /tmp/cbin/python && chmod +x /tmp/cbin/python
-tar xzf "$HERE/projects.tar.gz" -C "$W"
+tar xzf "$HERE/${TAR:-projects.tar.gz}" -C "$W"
 export PATH=/tmp/cbin:$PATH DEST W
 for p in "$W"/projects/*/; do grep -q '"culprit": null' "$p/truth.json" || basename "$p"; done |
     xargs -P 2 -I{} bash -c 'n={}; cd "$W/projects/$n" && timeout 240 bash run.sh > "$DEST/${n:0:3}_cpu.log" 2>&1'

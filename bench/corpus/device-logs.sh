@@ -4,13 +4,14 @@
 # $OUT/logs.tar.gz (<pNN>_async.log, <pNN>_sync.log), rewritten after each project so that a
 # run cut short still brings back what it made.
 #   bench/corpus/device-logs.sh [SECONDS_PER_RUN] [NAME...]   # default 20 s, every buggy project
+#   TAR=projects2.tar.gz bench/corpus/device-logs.sh 25        # the second batch (how logs-h200-2 was made)
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 T=${1:-20}; shift || true
 mkdir -p /tmp/bin && printf '#!/bin/sh\nexec python3 "$@"\n' > /tmp/bin/python && chmod +x /tmp/bin/python
 export PATH=/tmp/bin:$PATH
 W=/tmp/corpus-runs; L=/tmp/corpus-logs; rm -rf "$W" "$L"; mkdir -p "$W" "$L"
-tar xzf "$HERE/projects.tar.gz" -C "$W"
+tar xzf "$HERE/${TAR:-projects.tar.gz}" -C "$W"
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
     for p in "$W"/projects/*/; do
