@@ -521,3 +521,80 @@ fn an_edited_file_is_read_right_where_its_statements_moved_or_changed() {
     let (v, _) = p.json(&["data/dataset.py"]);
     assert!(rules_of(&v).is_empty(), "{v}");
 }
+
+#[test]
+fn a_label_shift_in_a_module_without_torch_is_reported_where_it_is_made() {
+    // the label map never names torch; the loss is two modules away, behind a Dataset and a loader
+    let p = Project::new("shift");
+    p.write("labels.py", "GENRES = [\"jazz\", \"rock\", \"folk\", \"metal\", \"blues\"]\n\n\ndef encode(names):\n    return [GENRES.index(n) + 1 for n in names]\n");
+    p.write(
+        "data.py",
+        "import torch\nfrom torch.utils.data import Dataset\n\nfrom labels import encode\n\n\nclass Clips(Dataset):\n    def __init__(self, feats, names):\n        self.feats = feats\n        self.targets = encode(names)\n\n    def __len__(self):\n        return len(self.targets)\n\n    def __getitem__(self, i):\n        return torch.tensor(self.feats[i]), self.targets[i]\n",
+    );
+    p.write(
+        "train.py",
+        "import torch\nfrom torch import nn\nfrom torch.utils.data import DataLoader\n\nfrom data import Clips\nfrom labels import GENRES\n\n\ndef main(feats, names):\n    loader = DataLoader(Clips(feats, names), batch_size=8, shuffle=True)\n    model = nn.Sequential(nn.Linear(40, 64), nn.ReLU(), nn.Linear(64, len(GENRES)))\n    loss_fn = nn.CrossEntropyLoss()\n    for x, y in loader:\n        loss = loss_fn(model(x), y)\n        loss.backward()\n",
+    );
+    assert_eq!(rules_of(&p.json(&[]).0), [("CS118".to_string(), "labels.py".to_string(), 5)]);
+    p.write("labels.py", "GENRES = [\"jazz\", \"rock\", \"folk\", \"metal\", \"blues\"]\n\n\ndef encode(names):\n    return [GENRES.index(n) for n in names]\n");
+    assert!(rules_of(&p.json(&[]).0).is_empty());
+}
+
+const TAGGER: &str = "from torch import nn\n\n\nclass Tagger(nn.Module):\n    def __init__(self, n_feats, n_tags):\n        super().__init__()\n        self.body = nn.Sequential(nn.Linear(n_feats, 128), nn.ReLU(), nn.Linear(128, n_tags))\n        self.loss_fn = nn.BCELoss()\n\n    def forward(self, x, tags=None):\n        scores = self.body(x)\n        loss = None\n        if tags is not None:\n            loss = self.loss_fn(scores, tags.float())\n        return loss, scores\n";
+
+#[test]
+fn raw_scores_into_a_loss_inside_forward_are_reported_at_the_loss() {
+    // the loss is computed in the model's forward, the way Hugging Face style models do
+    let p = Project::new("bce");
+    p.write("model.py", TAGGER);
+    p.write(
+        "train.py",
+        "import torch\nfrom torch.utils.data import DataLoader, TensorDataset\n\nfrom model import Tagger\n\n\ndef fit(x, y):\n    model = Tagger(x.shape[1], y.shape[1])\n    loader = DataLoader(TensorDataset(x, y), batch_size=32, shuffle=True)\n    for xb, yb in loader:\n        loss, _ = model(xb, yb)\n        loss.backward()\n",
+    );
+    let found = rules_of(&p.json(&[]).0);
+    assert!(found.contains(&("CS118".to_string(), "model.py".to_string(), 8)), "{found:?}");
+    p.write("model.py", &TAGGER.replace("scores = self.body(x)", "scores = self.body(x).sigmoid()"));
+    assert!(rules_of(&p.json(&[]).0).is_empty());
+}
+
+#[test]
+fn a_head_size_held_in_a_yaml_config_is_reported_at_its_key() {
+    let p = Project::new("yamlbound");
+    std::fs::create_dir_all(p.dir.join("configs")).unwrap();
+    p.write("configs/base.yaml", "model:\n  hidden: 64\n  num_intents: 4\ntrain:\n  lr: 0.001\n");
+    p.write("train.py", TRAIN_YAML);
+    assert_eq!(rules_of(&p.json(&[]).0), [("CS118".to_string(), "configs/base.yaml".to_string(), 3)]);
+    // a run on the Python file alone reports only that file
+    assert!(rules_of(&p.json(&["train.py"]).0).is_empty());
+    p.write("configs/base.yaml", "model:\n  hidden: 64\n  num_intents: 5\ntrain:\n  lr: 0.001\n");
+    assert!(rules_of(&p.json(&[]).0).is_empty());
+}
+
+const TRAIN_YAML: &str = r#"import torch
+import yaml
+from torch import nn
+from torch.utils.data import DataLoader, Dataset
+
+INTENTS = ["greet", "refund", "track", "cancel", "other"]
+
+
+class Utterances(Dataset):
+    def __init__(self, rows):
+        self.rows = [(feats, INTENTS.index(intent)) for feats, intent in rows]
+
+    def __len__(self):
+        return len(self.rows)
+
+    def __getitem__(self, i):
+        feats, label = self.rows[i]
+        return torch.tensor(feats), label
+
+
+def main(rows):
+    with open("configs/base.yaml") as f:
+        cfg = yaml.safe_load(f)
+    model = nn.Sequential(nn.Linear(32, cfg["model"]["hidden"]), nn.ReLU(), nn.Linear(cfg["model"]["hidden"], cfg["model"]["num_intents"]))
+    loss_fn = nn.CrossEntropyLoss()
+    for x, y in DataLoader(Utterances(rows), batch_size=16):
+        loss_fn(model(x), y).backward()
+"#;

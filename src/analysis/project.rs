@@ -442,7 +442,8 @@ impl<'a> Files<'a> {
         self.indices_of_kind(kind).next().is_some()
     }
 
-    fn is_site(&self, i: usize) -> bool {
+    /// Whether the file at `i` is one the run reports on.
+    pub fn is_site(&self, i: usize) -> bool {
         self.focus.as_ref().map_or(true, |f| f[i])
     }
 

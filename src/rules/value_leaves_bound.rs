@@ -1,7 +1,7 @@
 use crate::analysis::flow::{self, FlowSuspect, Tier};
 use std::collections::HashMap;
 
-use crate::analysis::project::{name_hash, Digest};
+use crate::analysis::project::{name_hash, Digest, Files};
 use crate::rules::{rule, Ctx, Finding};
 use crate::scan::facts::{FileFacts, Span};
 
@@ -20,7 +20,11 @@ at the cut; a length used as a gather index (one past the last element) at the l
 the index.
 
 Without a crash log (`lint`) it reports only a disagreement the ranges prove on the value's
-path. With a log (`explain --project`) it ranks every line of the slice by what it does to the
+path that comes through the data (a loader loop, a Dataset, a data column, a config key or
+flag), or scores proven raw on their way to a loss that takes probabilities; it runs in
+projects with a data pipeline (a DataLoader, a CSV read, a split, a collate or Lightning data
+hook). A bound held in a YAML or JSON config is reported at its key when the run covers that
+file (a run on the Python files alone reports only them). With a log (`explain --project`) it ranks every line of the slice by what it does to the
 value, and the chain between the line and the op call is the evidence.
 
 ## Why is this bad?
@@ -126,7 +130,9 @@ fn span(line: u32) -> Span {
 /// the ranges prove that lie in the file.
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
     let files = cx.files;
-    let sites: Vec<usize> = files.sites().filter(|(_, f)| f.mentions_torch && !f.flow.is_empty()).map(|(i, _)| i).collect();
+    // every file with definitions is a site: the line that makes a bad value is often in a
+    // module that never names torch (a label map, a tokenizer, a feature table)
+    let sites: Vec<usize> = files.sites().filter(|(_, f)| !f.flow.is_empty()).map(|(i, _)| i).collect();
     let graph = Graph::new(files);
     for site in sites {
         let near = graph.neighbourhood(files, site);
@@ -142,30 +148,40 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
             continue;
         }
         let near: Vec<&FileFacts> = near.into_iter().map(|i| files.file(i)).collect();
+        // the op calls are in files that use torch
+        if !near.iter().any(|f| f.mentions_torch) {
+            continue;
+        }
         let here = files.path(site);
-        for category in ["label_out_of_range", "embedding_index_out_of_range"] {
+        for category in ["label_out_of_range", "embedding_index_out_of_range", "probability_out_of_range"] {
             for s in flow::suspects_in(&near, category, &[], flow::Mode::Lint)
                 .into_iter()
-                .filter(|s| s.tier == Tier::Strong && s.score >= 0.97 && s.file == here)
+                .filter(|s| s.tier == Tier::Strong && s.score >= 0.97 && (s.file == here || config_site(files, &s.file)))
             {
                 if out.iter().any(|o: &Finding| o.file == s.file && o.span.line == s.line) {
                     continue;
                 }
-                out.push(finding(near[0], &s, category));
+                out.push(finding(&s, category));
             }
         }
     }
 }
 
-fn finding(f: &FileFacts, s: &FlowSuspect, category: &'static str) -> Finding {
+/// A bound held in a config file (YAML, JSON) the run reports on: found from the Python that
+/// reads it, reported at the key's line.
+fn config_site(files: &Files, path: &str) -> bool {
+    !path.ends_with(".py") && !path.ends_with(".ipynb") && files.index(path).is_some_and(|i| files.is_site(i))
+}
+
+fn finding(s: &FlowSuspect, category: &'static str) -> Finding {
     let evidence = s.chain.iter().skip(1).map(|c| format!("{}:{} {}: {}", c.file, c.line, c.role, c.what)).collect();
     Finding {
         rule: CODE,
-        file: f.path.clone(),
+        file: s.file.clone(),
         span: span(s.line),
         message: s.message.clone(),
         evidence,
-        fingerprint: format!("{CODE}:{}:{}", f.path, s.message.replace(' ', "")),
+        fingerprint: format!("{CODE}:{}:{}", s.file, s.message.replace(' ', "")),
         category,
         lint: true,
     }

@@ -173,9 +173,9 @@ pub fn suspects(files: &[&FileFacts], category: &str, frames: &[(String, u32)]) 
 pub enum Mode {
     /// A crash to explain: every call that reaches the op.
     Explain,
-    /// No crash (lint): the calls outside a model's `forward` (a model library computes and
-    /// guards its own indices), and only suspects whose chain comes through the data (a
-    /// loader loop, a Dataset's `__getitem__`, a data column, a config key or flag).
+    /// No crash (lint): only suspects whose chain comes through the data (a loader loop, a
+    /// Dataset's `__getitem__`, a data column, a config key or flag), or scores proven raw on
+    /// their way to a loss or sampler that takes probabilities.
     Lint,
 }
 
@@ -198,9 +198,6 @@ fn suspects_here(files: &[&FileFacts], category: &str, frames: &[(String, u32)],
     let ix = Index::new(files.to_vec());
     let kinds = kinds_for(category);
     let mut all = sinks::find(&ix, &kinds);
-    if mode == Mode::Lint {
-        all.retain(|s| ix.def(s.def).name != "forward");
-    }
     if all.is_empty() {
         return Vec::new();
     }
@@ -224,7 +221,9 @@ fn suspects_here(files: &[&FileFacts], category: &str, frames: &[(String, u32)],
                 trace::short(&sink.value)
             );
         }
-        for s in slice_sink(&ix, sink).into_iter().filter(|s| mode == Mode::Explain || s.data) {
+        let probs = matches!(sink.kind, SinkKind::Probability | SinkKind::Distribution);
+        let keep = |s: &FlowSuspect| mode == Mode::Explain || s.data || probs && s.tier == Tier::Strong;
+        for s in slice_sink(&ix, sink).into_iter().filter(keep) {
             if debug {
                 eprintln!("  {:.2} {} {}:{} {}", s.score, s.tier.as_str(), s.file, s.line, s.message);
             }

@@ -2622,14 +2622,20 @@ fn shape(value: &Expr, op: Option<&str>, v: &Val) -> (Option<Tag>, String) {
         }
         return (Some(Tag::Arith(op.into())), format!("`{op}=`"));
     }
-    // the arithmetic at the top of the value, also inside a comprehension's element
+    // the arithmetic at the top of the value, also inside a comprehension's element (whose
+    // value is then an element of the sequence, not the sequence)
     let mut top = value;
+    let mut comps = 0;
     loop {
         match top {
             Expr::Comp { elt, value: Some(v), .. } => {
                 top = if matches!(**v, Expr::Bin(..)) { v } else { elt };
+                comps += 1;
             }
-            Expr::Comp { elt, .. } => top = elt,
+            Expr::Comp { elt, .. } => {
+                top = elt;
+                comps += 1;
+            }
             Expr::Call { func, args, .. } if func.last_name().is_some_and(is_pass_function) && !args.is_empty() => top = &args[0],
             Expr::Call { func, .. } if matches!(&**func, Expr::Attr(_, m) if is_pass_method(m)) => {
                 let Expr::Attr(o, _) = &**func else { unreachable!() };
@@ -2638,6 +2644,13 @@ fn shape(value: &Expr, op: Option<&str>, v: &Val) -> (Option<Tag>, String) {
             _ => break,
         }
     }
+    let el;
+    let v = if comps > 0 {
+        el = (1..comps).fold(v.element(), |x, _| x.element());
+        &el
+    } else {
+        v
+    };
     match top {
         // list concatenation: a marker among the literal elements, else no arithmetic
         Expr::Bin(op, l, r) if op == "+" && matches!(v, Val::Seq { .. }) => {
