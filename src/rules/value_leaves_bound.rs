@@ -57,8 +57,9 @@ fn module_of(path: &str) -> &str {
     }
 }
 
-/// How far a lint follows values from a file: the files within two imports of it (either way),
-/// at most this many, and the project's config and data files.
+/// How far a lint follows values from a file: the files within three imports of it (either way,
+/// a package's `__init__` not counted), at most this many, and the project's config and data
+/// files.
 const NEIGHBOURS: usize = 24;
 
 /// The import graph of a lint run, from the digests: which files a module name is, which
@@ -95,11 +96,11 @@ impl Graph {
     }
 
     /// The files a site's slices may read: the site, the files it imports or that import it,
-    /// and theirs (at most `NEIGHBOURS`), and the project's config and data files.
+    /// theirs and theirs again (at most `NEIGHBOURS`), and the project's config and data files.
     fn neighbourhood(&self, files: &crate::analysis::project::Files<'_>, site: usize) -> Vec<usize> {
         let mut out = vec![site];
         let mut frontier = vec![site];
-        for _ in 0..2 {
+        for _ in 0..3 {
             let mut next = Vec::new();
             for &a in &frontier {
                 let imported = files.digest(a).imports().iter().filter_map(|h| self.modules.get(h)).flatten();
@@ -110,6 +111,14 @@ impl Graph {
                     }
                     if !out.contains(&b) && !next.contains(&b) {
                         next.push(b);
+                        // a package's `__init__` only passes its modules on: they are as near
+                        if files.path(b).ends_with("__init__.py") {
+                            for &c in files.digest(b).imports().iter().filter_map(|h| self.modules.get(h)).flatten() {
+                                if out.len() + next.len() < NEIGHBOURS && !out.contains(&c) && !next.contains(&c) {
+                                    next.push(c);
+                                }
+                            }
+                        }
                     }
                 }
             }

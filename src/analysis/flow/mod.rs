@@ -350,8 +350,10 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
                                 }
                             }
                             fills.push(f);
+                            // the fill is the line to change (it is reported strong); this one
+                            // is the alternative
                             score = 0.97;
-                            tier = Tier::Strong;
+                            tier = Tier::Likely;
                             proven = true;
                             why = format!(
                                 "{why}: adds to a length that already fills the bound, giving {r}{}",
