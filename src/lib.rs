@@ -11,7 +11,6 @@ pub mod explain;
 pub mod kb;
 pub mod lint;
 pub mod log;
-pub mod memory;
 pub mod model;
 pub mod rank;
 pub mod report;

@@ -6,8 +6,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// (module, a module it may import). `memory` and `timings` are process utilities that import
-/// nothing of the crate; any module may use them.
+/// (module, a module it may import). `timings` is a process utility that imports nothing of
+/// the crate; any module may use it.
 const ALLOWED: &[(&str, &str)] = &[
     // floor 1: log, kb, scan read the inputs into the model's types
     ("log", "model"),
@@ -55,7 +55,7 @@ const ALLOWED: &[(&str, &str)] = &[
     ("explain", "report"),
 ];
 
-const UTILITIES: &[&str] = &["memory", "timings"];
+const UTILITIES: &[&str] = &["timings"];
 
 /// Every `crate::<module>` a source file names, with its line (comments skipped).
 fn crate_paths(text: &str) -> Vec<(usize, String)> {

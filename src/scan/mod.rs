@@ -173,7 +173,6 @@ pub fn gather(scanned: Vec<Scanned>) -> (Facts, Vec<Option<String>>) {
 
 /// The facts of the given files, without the data files they name.
 pub fn scan_files(root: &Path, paths: &[String], cache: Option<&dyn FactsStore>) -> Facts {
-    crate::memory::expect_large_run();
     gather(paths.par_iter().map(|rel| scan_file(root, rel, cache, Prior::None)).collect()).0
 }
 

@@ -609,9 +609,6 @@ impl Summary {
     /// warnings.
     pub fn project<'c>(&self, root: &'c Path, files: &ProjectFiles, cache: &'c Cache, eager: bool, now: &[bool]) -> Scan<'c> {
         let paths = files.paths();
-        if eager {
-            crate::memory::expect_large_run();
-        }
         let t0 = std::time::Instant::now();
         let fresh = self.fresh.lock().unwrap_or_else(|e| e.into_inner()).len();
         let read = |i: usize| -> FileRead {
