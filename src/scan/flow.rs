@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use tree_sitter::Node;
 
 use crate::scan::facts::{Span, Text};
+use crate::scan::fields::{Field, F};
 
 /// The largest file (in bytes) whose statement trees are built: about 1,500 lines of code.
 /// Training scripts, datasets and configs are far smaller; the modules of model libraries
@@ -324,13 +325,13 @@ impl<'s> Build<'s> {
             return Expr::Other(clip(text(self, n)));
         }
         let d = depth + 1;
-        let field = |f: &str| n.child_by_field_name(f);
-        let sub = |f: &str| field(f).map(|x| self.expr(x, d)).unwrap_or(Expr::Other("".into()));
+        let field = |f: F| n.field(f);
+        let sub = |f: F| field(f).map(|x| self.expr(x, d)).unwrap_or(Expr::Other("".into()));
         match n.kind() {
             "identifier" => Expr::Name(text(self, n).into()),
             "attribute" => {
-                let attr = field("attribute").map(|a| text(self, a)).unwrap_or("");
-                Expr::Attr(Box::new(sub("object")), attr.into())
+                let attr = field(F::Attribute).map(|a| text(self, a)).unwrap_or("");
+                Expr::Attr(Box::new(sub(F::Object)), attr.into())
             }
             "subscript" => {
                 let idx: Vec<Node> = {
@@ -341,7 +342,7 @@ impl<'s> Build<'s> {
                     [one] => self.expr(*one, d),
                     many => Expr::Seq(SeqKind::Tuple, many.iter().map(|x| self.expr(*x, d)).collect()),
                 };
-                Expr::Sub(Box::new(sub("value")), Box::new(index))
+                Expr::Sub(Box::new(sub(F::Value)), Box::new(index))
             }
             "slice" => {
                 // `a:b` (an end may be missing); a slice with a step stays opaque
@@ -362,17 +363,17 @@ impl<'s> Build<'s> {
                 }
             }
             "call" => {
-                let func = Box::new(sub("function"));
+                let func = Box::new(sub(F::Function));
                 let (mut args, mut kwargs) = (Vec::new(), Vec::new());
-                if let Some(list) = field("arguments") {
+                if let Some(list) = field(F::Arguments) {
                     if list.kind() == "generator_expression" {
                         args.push(self.expr(list, d));
                     } else {
                         for a in named(list) {
                             match a.kind() {
                                 "keyword_argument" => {
-                                    let name = a.child_by_field_name("name").map(|x| text(self, x)).unwrap_or("");
-                                    let v = a.child_by_field_name("value").map(|x| self.lined(x, d)).unwrap_or(Expr::Other("".into()));
+                                    let name = a.field(F::Name).map(|x| text(self, x)).unwrap_or("");
+                                    let v = a.field(F::Value).map(|x| self.lined(x, d)).unwrap_or(Expr::Other("".into()));
                                     kwargs.push((Text::from(name), v));
                                 }
                                 "list_splat" | "dictionary_splat" => {
@@ -394,12 +395,12 @@ impl<'s> Build<'s> {
             }
             "true" | "false" | "none" => Expr::Const(text(self, n).into()),
             "binary_operator" => {
-                let op = field("operator").map(|o| text(self, o)).unwrap_or("?");
-                Expr::Bin(op.into(), Box::new(sub("left")), Box::new(sub("right")))
+                let op = field(F::Operator).map(|o| text(self, o)).unwrap_or("?");
+                Expr::Bin(op.into(), Box::new(sub(F::Left)), Box::new(sub(F::Right)))
             }
             "unary_operator" => {
-                let op = field("operator").map(|o| text(self, o)).unwrap_or("?");
-                let arg = field("argument").map(|x| self.expr(x, d)).unwrap_or(Expr::Other("".into()));
+                let op = field(F::Operator).map(|o| text(self, o)).unwrap_or("?");
+                let arg = field(F::Argument).map(|x| self.expr(x, d)).unwrap_or(Expr::Other("".into()));
                 match (op, &arg) {
                     ("-", Expr::Int(v)) => Expr::Int(-v),
                     ("+", Expr::Int(v)) => Expr::Int(*v),
@@ -407,10 +408,10 @@ impl<'s> Build<'s> {
                     _ => Expr::Unary(op.into(), Box::new(arg)),
                 }
             }
-            "not_operator" => Expr::Unary("not".into(), Box::new(sub("argument"))),
+            "not_operator" => Expr::Unary("not".into(), Box::new(sub(F::Argument))),
             "boolean_operator" => {
-                let op = field("operator").map(|o| text(self, o)).unwrap_or("and");
-                Expr::Test(op.into(), vec![sub("left"), sub("right")])
+                let op = field(F::Operator).map(|o| text(self, o)).unwrap_or("and");
+                Expr::Test(op.into(), vec![sub(F::Left), sub(F::Right)])
             }
             "comparison_operator" => {
                 let mut c = n.walk();
@@ -434,8 +435,8 @@ impl<'s> Build<'s> {
                     .into_iter()
                     .filter(|p| p.kind() == "pair")
                     .map(|p| {
-                        let k = p.child_by_field_name("key").map(|x| self.expr(x, d)).unwrap_or(Expr::Slice);
-                        let v = p.child_by_field_name("value").map(|x| self.lined(x, d)).unwrap_or(Expr::Slice);
+                        let k = p.field(F::Key).map(|x| self.expr(x, d)).unwrap_or(Expr::Slice);
+                        let v = p.field(F::Value).map(|x| self.lined(x, d)).unwrap_or(Expr::Slice);
                         (k, v)
                     })
                     .collect(),
@@ -447,11 +448,11 @@ impl<'s> Build<'s> {
                     "dictionary_comprehension" => SeqKind::Dict,
                     _ => SeqKind::Gen,
                 };
-                let body = field("body");
+                let body = field(F::Body);
                 let (elt, value) = match body {
                     Some(p) if p.kind() == "pair" => (
-                        p.child_by_field_name("key").map(|x| self.expr(x, d)).unwrap_or(Expr::Slice),
-                        p.child_by_field_name("value").map(|x| Box::new(self.expr(x, d))),
+                        p.field(F::Key).map(|x| self.expr(x, d)).unwrap_or(Expr::Slice),
+                        p.field(F::Value).map(|x| Box::new(self.expr(x, d))),
                     ),
                     Some(b) => (self.expr(b, d), None),
                     None => (Expr::Slice, None),
@@ -460,8 +461,8 @@ impl<'s> Build<'s> {
                 for c in named(n) {
                     match c.kind() {
                         "for_in_clause" => {
-                            let t = c.child_by_field_name("left").map(|x| self.expr(x, d)).unwrap_or(Expr::Slice);
-                            let i = c.child_by_field_name("right").map(|x| self.expr(x, d)).unwrap_or(Expr::Slice);
+                            let t = c.field(F::Left).map(|x| self.expr(x, d)).unwrap_or(Expr::Slice);
+                            let i = c.field(F::Right).map(|x| self.expr(x, d)).unwrap_or(Expr::Slice);
                             gens.push((t, i));
                         }
                         "if_clause" => {
@@ -482,12 +483,12 @@ impl<'s> Build<'s> {
                 }
             }
             "lambda" => {
-                let params = field("parameters").map(|p| self.param_names(p)).unwrap_or_default();
-                Expr::Lambda { params, body: Box::new(sub("body")) }
+                let params = field(F::Parameters).map(|p| self.param_names(p)).unwrap_or_default();
+                Expr::Lambda { params, body: Box::new(sub(F::Body)) }
             }
-            "named_expression" => sub("value"),
+            "named_expression" => sub(F::Value),
             "await" => n.named_child(0).map(|x| self.expr(x, d)).unwrap_or(Expr::Other("".into())),
-            "keyword_argument" => sub("value"),
+            "keyword_argument" => sub(F::Value),
             "as_pattern" => n.named_child(0).map(|x| self.expr(x, d)).unwrap_or(Expr::Other("".into())),
             _ => Expr::Other(clip(text(self, n))),
         }
@@ -502,7 +503,7 @@ impl<'s> Build<'s> {
         for p in named(ps) {
             let (name, default, star) = match p.kind() {
                 "identifier" => (Some(p), None, false),
-                "default_parameter" | "typed_default_parameter" => (p.child_by_field_name("name"), p.child_by_field_name("value"), false),
+                "default_parameter" | "typed_default_parameter" => (p.field(F::Name), p.field(F::Value), false),
                 "typed_parameter" => (named(p).into_iter().find(|x| x.kind() == "identifier"), None, false),
                 "list_splat_pattern" | "dictionary_splat_pattern" => (p.named_child(0), None, true),
                 _ => (None, None, false),
@@ -527,15 +528,15 @@ impl<'s> Build<'s> {
     fn stmt(&mut self, s: Node, nest: u16, out: &mut Vec<(u32, u16, StmtKind)>, class: Option<&Text>, outer: Option<&Text>, depth: usize) {
         let line = s.start_position().row as u32 + 1;
         self.line = line;
-        let field = |f: &str| s.child_by_field_name(f);
+        let field = |f: F| s.field(f);
         match s.kind() {
             "expression_statement" => {
                 for e in named(s) {
                     match e.kind() {
                         "assignment" => self.assignment(e, nest, out),
                         "augmented_assignment" => {
-                            if let (Some(l), Some(r)) = (e.child_by_field_name("left"), e.child_by_field_name("right")) {
-                                let op = e.child_by_field_name("operator").map(|o| text(self, o).trim_end_matches('=')).unwrap_or("+");
+                            if let (Some(l), Some(r)) = (e.field(F::Left), e.field(F::Right)) {
+                                let op = e.field(F::Operator).map(|o| text(self, o).trim_end_matches('=')).unwrap_or("+");
                                 out.push((
                                     line,
                                     nest,
@@ -560,10 +561,10 @@ impl<'s> Build<'s> {
                 }
             }
             "if_statement" | "elif_clause" | "while_statement" => {
-                if let Some(c) = field("condition") {
+                if let Some(c) = field(F::Condition) {
                     out.push((line, nest, StmtKind::Cond(self.expr(c, 0))));
                 }
-                if let Some(b) = field("consequence").or_else(|| field("body")) {
+                if let Some(b) = field(F::Consequence).or_else(|| field(F::Body)) {
                     self.block(b, nest + 1, out, class, outer, depth);
                 }
                 let mut c = s.walk();
@@ -572,7 +573,7 @@ impl<'s> Build<'s> {
                     match a.kind() {
                         "elif_clause" => self.stmt(a, nest, out, class, outer, depth + 1),
                         _ => {
-                            if let Some(b) = a.child_by_field_name("body") {
+                            if let Some(b) = a.field(F::Body) {
                                 self.block(b, nest + 1, out, class, outer, depth);
                             }
                         }
@@ -580,22 +581,22 @@ impl<'s> Build<'s> {
                 }
             }
             "for_statement" => {
-                if let (Some(t), Some(i)) = (field("left"), field("right")) {
+                if let (Some(t), Some(i)) = (field(F::Left), field(F::Right)) {
                     out.push((line, nest, StmtKind::For { target: self.expr(t, 0), iter: self.expr(i, 0) }));
                 }
-                if let Some(b) = field("body") {
+                if let Some(b) = field(F::Body) {
                     self.block(b, nest + 1, out, class, outer, depth);
                 }
-                if let Some(b) = field("alternative").and_then(|a| a.child_by_field_name("body")) {
+                if let Some(b) = field(F::Alternative).and_then(|a| a.field(F::Body)) {
                     self.block(b, nest + 1, out, class, outer, depth);
                 }
             }
             "with_statement" => {
                 for clause in named(s).into_iter().filter(|x| x.kind() == "with_clause") {
                     for item in named(clause) {
-                        let Some(v) = item.child_by_field_name("value") else { continue };
+                        let Some(v) = item.field(F::Value) else { continue };
                         let (value, target) = if v.kind() == "as_pattern" {
-                            let tgt = v.child_by_field_name("alias").and_then(|a| a.named_child(0).or(Some(a)));
+                            let tgt = v.field(F::Alias).and_then(|a| a.named_child(0).or(Some(a)));
                             (v.named_child(0).map(|x| self.expr(x, 0)).unwrap_or(Expr::Slice), tgt.map(|t| self.expr(t, 0)))
                         } else {
                             (self.expr(v, 0), None)
@@ -603,7 +604,7 @@ impl<'s> Build<'s> {
                         out.push((line, nest, StmtKind::With { target, value }));
                     }
                 }
-                if let Some(b) = field("body") {
+                if let Some(b) = field(F::Body) {
                     self.block(b, nest, out, class, outer, depth);
                 }
             }
@@ -627,7 +628,7 @@ impl<'s> Build<'s> {
                     .filter(|x| x.kind() == "decorator")
                     .map(|x| clip(text(self, x).trim_start_matches('@').split('(').next().unwrap_or("")))
                     .collect();
-                if let Some(def) = field("definition") {
+                if let Some(def) = field(F::Definition) {
                     self.def(def, decorators, class, outer, depth);
                 }
             }
@@ -641,10 +642,10 @@ impl<'s> Build<'s> {
         let mut targets = Vec::new();
         let mut cur = e;
         loop {
-            if let Some(l) = cur.child_by_field_name("left") {
+            if let Some(l) = cur.field(F::Left) {
                 targets.push(self.expr(l, 0));
             }
-            match cur.child_by_field_name("right") {
+            match cur.field(F::Right) {
                 Some(r) if r.kind() == "assignment" => cur = r,
                 Some(r) => {
                     out.push((line, nest, StmtKind::Assign { targets, value: self.expr(r, 0), op: None }));
@@ -657,14 +658,14 @@ impl<'s> Build<'s> {
     }
 
     fn def(&mut self, n: Node, decorators: Vec<Text>, class: Option<&Text>, outer: Option<&Text>, depth: usize) {
-        let name: Text = n.child_by_field_name("name").map(|x| text(self, x)).unwrap_or("").into();
+        let name: Text = n.field(F::Name).map(|x| text(self, x)).unwrap_or("").into();
         self.line = n.start_position().row as u32 + 1;
         let mut stmts = Vec::new();
         let span = span_of(n);
         match n.kind() {
             "function_definition" => {
-                let params = n.child_by_field_name("parameters").map(|p| self.params(p)).unwrap_or_default();
-                if let Some(b) = n.child_by_field_name("body") {
+                let params = n.field(F::Parameters).map(|p| self.params(p)).unwrap_or_default();
+                if let Some(b) = n.field(F::Body) {
                     self.block(b, 0, &mut stmts, None, Some(&name), depth);
                 }
                 self.push(
@@ -683,11 +684,9 @@ impl<'s> Build<'s> {
                 );
             }
             _ => {
-                let bases: Vec<Expr> = n
-                    .child_by_field_name("superclasses")
-                    .map(|s| named(s).into_iter().map(|x| self.expr(x, 0)).collect())
-                    .unwrap_or_default();
-                if let Some(b) = n.child_by_field_name("body") {
+                let bases: Vec<Expr> =
+                    n.field(F::Superclasses).map(|s| named(s).into_iter().map(|x| self.expr(x, 0)).collect()).unwrap_or_default();
+                if let Some(b) = n.field(F::Body) {
                     self.block(b, 0, &mut stmts, Some(&name), None, depth);
                 }
                 self.push(

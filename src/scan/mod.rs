@@ -5,6 +5,7 @@ pub mod cache;
 pub mod chunks;
 pub mod data;
 pub mod facts;
+pub mod fields;
 pub mod files;
 pub mod flow;
 pub mod notebook;

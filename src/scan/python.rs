@@ -5,6 +5,7 @@
 use tree_sitter::{Language, Node, Parser};
 
 use crate::scan::facts::*;
+use crate::scan::fields::{Field, F};
 
 const MAX_TEXT: usize = 240;
 
@@ -85,8 +86,8 @@ fn int_literal(src: &Source, n: Node) -> Option<i64> {
     match n.kind() {
         "integer" => parse_int(src.node_text(n)),
         "unary_operator" => {
-            let op = n.child_by_field_name("operator").map(|o| src.node_text(o))?;
-            let v = int_literal(src, n.child_by_field_name("argument")?)?;
+            let op = n.field(F::Operator).map(|o| src.node_text(o))?;
+            let v = int_literal(src, n.field(F::Argument)?)?;
             match op {
                 "-" => Some(-v),
                 "+" => Some(v),
@@ -114,15 +115,15 @@ fn parse_int(t: &str) -> Option<i64> {
 /// (`Node::parent` searches down from the root) cost minutes on a chain of 1,000 calls.
 fn assignment_of<'t>(node: Node<'t>, parent: Node<'t>, parents: Option<Node<'t>>) -> Option<Node<'t>> {
     match parent.kind() {
-        "assignment" if parent.child_by_field_name("right") == Some(node) => Some(parent),
-        "attribute" if parents.is_some() && parent.child_by_field_name("object") == Some(node) => parents,
-        "call" if parents.is_some() && parent.child_by_field_name("function") == Some(node) => parents,
+        "assignment" if parent.field(F::Right) == Some(node) => Some(parent),
+        "attribute" if parents.is_some() && parent.field(F::Object) == Some(node) => parents,
+        "call" if parents.is_some() && parent.field(F::Function) == Some(node) => parents,
         _ => None,
     }
 }
 
 fn assigned_name(src: &Source, assignment: Option<Node>) -> Option<Text> {
-    assignment?.child_by_field_name("left").map(|l| Text::from(src.node_text(l)))
+    assignment?.field(F::Left).map(|l| Text::from(src.node_text(l)))
 }
 
 fn args(src: &Source, list: Node) -> Vec<Arg> {
@@ -131,8 +132,8 @@ fn args(src: &Source, list: Node) -> Vec<Arg> {
     for a in list.named_children(&mut c) {
         match a.kind() {
             "keyword_argument" => {
-                let name = a.child_by_field_name("name").map(|n| Text::from(src.node_text(n)));
-                let value = a.child_by_field_name("value");
+                let name = a.field(F::Name).map(|n| Text::from(src.node_text(n)));
+                let value = a.field(F::Value);
                 out.push(Arg {
                     name,
                     text: value.map(|v| src.clipped(v)).unwrap_or_default(),
@@ -151,8 +152,8 @@ fn shift_of(src: &Source, target: &str, value: Node) -> Option<i64> {
     if value.kind() != "binary_operator" {
         return None;
     }
-    let op = src.node_text(value.child_by_field_name("operator")?);
-    let (l, r) = (value.child_by_field_name("left")?, value.child_by_field_name("right")?);
+    let op = src.node_text(value.field(F::Operator)?);
+    let (l, r) = (value.field(F::Left)?, value.field(F::Right)?);
     let same = |n: Node| src.node_text(n).replace(' ', "") == target.replace(' ', "");
     match op {
         "+" if same(l) => int_literal(src, r),
@@ -180,7 +181,7 @@ fn dict_pairs(src: &Source, n: Node) -> Vec<(Text, Text)> {
     }
     let mut c = n.walk();
     for pair in n.named_children(&mut c).filter(|x| x.kind() == "pair") {
-        if let (Some(k), Some(v)) = (pair.child_by_field_name("key"), pair.child_by_field_name("value")) {
+        if let (Some(k), Some(v)) = (pair.field(F::Key), pair.field(F::Value)) {
             let key = src.node_text(k).trim_matches(|c| c == '"' || c == '\'').into();
             out.push((key, src.clipped(v)));
         }
@@ -195,7 +196,7 @@ fn params(src: &Source, n: Node) -> (Vec<Text>, Vec<Option<Text>>, bool) {
     for p in n.named_children(&mut c) {
         let (name, default) = match p.kind() {
             "identifier" => (Some(p), None),
-            "default_parameter" | "typed_default_parameter" => (p.child_by_field_name("name"), p.child_by_field_name("value")),
+            "default_parameter" | "typed_default_parameter" => (p.field(F::Name), p.field(F::Value)),
             "typed_parameter" => (p.named_child(0).filter(|x| x.kind() == "identifier"), None),
             "list_splat_pattern" | "dictionary_splat_pattern" => {
                 varargs = true;
@@ -354,12 +355,12 @@ impl<'t> Builder<'_, '_, 't> {
             self.cond = None;
             self.cond(n);
         }
-        let field = |f: &str| n.child_by_field_name(f);
+        let field = |f: F| n.field(f);
         match n.kind() {
             // (call function: (_) @call.func arguments: (argument_list) @call.args) @call
             "call" => {
                 if let (Some(func), Some(list)) =
-                    (field("function").filter(|x| x.is_named()), field("arguments").filter(|a| a.kind() == "argument_list"))
+                    (field(F::Function).filter(|x| x.is_named()), field(F::Arguments).filter(|a| a.kind() == "argument_list"))
                 {
                     let assigned = assigned_name(self.src, self.assignment);
                     self.calls.push((list.id(), n, func, assigned));
@@ -367,42 +368,42 @@ impl<'t> Builder<'_, '_, 't> {
             }
             // (class_definition name: (identifier) @class.name superclasses: (argument_list)? @class.bases) @class
             "class_definition" => {
-                if let Some(name) = field("name").filter(|x| x.kind() == "identifier") {
-                    self.class(n, name, field("superclasses").filter(|x| x.kind() == "argument_list"));
+                if let Some(name) = field(F::Name).filter(|x| x.kind() == "identifier") {
+                    self.class(n, name, field(F::Superclasses).filter(|x| x.kind() == "argument_list"));
                 }
             }
             // (function_definition name: (identifier) @def.name parameters: (parameters) @def.params) @def
             "function_definition" => {
                 if let (Some(name), Some(ps)) =
-                    (field("name").filter(|x| x.kind() == "identifier"), field("parameters").filter(|x| x.kind() == "parameters"))
+                    (field(F::Name).filter(|x| x.kind() == "identifier"), field(F::Parameters).filter(|x| x.kind() == "parameters"))
                 {
                     self.def(n, name, ps);
                 }
             }
             // (assignment left: (identifier) @field.name type: (_) right: (_) @field.value) @field
             // (assignment left: (_) @assign.left right: (_) @assign.right) @assign
-            "assignment" => match (field("left").filter(|x| x.is_named()), field("right").filter(|x| x.is_named())) {
-                (Some(l), Some(r)) if field("type").is_some_and(|x| x.is_named()) && l.kind() == "identifier" => self.field(n, l, r),
-                (Some(l), Some(r)) if field("type").is_none() => self.assign(n, l, r),
+            "assignment" => match (field(F::Left).filter(|x| x.is_named()), field(F::Right).filter(|x| x.is_named())) {
+                (Some(l), Some(r)) if field(F::Type).is_some_and(|x| x.is_named()) && l.kind() == "identifier" => self.field(n, l, r),
+                (Some(l), Some(r)) if field(F::Type).is_none() => self.assign(n, l, r),
                 _ => {}
             },
             // (augmented_assignment left: (_) @aug.left right: (_) @aug.right) @aug
             "augmented_assignment" => {
-                if let (Some(l), Some(r)) = (field("left").filter(|x| x.is_named()), field("right").filter(|x| x.is_named())) {
+                if let (Some(l), Some(r)) = (field(F::Left).filter(|x| x.is_named()), field(F::Right).filter(|x| x.is_named())) {
                     self.aug(n, l, r);
                 }
             }
             "return_statement" => self.ret(n),
             // (for_statement left: (_) @for.target right: (_) @for.iter) @for
             "for_statement" => {
-                if let (Some(t), Some(it)) = (field("left").filter(|x| x.is_named()), field("right").filter(|x| x.is_named())) {
+                if let (Some(t), Some(it)) = (field(F::Left).filter(|x| x.is_named()), field(F::Right).filter(|x| x.is_named())) {
                     self.for_(n, t, it);
                 }
             }
             "import_from_statement" | "import_statement" => self.import(n),
             // (if_statement condition: (_) @cond.expr), elif, while
             "if_statement" | "elif_clause" | "while_statement" => {
-                self.cond = field("condition").filter(|x| x.is_named()).map(|c| c.id());
+                self.cond = field(F::Condition).filter(|x| x.is_named()).map(|c| c.id());
             }
             // (conditional_expression) @cond.ternary: its condition
             "conditional_expression" => {
@@ -440,12 +441,12 @@ impl<'t> Builder<'_, '_, 't> {
         let bases = bases.map(|b| element_texts(src, b)).unwrap_or_default();
         let bases = bases.into_iter().filter(|b| !b.contains('=')).collect();
         let mut methods = Vec::new();
-        if let Some(body) = class.child_by_field_name("body") {
+        if let Some(body) = class.field(F::Body) {
             let mut c = body.walk();
             for item in body.named_children(&mut c) {
-                let def = if item.kind() == "decorated_definition" { item.child_by_field_name("definition") } else { Some(item) };
+                let def = if item.kind() == "decorated_definition" { item.field(F::Definition) } else { Some(item) };
                 if let Some(d) = def.filter(|d| d.kind() == "function_definition") {
-                    if let Some(n) = d.child_by_field_name("name") {
+                    if let Some(n) = d.field(F::Name) {
                         methods.push(Text::from(src.node_text(n)));
                     }
                 }
@@ -496,7 +497,7 @@ impl<'t> Builder<'_, '_, 't> {
 
     fn aug(&mut self, aug: Node, l: Node, r: Node) {
         let src = self.src;
-        let op = aug.child_by_field_name("operator").map(|o| Text::from(src.node_text(o)));
+        let op = aug.field(F::Operator).map(|o| Text::from(src.node_text(o)));
         let k = int_literal(src, r);
         let shift = match (op.as_deref(), k) {
             (Some("+="), Some(k)) => Some(k),
@@ -651,7 +652,7 @@ mod tests {
                 let (Some(n), Some(v)) = (get("field.name"), get("field.value")) else { continue };
                 b.field(field, n, v);
             } else if let Some(assign) = get("assign") {
-                if assign.child_by_field_name("type").is_some() {
+                if assign.field(F::Type).is_some() {
                     continue; // read by the `field` pattern
                 }
                 let (Some(l), Some(r)) = (get("assign.left"), get("assign.right")) else { continue };
