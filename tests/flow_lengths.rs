@@ -8,7 +8,10 @@ mod common;
 use std::process::Command;
 
 fn top_suspects(files: &[(&str, &str)], log: &str) -> Vec<String> {
-    let dir = std::env::temp_dir().join(format!("cudasleuth-flow-{}-{}", std::process::id(), files[0].0.replace('/', "_")));
+    // a directory of its own per call: the tests run in parallel, several on the same file names
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("cudasleuth-flow-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     for (name, text) in files {
         let p = dir.join(name);
@@ -196,4 +199,54 @@ trainer.train()
 fn trainer_labels_are_traced_into_the_model() {
     let got = top_suspects(&[("hf.py", HF)], "ce_1d_over.async.log");
     assert_eq!(got.first().map(String::as_str), Some("hf.py:20"), "{got:?}");
+}
+
+const TAB: &str = r#"import torch
+from torch import nn
+
+
+class TabNet(nn.Module):
+    def __init__(self, cards, dim=8):
+        super().__init__()
+        self.embs = nn.ModuleList([nn.Embedding(n, dim) for n in cards])
+        self.out = nn.Linear(dim * len(cards), 1)
+
+    def forward(self, x):
+        parts = [emb(x[:, j]) for j, emb in enumerate(self.embs)]
+        return self.out(torch.cat(parts, 1))
+"#;
+
+const PREP: &str = r#"def codes(rows, levels):
+    return [[lv.index(v) + 1 for v, lv in zip(row, levels)] for row in rows]
+"#;
+
+const TAB_TRAIN: &str = r#"import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+import prep as P
+from tab import TabNet
+
+LEVELS = [["a", "b", "c"], ["x", "y"]]
+
+
+def main(rows, ys):
+    x = torch.tensor(P.codes(rows, LEVELS))
+    ds = TensorDataset(x, torch.tensor(ys, dtype=torch.float32))
+    model = TabNet([len(lv) for lv in LEVELS])
+    for xb, yb in DataLoader(ds, batch_size=4):
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(model(xb).squeeze(1), yb)
+        loss.backward()
+"#;
+
+/// A tabular model looks each column up in its own table (`nn.ModuleList` of embeddings, called
+/// in a comprehension over `enumerate`); the codes are made 1-based in a module without torch,
+/// called through its import alias (`P.codes`, a name that is also a pandas attribute), and
+/// reach the model through a `TensorDataset`.
+#[test]
+fn codes_from_one_reach_a_module_list_of_embeddings() {
+    let got = top_suspects(&[("tab.py", TAB), ("prep.py", PREP), ("train.py", TAB_TRAIN)], "embedding_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("prep.py:2"), "{got:?}");
+    let fixed = PREP.replace("lv.index(v) + 1", "lv.index(v)");
+    let got = top_suspects(&[("tab.py", TAB), ("prep.py", &fixed), ("train.py", TAB_TRAIN)], "embedding_over.async.log");
+    assert_ne!(got.first().map(String::as_str), Some("prep.py:2"), "{got:?}");
 }

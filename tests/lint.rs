@@ -564,8 +564,9 @@ fn a_head_size_held_in_a_yaml_config_is_reported_at_its_key() {
     p.write("configs/base.yaml", "model:\n  hidden: 64\n  num_intents: 4\ntrain:\n  lr: 0.001\n");
     p.write("train.py", TRAIN_YAML);
     assert_eq!(rules_of(&p.json(&[]).0), [("CS118".to_string(), "configs/base.yaml".to_string(), 3)]);
-    // a run on the Python file alone reports only that file
+    // a run on the Python file alone reports only that file; a run on the config, the config
     assert!(rules_of(&p.json(&["train.py"]).0).is_empty());
+    assert_eq!(rules_of(&p.json(&["configs/base.yaml"]).0), [("CS118".to_string(), "configs/base.yaml".to_string(), 3)]);
     p.write("configs/base.yaml", "model:\n  hidden: 64\n  num_intents: 5\ntrain:\n  lr: 0.001\n");
     assert!(rules_of(&p.json(&[]).0).is_empty());
 }

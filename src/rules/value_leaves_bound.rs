@@ -136,12 +136,16 @@ fn span(line: u32) -> Span {
 
 /// Lint: for each given file, the slices from the op calls of its neighbourhood (the same
 /// computation whether the whole project or one file is given), reporting the divergences
-/// the ranges prove that lie in the file.
+/// the ranges prove that lie in the file. A given config file is reported from the Python
+/// files (every neighbourhood reads the configs): then each Python file's slices run.
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
     let files = cx.files;
+    let config_given = (0..files.len()).any(|i| files.is_site(i) && is_config(files.path(i)));
     // every file with definitions is a site: the line that makes a bad value is often in a
     // module that never names torch (a label map, a tokenizer, a feature table)
-    let sites: Vec<usize> = files.sites().filter(|(_, f)| !f.flow.is_empty()).map(|(i, _)| i).collect();
+    let sites: Vec<usize> = (0..files.len())
+        .filter(|&i| (files.is_site(i) || config_given && !is_config(files.path(i))) && !files.file(i).flow.is_empty())
+        .collect();
     let graph = Graph::new(files);
     for site in sites {
         let near = graph.neighbourhood(files, site);
@@ -163,10 +167,9 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
         }
         let here = files.path(site);
         for category in ["label_out_of_range", "embedding_index_out_of_range", "probability_out_of_range"] {
-            for s in flow::suspects_in(&near, category, &[], flow::Mode::Lint)
-                .into_iter()
-                .filter(|s| s.tier == Tier::Strong && s.score >= 0.97 && (s.file == here || config_site(files, &s.file)))
-            {
+            for s in flow::suspects_in(&near, category, &[], flow::Mode::Lint).into_iter().filter(|s| {
+                s.tier == Tier::Strong && s.score >= 0.97 && (s.file == here && files.is_site(site) || config_site(files, &s.file))
+            }) {
                 if out.iter().any(|o: &Finding| o.file == s.file && o.span.line == s.line) {
                     continue;
                 }
@@ -179,7 +182,11 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
 /// A bound held in a config file (YAML, JSON) the run reports on: found from the Python that
 /// reads it, reported at the key's line.
 fn config_site(files: &Files, path: &str) -> bool {
-    !path.ends_with(".py") && !path.ends_with(".ipynb") && files.index(path).is_some_and(|i| files.is_site(i))
+    is_config(path) && files.index(path).is_some_and(|i| files.is_site(i))
+}
+
+fn is_config(path: &str) -> bool {
+    [".yaml", ".yml", ".json", ".toml"].iter().any(|x| path.ends_with(x))
 }
 
 fn finding(s: &FlowSuspect, category: &'static str) -> Finding {

@@ -150,6 +150,11 @@ fn ctor_at(ix: &Index, func: &Expr, def: DefId, stmt: usize, hops: usize) -> Opt
     }
     match func {
         Expr::Name(n) => {
+            // a loop's name over a list of modules (`for j, emb in enumerate(self.embs)`, also in
+            // a comprehension): the modules' constructor
+            if let Some(over) = loop_source(d, stmt, n) {
+                return ctor_at(ix, &over, def, stmt, hops + 1).and_then(|c| element_ctor(c, 0));
+            }
             for i in (0..stmt.min(d.stmts.len())).rev() {
                 if let StmtKind::Assign { targets, value, op: None } = &d.stmts[i].kind {
                     if targets.iter().any(|t| matches!(t, Expr::Name(x) if x == n)) {
@@ -181,6 +186,64 @@ fn ctor_at(ix: &Index, func: &Expr, def: DefId, stmt: usize, hops: usize) -> Opt
             }
             None
         }
+        _ => None,
+    }
+}
+
+/// The sequence a loop name walks, when `n` is bound by a comprehension in statement `stmt` or by
+/// an enclosing `for` before it: the iterable, through `enumerate(xs)` and `zip(xs, ys)` to the
+/// one whose elements `n` takes.
+fn loop_source(d: &crate::scan::flow::Def, stmt: usize, n: &str) -> Option<Expr> {
+    let mut found = None;
+    if let Some(s) = d.stmts.get(stmt) {
+        super::trace::stmt_exprs(&s.kind, &mut |e| {
+            if let Expr::Comp { gens, .. } = e {
+                for (t, it) in gens {
+                    if found.is_none() {
+                        found = walked(t, it, n);
+                    }
+                }
+            }
+        });
+    }
+    if found.is_some() {
+        return found;
+    }
+    (0..stmt.min(d.stmts.len())).rev().find_map(|i| match &d.stmts[i].kind {
+        StmtKind::For { target, iter } => walked(target, iter, n),
+        _ => None,
+    })
+}
+
+/// What `n` in the loop target `t` walks in `it`.
+fn walked(t: &Expr, it: &Expr, n: &str) -> Option<Expr> {
+    match (t.bare(), it.bare()) {
+        (Expr::Name(x), _) if x == n => Some(it.clone()),
+        (Expr::Seq(_, ts), Expr::Call { func, args, .. }) if ts.len() == 2 && func.last_name() == Some("enumerate") => {
+            walked(&ts[1], args.first()?, n)
+        }
+        (Expr::Seq(_, ts), Expr::Call { func, args, .. }) if func.last_name() == Some("zip") && ts.len() == args.len() => {
+            ts.iter().zip(args).find_map(|(t, a)| walked(t, a, n))
+        }
+        _ => None,
+    }
+}
+
+/// The constructor of the elements of a module list (`nn.ModuleList([nn.Embedding(c, d) for c in
+/// cards])`, `nn.ModuleList(nn.Embedding(c, d) for c in cards)`, a list display).
+fn element_ctor(c: (Expr, DefId, usize), depth: usize) -> Option<(Expr, DefId, usize)> {
+    let (e, def, stmt) = c;
+    let inner = match e.bare() {
+        Expr::Call { func, args, .. } if depth < 3 && matches!(func.last_name(), Some("ModuleList" | "list" | "tuple")) => {
+            args.first()?.clone()
+        }
+        Expr::Comp { elt, .. } => (**elt).clone(),
+        Expr::Seq(_, xs) => xs.first()?.clone(),
+        _ => return None,
+    };
+    match inner.bare() {
+        Expr::Call { func, .. } if !matches!(func.last_name(), Some("ModuleList" | "list" | "tuple")) => Some((unmoved(&inner), def, stmt)),
+        _ if depth < 3 => element_ctor((inner, def, stmt), depth + 1),
         _ => None,
     }
 }

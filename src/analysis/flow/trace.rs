@@ -1746,7 +1746,10 @@ impl<'a, 'i> Tracer<'a, 'i> {
         let on_self = recv.is_some_and(
             |r| matches!(r.bare(), Expr::Name(n) if self.def(cx).is_method() && self.def(cx).params.first().is_some_and(|p| p.name == *n)),
         );
-        if let Some(r) = recv.filter(|_| !on_self) {
+        // a project module's function called through the module (`P.codes(rows)`) is not a
+        // method of a value
+        let of_module = recv.and_then(|r| r.dotted()).is_some_and(|m| self.module_function(cx.def.0, &m, &name).is_some());
+        if let Some(r) = recv.filter(|_| !on_self && !of_module) {
             match name.as_str() {
                 m if is_pass_method(m) => return self.expr(r, cx, parent),
                 "clamp" | "clip" | "clamp_" | "clip_" => {
@@ -2035,6 +2038,11 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 return Val::Seq { elem: Box::new(Val::Int(Range { lo: Some(Sym::num(0)), hi: None })), len: None, most: None };
             }
             "DataLoader" => return self.loader(args, kwargs, cx, parent),
+            // a sample is the tuple of the tensors' rows
+            "TensorDataset" => {
+                let rows = args.iter().map(|a| self.expr(a, cx, parent).element()).collect();
+                return Val::Seq { elem: Box::new(Val::Tuple(rows)), len: None, most: None };
+            }
             "read_csv" | "read_table" | "read_json" | "read_parquet" | "read_excel" | "read_feather" => {
                 let path = args.first().and_then(|a| self.path_text(a, cx));
                 return Val::Table(path.and_then(|p| self.data_file(&p)));
@@ -2076,6 +2084,9 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         (m, Some(o))
                     }
                     Val::Func(f) if name == "__call__" => (vec![f], None),
+                    _ if r.dotted().is_some_and(|m| self.module_function(cx.def.0, &m, &name).is_some()) => {
+                        (r.dotted().and_then(|m| self.module_function(cx.def.0, &m, &name)).into_iter().collect(), None)
+                    }
                     _ => {
                         let ms = self.ix.methods_named(&name);
                         (if ms.len() == 1 { ms.to_vec() } else { Vec::new() }, None)
@@ -2122,6 +2133,30 @@ impl<'a, 'i> Tracer<'a, 'i> {
         let env = Rc::new(Env { args: args.to_vec(), kwargs: kwargs.to_vec(), caller: Some(cx.clone()), vals: Vec::new(), recv: recv_obj });
         let c = Ctx { def: target, at: usize::MAX, env: Some(env), depth: cx.depth + 1 };
         self.returns(&c, parent)
+    }
+
+    /// A function of a project module called through the module's name as the file imports it
+    /// (`import features as F_` … `F_.to_tensors(…)`, `from pkg import data` … `data.load(…)`).
+    fn module_function(&self, file: usize, recv: &str, name: &str) -> Option<DefId> {
+        let stem = self.ix.files[file].imports.iter().find_map(|imp| {
+            let (from, names) = match imp.strip_prefix("from ") {
+                Some(rest) => rest.split_once(" import ").map(|(m, n)| (Some(m.trim()), n))?,
+                None => (None, imp.strip_prefix("import ")?),
+            };
+            names.trim_matches(|c| c == '(' || c == ')').split(',').find_map(|part| {
+                let (module, alias) = match part.split_once(" as ") {
+                    Some((m, a)) => (m.trim(), a.trim()),
+                    None => (part.trim(), part.trim()),
+                };
+                (alias == recv && (from.is_some() || !module.is_empty())).then(|| module.rsplit('.').next().unwrap_or(module).to_string())
+            })
+        })?;
+        self.ix.functions(name).iter().copied().find(|&id| {
+            let path = self.ix.path(id);
+            let file_stem = path.rsplit('/').next().unwrap_or(path).trim_end_matches(".py");
+            let module = if file_stem == "__init__" { path.rsplit('/').nth(1).unwrap_or(file_stem) } else { file_stem };
+            module == stem && self.ix.def(id).class.is_none()
+        })
     }
 
     /// A call of a module held in an instance field: the project module's forward with the
