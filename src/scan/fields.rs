@@ -1,6 +1,6 @@
-//! The Python grammar's field ids, looked up once: `child_by_field_name` compares the name with
-//! every field name of the grammar on each call, and the scan asks for a field millions of
-//! times on a large tree.
+//! The Python grammar's field ids and node kind names, looked up once: `child_by_field_name`
+//! compares the name with every field name of the grammar on each call, and `kind` measures and
+//! checks the kind's C string each time; the scan asks millions of times on a large tree.
 
 use std::sync::OnceLock;
 use tree_sitter::Node;
@@ -62,14 +62,28 @@ fn ids() -> &'static [Option<u16>; 20] {
     })
 }
 
-/// A node's child in a field.
+/// The grammar's kind names by kind id.
+fn kinds() -> &'static [&'static str] {
+    static KINDS: OnceLock<Vec<&'static str>> = OnceLock::new();
+    KINDS.get_or_init(|| {
+        let lang: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
+        (0..lang.node_kind_count()).map(|id| lang.node_kind_for_id(id as u16).unwrap_or("")).collect()
+    })
+}
+
+/// A node's child in a field, and its kind's name.
 pub trait Field<'t> {
     fn field(&self, f: F) -> Option<Node<'t>>;
+    fn kind_name(&self) -> &'static str;
 }
 
 impl<'t> Field<'t> for Node<'t> {
     fn field(&self, f: F) -> Option<Node<'t>> {
         ids()[f as usize].and_then(|id| self.child_by_field_id(id))
+    }
+
+    fn kind_name(&self) -> &'static str {
+        kinds().get(usize::from(self.kind_id())).copied().unwrap_or_else(|| self.kind())
     }
 }
 
@@ -87,5 +101,10 @@ mod tests {
         let def = tree.root_node().child(0).unwrap();
         assert_eq!(def.field(F::Name).map(|n| &src[n.byte_range()]), Some("f"));
         assert_eq!(def.field(F::Body).map(|n| n.kind()), def.child_by_field_name("body").map(|n| n.kind()));
+        let mut stack = vec![tree.root_node()];
+        while let Some(n) = stack.pop() {
+            assert_eq!(n.kind_name(), n.kind());
+            stack.extend((0..n.child_count()).filter_map(|i| n.child(i)));
+        }
     }
 }

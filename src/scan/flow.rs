@@ -295,7 +295,7 @@ fn clip(s: &str) -> Text {
 
 fn named<'t>(n: Node<'t>) -> Vec<Node<'t>> {
     let mut c = n.walk();
-    n.named_children(&mut c).filter(|x| x.kind() != "comment").collect()
+    n.named_children(&mut c).filter(|x| x.kind_name() != "comment").collect()
 }
 
 fn parse_int(t: &str) -> Option<i64> {
@@ -327,7 +327,7 @@ impl<'s> Build<'s> {
         let d = depth + 1;
         let field = |f: F| n.field(f);
         let sub = |f: F| field(f).map(|x| self.expr(x, d)).unwrap_or(Expr::Other("".into()));
-        match n.kind() {
+        match n.kind_name() {
             "identifier" => Expr::Name(text(self, n).into()),
             "attribute" => {
                 let attr = field(F::Attribute).map(|a| text(self, a)).unwrap_or("");
@@ -349,9 +349,9 @@ impl<'s> Build<'s> {
                 let mut ends: Vec<Option<Node>> = vec![None];
                 let mut c = n.walk();
                 for ch in n.children(&mut c) {
-                    if ch.kind() == ":" {
+                    if ch.kind_name() == ":" {
                         ends.push(None);
-                    } else if ch.is_named() && ch.kind() != "comment" {
+                    } else if ch.is_named() && ch.kind_name() != "comment" {
                         if let Some(last) = ends.last_mut() {
                             *last = Some(ch);
                         }
@@ -366,11 +366,11 @@ impl<'s> Build<'s> {
                 let func = Box::new(sub(F::Function));
                 let (mut args, mut kwargs) = (Vec::new(), Vec::new());
                 if let Some(list) = field(F::Arguments) {
-                    if list.kind() == "generator_expression" {
+                    if list.kind_name() == "generator_expression" {
                         args.push(self.expr(list, d));
                     } else {
                         for a in named(list) {
-                            match a.kind() {
+                            match a.kind_name() {
                                 "keyword_argument" => {
                                     let name = a.field(F::Name).map(|x| text(self, x)).unwrap_or("");
                                     let v = a.field(F::Value).map(|x| self.lined(x, d)).unwrap_or(Expr::Other("".into()));
@@ -420,7 +420,7 @@ impl<'s> Build<'s> {
             }
             "parenthesized_expression" => n.named_child(0).map(|x| self.expr(x, d)).unwrap_or(Expr::Other("".into())),
             "list" | "tuple" | "set" | "expression_list" | "pattern_list" | "tuple_pattern" | "list_pattern" => {
-                let kind = match n.kind() {
+                let kind = match n.kind_name() {
                     "list" | "list_pattern" => SeqKind::List,
                     "set" => SeqKind::Set,
                     _ => SeqKind::Tuple,
@@ -433,7 +433,7 @@ impl<'s> Build<'s> {
             "dictionary" => Expr::Dict(
                 named(n)
                     .into_iter()
-                    .filter(|p| p.kind() == "pair")
+                    .filter(|p| p.kind_name() == "pair")
                     .map(|p| {
                         let k = p.field(F::Key).map(|x| self.expr(x, d)).unwrap_or(Expr::Slice);
                         let v = p.field(F::Value).map(|x| self.lined(x, d)).unwrap_or(Expr::Slice);
@@ -442,7 +442,7 @@ impl<'s> Build<'s> {
                     .collect(),
             ),
             "list_comprehension" | "set_comprehension" | "generator_expression" | "dictionary_comprehension" => {
-                let kind = match n.kind() {
+                let kind = match n.kind_name() {
                     "list_comprehension" => SeqKind::List,
                     "set_comprehension" => SeqKind::Set,
                     "dictionary_comprehension" => SeqKind::Dict,
@@ -450,7 +450,7 @@ impl<'s> Build<'s> {
                 };
                 let body = field(F::Body);
                 let (elt, value) = match body {
-                    Some(p) if p.kind() == "pair" => (
+                    Some(p) if p.kind_name() == "pair" => (
                         p.field(F::Key).map(|x| self.expr(x, d)).unwrap_or(Expr::Slice),
                         p.field(F::Value).map(|x| Box::new(self.expr(x, d))),
                     ),
@@ -459,7 +459,7 @@ impl<'s> Build<'s> {
                 };
                 let (mut gens, mut conds) = (Vec::new(), Vec::new());
                 for c in named(n) {
-                    match c.kind() {
+                    match c.kind_name() {
                         "for_in_clause" => {
                             let t = c.field(F::Left).map(|x| self.expr(x, d)).unwrap_or(Expr::Slice);
                             let i = c.field(F::Right).map(|x| self.expr(x, d)).unwrap_or(Expr::Slice);
@@ -501,10 +501,10 @@ impl<'s> Build<'s> {
     fn params(&self, ps: Node) -> Vec<Param> {
         let mut out = Vec::new();
         for p in named(ps) {
-            let (name, default, star) = match p.kind() {
+            let (name, default, star) = match p.kind_name() {
                 "identifier" => (Some(p), None, false),
                 "default_parameter" | "typed_default_parameter" => (p.field(F::Name), p.field(F::Value), false),
-                "typed_parameter" => (named(p).into_iter().find(|x| x.kind() == "identifier"), None, false),
+                "typed_parameter" => (named(p).into_iter().find(|x| x.kind_name() == "identifier"), None, false),
                 "list_splat_pattern" | "dictionary_splat_pattern" => (p.named_child(0), None, true),
                 _ => (None, None, false),
             };
@@ -529,10 +529,10 @@ impl<'s> Build<'s> {
         let line = s.start_position().row as u32 + 1;
         self.line = line;
         let field = |f: F| s.field(f);
-        match s.kind() {
+        match s.kind_name() {
             "expression_statement" => {
                 for e in named(s) {
-                    match e.kind() {
+                    match e.kind_name() {
                         "assignment" => self.assignment(e, nest, out),
                         "augmented_assignment" => {
                             if let (Some(l), Some(r)) = (e.field(F::Left), e.field(F::Right)) {
@@ -570,7 +570,7 @@ impl<'s> Build<'s> {
                 let mut c = s.walk();
                 let alts: Vec<Node> = s.children_by_field_name("alternative", &mut c).collect();
                 for a in alts {
-                    match a.kind() {
+                    match a.kind_name() {
                         "elif_clause" => self.stmt(a, nest, out, class, outer, depth + 1),
                         _ => {
                             if let Some(b) = a.field(F::Body) {
@@ -592,10 +592,10 @@ impl<'s> Build<'s> {
                 }
             }
             "with_statement" => {
-                for clause in named(s).into_iter().filter(|x| x.kind() == "with_clause") {
+                for clause in named(s).into_iter().filter(|x| x.kind_name() == "with_clause") {
                     for item in named(clause) {
                         let Some(v) = item.field(F::Value) else { continue };
-                        let (value, target) = if v.kind() == "as_pattern" {
+                        let (value, target) = if v.kind_name() == "as_pattern" {
                             let tgt = v.field(F::Alias).and_then(|a| a.named_child(0).or(Some(a)));
                             (v.named_child(0).map(|x| self.expr(x, 0)).unwrap_or(Expr::Slice), tgt.map(|t| self.expr(t, 0)))
                         } else {
@@ -610,10 +610,10 @@ impl<'s> Build<'s> {
             }
             "try_statement" => {
                 for part in named(s) {
-                    match part.kind() {
+                    match part.kind_name() {
                         "block" => self.block(part, nest + 1, out, class, outer, depth),
                         "except_clause" | "finally_clause" | "else_clause" | "except_group_clause" => {
-                            if let Some(b) = named(part).into_iter().find(|x| x.kind() == "block") {
+                            if let Some(b) = named(part).into_iter().find(|x| x.kind_name() == "block") {
                                 self.block(b, nest + 1, out, class, outer, depth);
                             }
                         }
@@ -625,7 +625,7 @@ impl<'s> Build<'s> {
             "decorated_definition" => {
                 let decorators: Vec<Text> = named(s)
                     .into_iter()
-                    .filter(|x| x.kind() == "decorator")
+                    .filter(|x| x.kind_name() == "decorator")
                     .map(|x| clip(text(self, x).trim_start_matches('@').split('(').next().unwrap_or("")))
                     .collect();
                 if let Some(def) = field(F::Definition) {
@@ -646,7 +646,7 @@ impl<'s> Build<'s> {
                 targets.push(self.expr(l, 0));
             }
             match cur.field(F::Right) {
-                Some(r) if r.kind() == "assignment" => cur = r,
+                Some(r) if r.kind_name() == "assignment" => cur = r,
                 Some(r) => {
                     out.push((line, nest, StmtKind::Assign { targets, value: self.expr(r, 0), op: None }));
                     return;
@@ -662,7 +662,7 @@ impl<'s> Build<'s> {
         self.line = n.start_position().row as u32 + 1;
         let mut stmts = Vec::new();
         let span = span_of(n);
-        match n.kind() {
+        match n.kind_name() {
             "function_definition" => {
                 let params = n.field(F::Parameters).map(|p| self.params(p)).unwrap_or_default();
                 if let Some(b) = n.field(F::Body) {
@@ -724,7 +724,7 @@ fn span_of(n: Node) -> Span {
 pub fn defs(root: Node, text: &str) -> Vec<Def> {
     let mut b = Build { text, defs: Vec::new(), line: 0 };
     for s in named(root) {
-        match s.kind() {
+        match s.kind_name() {
             "function_definition" | "class_definition" | "decorated_definition" => {
                 let mut none = Vec::new();
                 b.stmt(s, 0, &mut none, None, None, 0);

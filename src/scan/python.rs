@@ -83,7 +83,7 @@ impl<'a> Source<'a> {
 }
 
 fn int_literal(src: &Source, n: Node) -> Option<i64> {
-    match n.kind() {
+    match n.kind_name() {
         "integer" => parse_int(src.node_text(n)),
         "unary_operator" => {
             let op = n.field(F::Operator).map(|o| src.node_text(o))?;
@@ -114,7 +114,7 @@ fn parse_int(t: &str) -> Option<i64> {
 /// such assignment. The walk carries it down the tree: climbing from each call instead
 /// (`Node::parent` searches down from the root) cost minutes on a chain of 1,000 calls.
 fn assignment_of<'t>(node: Node<'t>, parent: Node<'t>, parents: Option<Node<'t>>) -> Option<Node<'t>> {
-    match parent.kind() {
+    match parent.kind_name() {
         "assignment" if parent.field(F::Right) == Some(node) => Some(parent),
         "attribute" if parents.is_some() && parent.field(F::Object) == Some(node) => parents,
         "call" if parents.is_some() && parent.field(F::Function) == Some(node) => parents,
@@ -130,7 +130,7 @@ fn args(src: &Source, list: Node) -> Vec<Arg> {
     let mut out = Vec::new();
     let mut c = list.walk();
     for a in list.named_children(&mut c) {
-        match a.kind() {
+        match a.kind_name() {
             "keyword_argument" => {
                 let name = a.field(F::Name).map(|n| Text::from(src.node_text(n)));
                 let value = a.field(F::Value);
@@ -149,7 +149,7 @@ fn args(src: &Source, list: Node) -> Vec<Arg> {
 
 /// `y = y + 1` → Some(1), `y = 1 + y` → Some(1), `y = y - 2` → Some(-2).
 fn shift_of(src: &Source, target: &str, value: Node) -> Option<i64> {
-    if value.kind() != "binary_operator" {
+    if value.kind_name() != "binary_operator" {
         return None;
     }
     let op = src.node_text(value.field(F::Operator)?);
@@ -164,10 +164,10 @@ fn shift_of(src: &Source, target: &str, value: Node) -> Option<i64> {
 }
 
 fn element_texts(src: &Source, n: Node) -> Vec<Text> {
-    match n.kind() {
+    match n.kind_name() {
         "tuple" | "expression_list" | "pattern_list" | "tuple_pattern" | "list_pattern" | "list" => {
             let mut c = n.walk();
-            n.named_children(&mut c).filter(|x| x.kind() != "comment").map(|x| src.clipped(x)).collect()
+            n.named_children(&mut c).filter(|x| x.kind_name() != "comment").map(|x| src.clipped(x)).collect()
         }
         "parenthesized_expression" => n.named_child(0).map(|x| element_texts(src, x)).unwrap_or_default(),
         _ => vec![src.clipped(n)],
@@ -176,11 +176,11 @@ fn element_texts(src: &Source, n: Node) -> Vec<Text> {
 
 fn dict_pairs(src: &Source, n: Node) -> Vec<(Text, Text)> {
     let mut out = Vec::new();
-    if n.kind() != "dictionary" {
+    if n.kind_name() != "dictionary" {
         return out;
     }
     let mut c = n.walk();
-    for pair in n.named_children(&mut c).filter(|x| x.kind() == "pair") {
+    for pair in n.named_children(&mut c).filter(|x| x.kind_name() == "pair") {
         if let (Some(k), Some(v)) = (pair.field(F::Key), pair.field(F::Value)) {
             let key = src.node_text(k).trim_matches(|c| c == '"' || c == '\'').into();
             out.push((key, src.clipped(v)));
@@ -194,10 +194,10 @@ fn params(src: &Source, n: Node) -> (Vec<Text>, Vec<Option<Text>>, bool) {
     let (mut names, mut defaults, mut varargs) = (Vec::new(), Vec::new(), false);
     let mut c = n.walk();
     for p in n.named_children(&mut c) {
-        let (name, default) = match p.kind() {
+        let (name, default) = match p.kind_name() {
             "identifier" => (Some(p), None),
             "default_parameter" | "typed_default_parameter" => (p.field(F::Name), p.field(F::Value)),
-            "typed_parameter" => (p.named_child(0).filter(|x| x.kind() == "identifier"), None),
+            "typed_parameter" => (p.named_child(0).filter(|x| x.kind_name() == "identifier"), None),
             "list_splat_pattern" | "dictionary_splat_pattern" => {
                 varargs = true;
                 (None, None)
@@ -214,20 +214,20 @@ fn params(src: &Source, n: Node) -> (Vec<Text>, Vec<Option<Text>>, bool) {
 
 /// The number of elements of a list, tuple, set or dict literal.
 fn literal_len(n: Node) -> Option<i64> {
-    match n.kind() {
+    match n.kind_name() {
         "list" | "tuple" | "set" => {
             let mut c = n.walk();
-            let items: Vec<Node> = n.named_children(&mut c).filter(|x| x.kind() != "comment").collect();
+            let items: Vec<Node> = n.named_children(&mut c).filter(|x| x.kind_name() != "comment").collect();
             // a splat (`[*a, b]`) or a comprehension has no literal length
-            if items.iter().any(|x| x.kind() == "list_splat" || x.kind() == "dictionary_splat") {
+            if items.iter().any(|x| x.kind_name() == "list_splat" || x.kind_name() == "dictionary_splat") {
                 return None;
             }
             Some(items.len() as i64)
         }
         "dictionary" => {
             let mut c = n.walk();
-            let items: Vec<Node> = n.named_children(&mut c).filter(|x| x.kind() != "comment").collect();
-            if items.iter().any(|x| x.kind() != "pair") {
+            let items: Vec<Node> = n.named_children(&mut c).filter(|x| x.kind_name() != "comment").collect();
+            if items.iter().any(|x| x.kind_name() != "pair") {
                 return None;
             }
             Some(items.len() as i64)
@@ -257,7 +257,7 @@ pub fn scan_source_chunked(path: &str, text: &str) -> (FileFacts, Option<Vec<cra
         let mut c = root.walk();
         let statements: Vec<(u32, u32)> = root
             .named_children(&mut c)
-            .filter(|n| n.kind() != "comment")
+            .filter(|n| n.kind_name() != "comment")
             .map(|n| {
                 let e = n.end_position();
                 let last = if e.column == 0 && e.row > n.start_position().row { e.row - 1 } else { e.row };
@@ -356,11 +356,11 @@ impl<'t> Builder<'_, '_, 't> {
             self.cond(n);
         }
         let field = |f: F| n.field(f);
-        match n.kind() {
+        match n.kind_name() {
             // (call function: (_) @call.func arguments: (argument_list) @call.args) @call
             "call" => {
                 if let (Some(func), Some(list)) =
-                    (field(F::Function).filter(|x| x.is_named()), field(F::Arguments).filter(|a| a.kind() == "argument_list"))
+                    (field(F::Function).filter(|x| x.is_named()), field(F::Arguments).filter(|a| a.kind_name() == "argument_list"))
                 {
                     let assigned = assigned_name(self.src, self.assignment);
                     self.calls.push((list.id(), n, func, assigned));
@@ -368,22 +368,23 @@ impl<'t> Builder<'_, '_, 't> {
             }
             // (class_definition name: (identifier) @class.name superclasses: (argument_list)? @class.bases) @class
             "class_definition" => {
-                if let Some(name) = field(F::Name).filter(|x| x.kind() == "identifier") {
-                    self.class(n, name, field(F::Superclasses).filter(|x| x.kind() == "argument_list"));
+                if let Some(name) = field(F::Name).filter(|x| x.kind_name() == "identifier") {
+                    self.class(n, name, field(F::Superclasses).filter(|x| x.kind_name() == "argument_list"));
                 }
             }
             // (function_definition name: (identifier) @def.name parameters: (parameters) @def.params) @def
             "function_definition" => {
-                if let (Some(name), Some(ps)) =
-                    (field(F::Name).filter(|x| x.kind() == "identifier"), field(F::Parameters).filter(|x| x.kind() == "parameters"))
-                {
+                if let (Some(name), Some(ps)) = (
+                    field(F::Name).filter(|x| x.kind_name() == "identifier"),
+                    field(F::Parameters).filter(|x| x.kind_name() == "parameters"),
+                ) {
                     self.def(n, name, ps);
                 }
             }
             // (assignment left: (identifier) @field.name type: (_) right: (_) @field.value) @field
             // (assignment left: (_) @assign.left right: (_) @assign.right) @assign
             "assignment" => match (field(F::Left).filter(|x| x.is_named()), field(F::Right).filter(|x| x.is_named())) {
-                (Some(l), Some(r)) if field(F::Type).is_some_and(|x| x.is_named()) && l.kind() == "identifier" => self.field(n, l, r),
+                (Some(l), Some(r)) if field(F::Type).is_some_and(|x| x.is_named()) && l.kind_name() == "identifier" => self.field(n, l, r),
                 (Some(l), Some(r)) if field(F::Type).is_none() => self.assign(n, l, r),
                 _ => {}
             },
@@ -444,8 +445,8 @@ impl<'t> Builder<'_, '_, 't> {
         if let Some(body) = class.field(F::Body) {
             let mut c = body.walk();
             for item in body.named_children(&mut c) {
-                let def = if item.kind() == "decorated_definition" { item.field(F::Definition) } else { Some(item) };
-                if let Some(d) = def.filter(|d| d.kind() == "function_definition") {
+                let def = if item.kind_name() == "decorated_definition" { item.field(F::Definition) } else { Some(item) };
+                if let Some(d) = def.filter(|d| d.kind_name() == "function_definition") {
                     if let Some(n) = d.field(F::Name) {
                         methods.push(Text::from(src.node_text(n)));
                     }
