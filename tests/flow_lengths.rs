@@ -250,3 +250,41 @@ fn codes_from_one_reach_a_module_list_of_embeddings() {
     let got = top_suspects(&[("tab.py", TAB), ("prep.py", &fixed), ("train.py", TAB_TRAIN)], "embedding_over.async.log");
     assert_ne!(got.first().map(String::as_str), Some("prep.py:2"), "{got:?}");
 }
+
+const PANDAS_PREP: &str = r#"import pandas as pd
+
+
+def encode(df, cols):
+    codes = {}
+    for c in cols:
+        codes[c] = df[c].astype("category").cat.codes.to_numpy()
+    return pd.DataFrame(codes)
+"#;
+
+const PANDAS_TRAIN: &str = r#"import pandas as pd
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+import prep as P
+from tab import TabNet
+
+COLS = ["plan", "region"]
+
+
+def main():
+    df = pd.read_csv("customers.csv")
+    x = torch.tensor(P.encode(df, COLS).to_numpy())
+    y = torch.tensor(df["churned"].to_numpy(), dtype=torch.float32)
+    model = TabNet([df[c].nunique() for c in COLS])
+    for xb, yb in DataLoader(TensorDataset(x, y), batch_size=32, shuffle=True):
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(model(xb).squeeze(1), yb)
+        loss.backward()
+"#;
+
+/// pandas' categorical codes are -1 for a missing value: stored in a dict of columns in a loop,
+/// made a frame, then a tensor, then a `TensorDataset`, looked up column by column.
+#[test]
+fn categorical_codes_are_a_source_of_minus_one() {
+    let got = top_suspects(&[("tab.py", TAB), ("prep.py", PANDAS_PREP), ("train.py", PANDAS_TRAIN)], "embedding_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("prep.py:7"), "{got:?}");
+}

@@ -868,12 +868,25 @@ impl<'a, 'i> Tracer<'a, 'i> {
                             let column = matches!(**idx, Expr::Str(_)) || self.string_of(idx, cx, 0).is_some();
                             if base.dotted().as_deref() == Some(n) && op.is_none() && !column {
                                 let c = Ctx { at: i, ..cx.clone() };
-                                let node = self.node(&c, i, Tag::Narrow, format!("overwrites some elements of `{n}`"), parent);
+                                // tagged once the base is known (a dict's store is no narrowing)
+                                let node = self.node(&c, i, Tag::Pass, format!("stores a value in `{n}`"), parent);
                                 // `x[i, :k] = row` writes a row: an element of x
                                 let row = matches!(idx.bare(), Expr::Seq(SeqKind::Tuple, xs) if xs.len() > 1
                                     && !matches!(xs[0].bare(), Expr::Span(..) | Expr::Slice));
                                 let v = if row { self.in_elem(|tr| tr.expr(value, &c, node)) } else { self.expr(value, &c, node) };
                                 let before = self.name(n, &c, node);
+                                // a dict's store (`codes[c] = …` in a loop over names): the
+                                // value is one of its values
+                                if let Val::Map { key, val, len } = &before {
+                                    let empty = len.as_ref().and_then(|l| l.constant()) == Some(0);
+                                    let val = Box::new(if empty { v.clone() } else { val.join(&v) });
+                                    let out = Val::Map { key: key.clone(), val, len: None };
+                                    self.finish(node, &out);
+                                    return out;
+                                }
+                                if node.is_some_and(|k| self.nodes[k].tag == Tag::Pass) {
+                                    self.retag(node, Tag::Narrow, format!("overwrites some elements of `{n}`"));
+                                }
                                 if let Val::Int(r) = &v {
                                     if let Some(k) =
                                         r.lo.as_ref().and_then(|s| s.constant()).filter(|&k| r.lo == r.hi && (k < 0 || k == 255))
@@ -1302,8 +1315,15 @@ impl<'a, 'i> Tracer<'a, 'i> {
             }
             _ => {}
         }
-        if attr == "shape" || attr == "T" || attr == "data" || attr == "values" {
+        if attr == "shape" || attr == "T" || attr == "data" || attr == "values" || attr == "loc" || attr == "iloc" {
             return base;
+        }
+        // pandas' categorical codes (`s.astype("category").cat.codes`): 0.. for the categories,
+        // and -1 for a missing value. Whether the column has one is the data's to say, so the
+        // range stays from 0 (nothing is proven) and the line is marked as one that can give -1
+        if attr == "codes" && matches!(obj.bare(), Expr::Attr(_, c) if c == "cat") {
+            self.mark(parent, Tag::Sentinel(-1), "pandas' categorical codes: -1 for a missing value".into());
+            return Val::Seq { elem: Box::new(Val::Int(Range { lo: Some(Sym::num(0)), hi: None })), len: base.len(), most: None };
         }
         // a config object, flags or hyperparameters read by field name
         self.named_setting(attr, cx, parent).unwrap_or(Val::unknown(format!("`.{attr}` of {}", base.describe())))
@@ -2038,6 +2058,14 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 return Val::Seq { elem: Box::new(Val::Int(Range { lo: Some(Sym::num(0)), hi: None })), len: None, most: None };
             }
             "DataLoader" => return self.loader(args, kwargs, cx, parent),
+            // a frame made from columns: its cells take the columns' values
+            "DataFrame" if recv.is_some_and(|r| r.dotted().is_some_and(|m| m == "pd" || m == "pandas")) => {
+                let v = args.first().or(kw("data")).map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("an empty frame"));
+                return match v {
+                    Val::Map { val, .. } => *val,
+                    other => other,
+                };
+            }
             // a sample is the tuple of the tensors' rows
             "TensorDataset" => {
                 let rows = args.iter().map(|a| self.expr(a, cx, parent).element()).collect();
