@@ -359,10 +359,6 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
                                 "{why}: adds to a length that already fills the bound, giving {r}{}",
                                 bound_text.as_ref().map(|b| format!(" (the bound is {b})")).unwrap_or_default()
                             );
-                        } else if fills.contains(&i) {
-                            score = 1.0;
-                            tier = Tier::Strong;
-                            why = format!("{why}: a length that fills the bound, and a later line adds to it");
                         } else if inputs_fit && n.tag != Tag::Pass {
                             score = 1.0;
                             tier = Tier::Strong;
