@@ -5,6 +5,8 @@
 
 mod common;
 
+use common::{REVIEWS_DATA as DATA, REVIEWS_TOK as TOK, REVIEWS_TRAIN as TRAIN};
+
 use std::process::Command;
 
 fn top_suspects(files: &[(&str, &str)], log: &str) -> Vec<String> {
@@ -30,41 +32,6 @@ fn top_suspects(files: &[(&str, &str)], log: &str) -> Vec<String> {
     v["suspects"].as_array().unwrap().iter().map(|s| format!("{}:{}", s["file"].as_str().unwrap(), s["line"])).collect()
 }
 
-const TOK: &str = r#"class Tokenizer:
-    def __init__(self, words):
-        self.itos = ["[PAD]", "[CLS]", "[SEP]"] + sorted(set(words))
-        self.stoi = {w: i for i, w in enumerate(self.itos)}
-
-    def encode(self, text, max_len):
-        ids = [self.stoi[w] for w in text.split()]
-        ids = ids[:max_len]
-        return [self.stoi["[CLS]"]] + ids + [self.stoi["[SEP]"]]
-"#;
-
-const DATA: &str = r#"import torch
-from torch.utils.data import Dataset
-
-
-class Reviews(Dataset):
-    def __init__(self, texts, labels, tok, max_len):
-        self.rows = [(tok.encode(t, max_len), y) for t, y in zip(texts, labels)]
-
-    def __len__(self):
-        return len(self.rows)
-
-    def __getitem__(self, i):
-        return self.rows[i]
-
-
-def collate(batch):
-    seqs, labels = zip(*batch)
-    width = max(len(s) for s in seqs)
-    ids = torch.zeros((len(seqs), width), dtype=torch.long)
-    for i, s in enumerate(seqs):
-        ids[i, : len(s)] = torch.tensor(s)
-    return ids, torch.tensor(labels)
-"#;
-
 const MODEL: &str = r#"import torch
 import torch.nn as nn
 
@@ -80,31 +47,6 @@ class Encoder(nn.Module):
         positions = torch.arange(ids.size(1), device=ids.device).unsqueeze(0)
         x = self.tok(ids) + self.pos(positions)
         return self.head(x.mean(1))
-"#;
-
-const TRAIN: &str = r#"import torch
-import torch.nn.functional as F
-from torch.utils.data import DataLoader
-
-from data import Reviews, collate
-from model import Encoder
-from tok import Tokenizer
-
-MAX_LEN = 16
-
-
-def main():
-    texts = ["good film " * 20, "bad film"]
-    tok = Tokenizer(" ".join(texts).split())
-    ds = Reviews(texts, [1, 0], tok, MAX_LEN)
-    loader = DataLoader(ds, batch_size=2, collate_fn=collate)
-    model = Encoder(len(tok.itos), MAX_LEN, 2).cuda()
-    for ids, y in loader:
-        loss = F.cross_entropy(model(ids.cuda()), y.cuda())
-        loss.backward()
-
-
-main()
 "#;
 
 /// A sequence cut to the position table's size and then framed with [CLS]/[SEP]: the cut is the

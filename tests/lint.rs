@@ -602,73 +602,7 @@ def main(rows):
 
 /// A text classifier as a package: the cut to the position table's size in the tokenizer, the
 /// table three imports away (train → the `nets` package → its encoder → its layers).
-const POSITIONS: &[(&str, &str)] = &[
-    (
-        "tok.py",
-        r#"class Tokenizer:
-    def __init__(self, words):
-        self.itos = ["[PAD]", "[CLS]", "[SEP]"] + sorted(set(words))
-        self.stoi = {w: i for i, w in enumerate(self.itos)}
-
-    def encode(self, text, max_len):
-        ids = [self.stoi[w] for w in text.split()]
-        ids = ids[:max_len]
-        return [self.stoi["[CLS]"]] + ids + [self.stoi["[SEP]"]]
-"#,
-    ),
-    (
-        "data.py",
-        r#"import torch
-from torch.utils.data import Dataset
-
-
-class Reviews(Dataset):
-    def __init__(self, texts, labels, tok, max_len):
-        self.rows = [(tok.encode(t, max_len), y) for t, y in zip(texts, labels)]
-
-    def __len__(self):
-        return len(self.rows)
-
-    def __getitem__(self, i):
-        return self.rows[i]
-
-
-def collate(batch):
-    seqs, labels = zip(*batch)
-    width = max(len(s) for s in seqs)
-    ids = torch.zeros((len(seqs), width), dtype=torch.long)
-    for i, s in enumerate(seqs):
-        ids[i, : len(s)] = torch.tensor(s)
-    return ids, torch.tensor(labels)
-"#,
-    ),
-    (
-        "train.py",
-        r#"import torch
-import torch.nn.functional as F
-from torch.utils.data import DataLoader
-
-from data import Reviews, collate
-from nets import Encoder
-from tok import Tokenizer
-
-MAX_LEN = 16
-
-
-def main():
-    texts = ["good film " * 20, "bad film"]
-    tok = Tokenizer(" ".join(texts).split())
-    ds = Reviews(texts, [1, 0], tok, MAX_LEN)
-    loader = DataLoader(ds, batch_size=2, collate_fn=collate)
-    model = Encoder(len(tok.itos), MAX_LEN, 2).cuda()
-    for ids, y in loader:
-        loss = F.cross_entropy(model(ids.cuda()), y.cuda())
-        loss.backward()
-
-
-main()
-"#,
-    ),
+const NETS: &[(&str, &str)] = &[
     (
         "nets/__init__.py",
         r#"from .encoder import Encoder
@@ -714,11 +648,14 @@ class TokenAndPosition(nn.Module):
 fn a_cut_that_fills_the_position_table_is_reported_three_imports_away() {
     let p = Project::new("positions");
     std::fs::create_dir_all(p.dir.join("nets")).unwrap();
-    for (f, text) in POSITIONS {
+    p.write("tok.py", common::REVIEWS_TOK);
+    p.write("data.py", common::REVIEWS_DATA);
+    p.write("train.py", &common::REVIEWS_TRAIN.replace("from model import Encoder", "from nets import Encoder"));
+    for (f, text) in NETS {
         p.write(f, text);
     }
     assert_eq!(rules_of(&p.json(&[]).0), [("CS118".to_string(), "tok.py".to_string(), 8)]);
     assert_eq!(rules_of(&p.json(&["tok.py"]).0), [("CS118".to_string(), "tok.py".to_string(), 8)]);
-    p.write("tok.py", &POSITIONS[0].1.replace("ids = ids[:max_len]", "ids = ids[: max_len - 2]"));
+    p.write("tok.py", &common::REVIEWS_TOK.replace("ids = ids[:max_len]", "ids = ids[: max_len - 2]"));
     assert!(rules_of(&p.json(&[]).0).is_empty());
 }
