@@ -230,3 +230,46 @@ fn categorical_codes_are_a_source_of_minus_one() {
     let got = top_suspects(&[("tab.py", TAB), ("prep.py", PANDAS_PREP), ("train.py", PANDAS_TRAIN)], "embedding_over.async.log");
     assert_eq!(got.first().map(String::as_str), Some("prep.py:7"), "{got:?}");
 }
+
+const PENGUINS_DATA: &str = r#"import torch
+from torch.utils.data import Dataset
+
+SPECIES = ["adelie", "chinstrap", "gentoo"]
+
+
+class Penguins(Dataset):
+    def __init__(self, rows):
+        self.x = torch.tensor([r[:4] for r in rows], dtype=torch.float32)
+        self.y = torch.tensor([[SPECIES.index(r[4]) + 1] for r in rows])
+
+    def __len__(self):
+        return len(self.y)
+
+    def __getitem__(self, i):
+        return self.x[i], self.y[i]
+"#;
+
+const PENGUINS_TRAIN: &str = r#"import torch
+from torch import nn
+from torch.utils.data import DataLoader
+
+from data import SPECIES, Penguins
+
+
+def fit(rows):
+    model = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, len(SPECIES)))
+    loss_fn = nn.CrossEntropyLoss()
+    for x, y in DataLoader(Penguins(rows), batch_size=16, shuffle=True):
+        target = y.squeeze(-1)
+        loss = loss_fn(model(x), target)
+        loss.backward()
+"#;
+
+/// Labels made 1-based inside one-element rows, squeezed on the way to the loss: the shift is
+/// the culprit, and `y.squeeze(-1)` passes its receiver on (it is no marker -1).
+#[test]
+fn a_shift_inside_rows_is_found_and_a_squeeze_is_no_marker() {
+    let got = top_suspects(&[("data.py", PENGUINS_DATA), ("train.py", PENGUINS_TRAIN)], "ce_1d_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("data.py:10"), "{got:?}");
+    assert!(!got.iter().any(|s| s == "train.py:12"), "{got:?}");
+}

@@ -2665,6 +2665,11 @@ pub fn short(e: &Expr) -> String {
     go(e, 0)
 }
 
+/// Whether `e` names an array library's module (`torch.squeeze(x)`, `np.stack(xs)`).
+fn is_module(e: &Expr) -> bool {
+    matches!(e.dotted().as_deref(), Some("torch" | "np" | "numpy" | "F" | "nn" | "torch.nn.functional" | "pd" | "pandas"))
+}
+
 /// The tag a statement gets from the shape of the expression it assigns.
 fn shape(value: &Expr, op: Option<&str>, v: &Val) -> (Option<Tag>, String) {
     let value = value.bare();
@@ -2699,11 +2704,18 @@ fn shape(value: &Expr, op: Option<&str>, v: &Val) -> (Option<Tag>, String) {
                 top = elt;
                 comps += 1;
             }
-            Expr::Call { func, args, .. } if func.last_name().is_some_and(is_pass_function) && !args.is_empty() => top = &args[0],
-            Expr::Call { func, .. } if matches!(&**func, Expr::Attr(_, m) if is_pass_method(m)) => {
+            // a one-element row (`[[m.index(v) + 1] for v in vs]`): its element
+            Expr::Seq(SeqKind::List | SeqKind::Tuple, xs) if comps > 0 && xs.len() == 1 => {
+                top = &xs[0];
+                comps += 1;
+            }
+            // a method that passes its receiver on (`p.squeeze(-1)`: the value is `p`, not -1);
+            // the same name called on a module is a function of its first argument
+            Expr::Call { func, .. } if matches!(&**func, Expr::Attr(o, m) if is_pass_method(m) && !is_module(o)) => {
                 let Expr::Attr(o, _) = &**func else { unreachable!() };
                 top = o;
             }
+            Expr::Call { func, args, .. } if func.last_name().is_some_and(is_pass_function) && !args.is_empty() => top = &args[0],
             _ => break,
         }
     }
