@@ -2067,7 +2067,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 };
             }
             // a sample is the tuple of the tensors' rows
-            "TensorDataset" => {
+            "TensorDataset" if !self.ix.is_class("TensorDataset") => {
                 let rows = args.iter().map(|a| self.expr(a, cx, parent).element()).collect();
                 return Val::Seq { elem: Box::new(Val::Tuple(rows)), len: None, most: None };
             }
