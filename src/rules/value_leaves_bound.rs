@@ -3,7 +3,7 @@ use std::collections::HashMap;
 
 use crate::analysis::project::{name_hash, Digest, Files};
 use crate::rules::{rule, Ctx, Finding};
-use crate::scan::facts::{FileFacts, Span};
+use crate::scan::facts::{is_config_path, FileFacts, Span};
 
 rule!(
     ValueLeavesBound,
@@ -24,8 +24,9 @@ path that comes through the data (a loader loop, a Dataset, a data column, a con
 flag), or scores proven raw on their way to a loss that takes probabilities; it runs in
 projects with a data pipeline (a DataLoader, a CSV read, a split, a collate or Lightning data
 hook). A bound held in a YAML or JSON config is reported at its key when the run covers that
-file (a run on the Python files alone reports only them). With a log (`explain --project`) it ranks every line of the slice by what it does to the
-value, and the chain between the line and the op call is the evidence.
+file (a run on the Python files alone reports only them). With a log (`explain --project`) it
+ranks every line of the slice by what it does to the value, and the chain between the line and
+the op call is the evidence.
 
 ## Why is this bad?
 A class id, token id or index at or past the bound (or below 0) fails the kernel's check:
@@ -95,6 +96,11 @@ impl Graph {
         g
     }
 
+    /// The project files that file `a` imports.
+    fn imported<'g>(&'g self, files: &'g crate::analysis::project::Files<'_>, a: usize) -> impl Iterator<Item = &'g usize> + 'g {
+        files.digest(a).imports().iter().filter_map(|h| self.modules.get(h)).flatten()
+    }
+
     /// The files a site's slices may read: the site, the files it imports or that import it,
     /// theirs and theirs again (at most `NEIGHBOURS`), and the project's config and data files.
     fn neighbourhood(&self, files: &crate::analysis::project::Files<'_>, site: usize) -> Vec<usize> {
@@ -103,7 +109,7 @@ impl Graph {
         for _ in 0..3 {
             let mut next = Vec::new();
             for &a in &frontier {
-                let imported = files.digest(a).imports().iter().filter_map(|h| self.modules.get(h)).flatten();
+                let imported = self.imported(files, a);
                 let importing = self.importers.get(&name_hash(module_of(files.path(a)))).into_iter().flatten();
                 for &b in imported.chain(importing) {
                     if out.len() + next.len() >= NEIGHBOURS {
@@ -113,7 +119,7 @@ impl Graph {
                         next.push(b);
                         // a package's `__init__` only passes its modules on: they are as near
                         if files.path(b).ends_with("__init__.py") {
-                            for &c in files.digest(b).imports().iter().filter_map(|h| self.modules.get(h)).flatten() {
+                            for &c in self.imported(files, b) {
                                 if out.len() + next.len() < NEIGHBOURS && !out.contains(&c) && !next.contains(&c) {
                                     next.push(c);
                                 }
@@ -140,11 +146,11 @@ fn span(line: u32) -> Span {
 /// files (every neighbourhood reads the configs): then each Python file's slices run.
 pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
     let files = cx.files;
-    let config_given = (0..files.len()).any(|i| files.is_site(i) && is_config(files.path(i)));
+    let config_given = (0..files.len()).any(|i| files.is_site(i) && is_config_path(files.path(i)));
     // every file with definitions is a site: the line that makes a bad value is often in a
     // module that never names torch (a label map, a tokenizer, a feature table)
     let sites: Vec<usize> = (0..files.len())
-        .filter(|&i| (files.is_site(i) || config_given && !is_config(files.path(i))) && !files.file(i).flow.is_empty())
+        .filter(|&i| (files.is_site(i) || config_given && !is_config_path(files.path(i))) && !files.file(i).flow.is_empty())
         .collect();
     let graph = Graph::new(files);
     for site in sites {
@@ -182,11 +188,7 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
 /// A bound held in a config file (YAML, JSON) the run reports on: found from the Python that
 /// reads it, reported at the key's line.
 fn config_site(files: &Files, path: &str) -> bool {
-    is_config(path) && files.index(path).is_some_and(|i| files.is_site(i))
-}
-
-fn is_config(path: &str) -> bool {
-    [".yaml", ".yml", ".json", ".toml"].iter().any(|x| path.ends_with(x))
+    is_config_path(path) && files.index(path).is_some_and(|i| files.is_site(i))
 }
 
 fn finding(s: &FlowSuspect, category: &'static str) -> Finding {

@@ -255,8 +255,13 @@ impl FileFacts {
 
     /// A config or data file (YAML, JSON, CSV) rather than code.
     pub fn is_config(&self) -> bool {
-        [".yaml", ".yml", ".json"].iter().any(|x| self.path.ends_with(x))
+        is_config_path(&self.path)
     }
+}
+
+/// Whether the file at `path` is a config (YAML, JSON) rather than code.
+pub fn is_config_path(path: &str) -> bool {
+    [".yaml", ".yml", ".json"].iter().any(|x| path.ends_with(x))
 }
 
 #[cfg(test)]
