@@ -1768,8 +1768,8 @@ impl<'a, 'i> Tracer<'a, 'i> {
         );
         // a project module's function called through the module (`P.codes(rows)`) is not a
         // method of a value
-        let of_module = recv.and_then(|r| r.dotted()).is_some_and(|m| self.module_function(cx.def.0, &m, &name).is_some());
-        if let Some(r) = recv.filter(|_| !on_self && !of_module) {
+        let of_module = recv.and_then(|r| r.dotted()).and_then(|m| self.module_function(cx.def.0, &m, &name));
+        if let Some(r) = recv.filter(|_| !on_self && of_module.is_none()) {
             match name.as_str() {
                 m if is_pass_method(m) => return self.expr(r, cx, parent),
                 "clamp" | "clip" | "clamp_" | "clip_" => {
@@ -2112,9 +2112,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         (m, Some(o))
                     }
                     Val::Func(f) if name == "__call__" => (vec![f], None),
-                    _ if r.dotted().is_some_and(|m| self.module_function(cx.def.0, &m, &name).is_some()) => {
-                        (r.dotted().and_then(|m| self.module_function(cx.def.0, &m, &name)).into_iter().collect(), None)
-                    }
+                    _ if of_module.is_some() => (of_module.into_iter().collect(), None),
                     _ => {
                         let ms = self.ix.methods_named(&name);
                         (if ms.len() == 1 { ms.to_vec() } else { Vec::new() }, None)
@@ -2167,24 +2165,20 @@ impl<'a, 'i> Tracer<'a, 'i> {
     /// (`import features as F_` … `F_.to_tensors(…)`, `from pkg import data` … `data.load(…)`).
     fn module_function(&self, file: usize, recv: &str, name: &str) -> Option<DefId> {
         let stem = self.ix.files[file].imports.iter().find_map(|imp| {
-            let (from, names) = match imp.strip_prefix("from ") {
-                Some(rest) => rest.split_once(" import ").map(|(m, n)| (Some(m.trim()), n))?,
-                None => (None, imp.strip_prefix("import ")?),
+            let names = match imp.strip_prefix("from ") {
+                Some(rest) => rest.split_once(" import ")?.1,
+                None => imp.strip_prefix("import ")?,
             };
             names.trim_matches(|c| c == '(' || c == ')').split(',').find_map(|part| {
-                let (module, alias) = match part.split_once(" as ") {
-                    Some((m, a)) => (m.trim(), a.trim()),
-                    None => (part.trim(), part.trim()),
-                };
-                (alias == recv && (from.is_some() || !module.is_empty())).then(|| module.rsplit('.').next().unwrap_or(module).to_string())
+                let (module, alias) = part.split_once(" as ").unwrap_or((part, part));
+                (alias.trim() == recv).then(|| module.trim().rsplit('.').next().unwrap_or_default().to_string())
             })
         })?;
-        self.ix.functions(name).iter().copied().find(|&id| {
-            let path = self.ix.path(id);
-            let file_stem = path.rsplit('/').next().unwrap_or(path).trim_end_matches(".py");
-            let module = if file_stem == "__init__" { path.rsplit('/').nth(1).unwrap_or(file_stem) } else { file_stem };
-            module == stem && self.ix.def(id).class.is_none()
-        })
+        self.ix
+            .functions(name)
+            .iter()
+            .copied()
+            .find(|&id| crate::analysis::shared::module_name(self.ix.path(id)) == stem && self.ix.def(id).class.is_none())
     }
 
     /// A call of a module held in an instance field: the project module's forward with the
