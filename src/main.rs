@@ -29,7 +29,7 @@ static HUGE_PAGES_OFF_AT_START: extern "C" fn() = {
 
 /// tree-sitter's C allocations through mimalloc too, set before the first parser exists (memory
 /// one allocator made must not be freed by the other): the parse allocates and frees a node
-/// at a time, and glibc's malloc was a tenth of a cold lint.
+/// at a time, and glibc's malloc and free were ~7 % of a cold lint of transformers (~4 % now).
 fn tree_sitter_on_mimalloc() {
     unsafe extern "C" fn calloc(n: usize, size: usize) -> *mut std::ffi::c_void {
         match n.checked_mul(size) {

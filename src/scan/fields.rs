@@ -5,60 +5,47 @@
 use std::sync::OnceLock;
 use tree_sitter::Node;
 
-/// The fields the scan reads (in the order of `NAMES`).
-#[derive(Debug, Clone, Copy)]
-pub enum F {
-    Alias,
-    Alternative,
-    Argument,
-    Arguments,
-    Attribute,
-    Body,
-    Condition,
-    Consequence,
-    Definition,
-    Function,
-    Key,
-    Left,
-    Name,
-    Object,
-    Operator,
-    Parameters,
-    Right,
-    Superclasses,
-    Type,
-    Value,
+/// The fields the scan reads: `F` and the grammar's names from one list.
+macro_rules! fields {
+    ($($variant:ident = $name:literal,)*) => {
+        #[derive(Debug, Clone, Copy)]
+        pub enum F {
+            $($variant,)*
+        }
+
+        /// The grammar's names of the fields, in the order of `F`.
+        const NAMES: &[&str] = &[$($name,)*];
+    };
 }
 
-/// The grammar's names of the fields, in the order of `F`.
-const NAMES: [&str; 20] = [
-    "alias",
-    "alternative",
-    "argument",
-    "arguments",
-    "attribute",
-    "body",
-    "condition",
-    "consequence",
-    "definition",
-    "function",
-    "key",
-    "left",
-    "name",
-    "object",
-    "operator",
-    "parameters",
-    "right",
-    "superclasses",
-    "type",
-    "value",
-];
+fields! {
+    Alias = "alias",
+    Alternative = "alternative",
+    Argument = "argument",
+    Arguments = "arguments",
+    Attribute = "attribute",
+    Body = "body",
+    Condition = "condition",
+    Consequence = "consequence",
+    Definition = "definition",
+    Function = "function",
+    Key = "key",
+    Left = "left",
+    Name = "name",
+    Object = "object",
+    Operator = "operator",
+    Parameters = "parameters",
+    Right = "right",
+    Superclasses = "superclasses",
+    Type = "type",
+    Value = "value",
+}
 
-fn ids() -> &'static [Option<u16>; 20] {
-    static IDS: OnceLock<[Option<u16>; 20]> = OnceLock::new();
+fn ids() -> &'static [Option<u16>] {
+    static IDS: OnceLock<Vec<Option<u16>>> = OnceLock::new();
     IDS.get_or_init(|| {
         let lang: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
-        NAMES.map(|n| lang.field_id_for_name(n).map(u16::from))
+        NAMES.iter().map(|n| lang.field_id_for_name(n).map(u16::from)).collect()
     })
 }
 

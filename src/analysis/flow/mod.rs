@@ -111,7 +111,7 @@ fn breaks(r: &Range, bound: Option<&Sym>, ignore: Option<i64>) -> Option<bool> {
 }
 
 fn base_score(tag: &Tag, kind: SinkKind, ignore: Option<i64>) -> f32 {
-    let probs = matches!(kind, SinkKind::Probability | SinkKind::Distribution);
+    let probs = kind.takes_probabilities();
     match tag {
         Tag::Shift(_) if !probs => 0.9,
         Tag::Sentinel(k) if Some(*k) == ignore => 0.02,
@@ -221,7 +221,7 @@ fn suspects_here(files: &[&FileFacts], category: &str, frames: &[(String, u32)],
                 trace::short(&sink.value)
             );
         }
-        let probs = matches!(sink.kind, SinkKind::Probability | SinkKind::Distribution);
+        let probs = sink.kind.takes_probabilities();
         let keep = |s: &FlowSuspect| mode == Mode::Explain || s.data || probs && s.tier == Tier::Strong;
         for s in slice_sink(&ix, sink).into_iter().filter(keep) {
             if debug {
@@ -288,7 +288,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
             _ => None,
         };
     }
-    let probs = matches!(sink.kind, SinkKind::Probability | SinkKind::Distribution);
+    let probs = sink.kind.takes_probabilities();
     let mut out = Vec::new();
     // the bound's origin: the deepest node of its slice with a known exact value
     let bound_origin = (value_nodes..nodes.len()).filter(|&i| nodes[i].tag != Tag::Call && !nodes[i].aux).max_by_key(|&i| {

@@ -25,6 +25,13 @@ pub enum SinkKind {
     Distribution,
 }
 
+impl SinkKind {
+    /// A loss or sampler that takes probabilities (its value is checked against [0, 1]).
+    pub fn takes_probabilities(self) -> bool {
+        matches!(self, SinkKind::Probability | SinkKind::Distribution)
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Sink {
     pub kind: SinkKind,
