@@ -61,6 +61,9 @@ class _State(object):
         self.prev_excepthook = None
         # integer tensors of the current batch: id -> (weakref, where their values changed)
         self.taint = {}
+        # the born-at pass (born._Born) when CUDASLEUTH_BORN names a spec; the seed both runs use
+        self.born = None
+        self.seed = None
 
 
 _S = _State()

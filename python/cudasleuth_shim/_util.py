@@ -24,6 +24,10 @@ def _read_env():
     _S.no_values = _env_flag("CUDASLEUTH_NO_VALUES")
     proj = os.environ.get("CUDASLEUTH_PROJECT")
     _S.project = os.path.realpath(proj) if proj else None
+    try:
+        _S.seed = int(os.environ["CUDASLEUTH_SEED"]) if os.environ.get("CUDASLEUTH_SEED") else None
+    except ValueError:
+        _S.seed = None
 
 
 def _out_dir():

@@ -88,7 +88,8 @@ def _chk_embedding(op, wpos, ipos):
             return None
         return _viol(op, _aten_name(func), "embedding_index_out_of_range",
                      "0 <= indices < num_embeddings", "indices", idx, bad,
-                     {"name": "num_embeddings", "value": n}, {"indices": idx}, 0, n)
+                     {"name": "num_embeddings", "value": n}, {"indices": idx}, 0, n,
+                     extra={"_weight": w})
     return chk
 
 

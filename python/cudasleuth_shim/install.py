@@ -6,7 +6,7 @@ import os
 import sys
 import threading
 
-from . import _util
+from . import _util, born
 from ._state import _S
 from ._util import _err, _rank, _read_env, _short_exc, _torch, _write_json
 from .cpu import _install_cpu_mapping
@@ -44,6 +44,52 @@ def _patch_threads():
     T._bootstrap_inner = _bootstrap_inner
 
 
+def _seed_python():
+    """Both runs of a repro start Python's and (once imported) numpy's and torch's generators
+    from the same seed, so the born-at pass meets the same samples as the guarded run."""
+    if _S.seed is None:
+        return
+    import random
+    random.seed(_S.seed)
+
+
+def _seed_libraries():
+    if _S.seed is None:
+        return
+    np = sys.modules.get("numpy")
+    if np is not None:
+        try:
+            np.random.seed(_S.seed % (2 ** 32))
+        except (AttributeError, TypeError, ValueError):
+            pass
+    try:
+        _torch().manual_seed(_S.seed)
+    except (AttributeError, RuntimeError, TypeError):
+        pass
+
+
+def _note_bound_modules():
+    """In the born-at pass, remember where each module that sets a bound was built."""
+    nn = _torch().nn
+    sizes = {"Linear": "out_features", "Embedding": "num_embeddings", "EmbeddingBag": "num_embeddings",
+             "Conv1d": "out_channels", "Conv2d": "out_channels", "Conv3d": "out_channels", "LazyLinear": "out_features"}
+    for cls_name, attr in sizes.items():
+        cls = getattr(nn, cls_name, None)
+        if cls is None or getattr(cls.__init__, "_cudasleuth", False):
+            continue
+        orig = cls.__init__
+
+        def init(self, *a, _orig=orig, _attr=attr, **k):
+            _orig(self, *a, **k)
+            try:
+                born.note_module(self, getattr(self, "weight", None), getattr(self, _attr, None))
+            except Exception:  # broad: reads the module just built; the user's model must build
+                pass
+
+        init._cudasleuth = True
+        cls.__init__ = init
+
+
 def _arm():
     if _S.armed:
         return
@@ -53,6 +99,12 @@ def _arm():
     _S.armed = True
     _S.main_pid = os.getpid()
     _util._forget_user_files()
+    _seed_libraries()
+    if _S.born is not None:
+        try:
+            _note_bound_modules()
+        except (AttributeError, TypeError) as e:
+            _err("cudasleuth: module constructions not followed: %s" % _short_exc(e))
     try:
         _S.real_cuda_available = bool(torch.cuda.is_available())
     except (RuntimeError, AttributeError, OSError):
@@ -174,6 +226,11 @@ def install():
         return
     _S.installed = True
     _read_env()
+    _seed_python()
+    try:
+        born.start()
+    except (OSError, ValueError, TypeError) as e:
+        _err("cudasleuth: born-at pass not started: %s" % _short_exc(e))
     tm = sys.modules.get("torch")
     if tm is not None and hasattr(tm, "Tensor") and hasattr(tm, "ops"):
         _arm()

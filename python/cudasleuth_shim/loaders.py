@@ -63,6 +63,16 @@ def _patch_dataloader():
     orig_dl_init = DL.__init__
 
     def dl_init(self, dataset, *a, **k):
+        if _S.born is not None:
+            # the born-at pass follows samples in this process: no worker processes
+            k["num_workers"] = 0
+            k.pop("persistent_workers", None)
+            k.pop("prefetch_factor", None)
+            k.pop("multiprocessing_context", None)
+            if len(a) >= 5:
+                a = a[:4] + (0,) + a[5:]
+            if len(a) >= 5:
+                k.pop("num_workers")
         orig_dl_init(self, dataset, *a, **k)
         if _S.sweeping:
             return

@@ -9,6 +9,7 @@ from ._npy import _write_npy
 from ._state import EXIT_VIOLATION, MAX_BAD, _S
 from ._util import (_capture_stack, _dtype_name, _err, _innermost_user, _out_dir, _rank, _scalar, _short_exc,
                     _torch, _write_json)
+from . import born as _born
 from .provenance import _name_the_step, _provenance
 
 
@@ -79,7 +80,9 @@ def _report(v):
     user = _innermost_user(stack)
     w = {"version": 1, "kind": "witness", "op": v["op"], "aten": v["aten"], "category": v["category"],
          "predicate": v["predicate"], "tensor": v["tensor_name"], "bound": v["bound"]}
-    w.update(v.get("extra") or {})
+    extra = dict(v.get("extra") or {})
+    weight = extra.pop("_weight", None)
+    w.update(extra)
     try:
         w.update({"shape": list(t.shape), "dtype": _dtype_name(t), "device": str(t.device)})
     except (AttributeError, TypeError, RuntimeError):
@@ -91,6 +94,17 @@ def _report(v):
               "cpu_mapped": bool(_S.cpu),
               "provenance": {"kind": "not_replayable", "reason": "provenance analysis did not finish"}})
     name = "witness-%d.json" % pid
+    if _S.born is not None:
+        # the born-at pass re-runs nothing: it follows the value back through what it traced,
+        # and writes its result before the witness (repro stops the run soon after a witness)
+        _born.stop()
+        w["provenance"] = {"kind": "not_replayable", "reason": "the born-at pass does not replay samples"}
+        try:
+            res = _born.at_trip(first_value, first_sample, v["op"], weight)
+            if res is not None:
+                _write_json("born-%d.json" % pid, res)
+        except Exception as e:  # broad: walks what the tracer kept of the user's objects
+            _err("cudasleuth: born-at pass failed: %s" % _short_exc(e))
     # operands first, then a first witness, then provenance, then the final witness
     if not _S.no_values:
         for oname, ten in (v.get("operands") or {}).items():
@@ -108,10 +122,11 @@ def _report(v):
         _write_json(name, w)
     except (OSError, TypeError, ValueError) as e:
         _err("cudasleuth: could not write witness: %s" % e)
-    try:
-        w["provenance"] = _provenance(first_value, first_sample, cur)
-    except BaseException as e:  # broad: replays run the user's __getitem__ (even sys.exit)
-        w["provenance"] = {"kind": "not_replayable", "reason": "provenance failed: %s" % _short_exc(e)}
+    if _S.born is None:
+        try:
+            w["provenance"] = _provenance(first_value, first_sample, cur)
+        except BaseException as e:  # broad: replays run the user's __getitem__ (even sys.exit)
+            w["provenance"] = {"kind": "not_replayable", "reason": "provenance failed: %s" % _short_exc(e)}
     try:
         _name_the_step(w, t)
     except (KeyError, TypeError, AttributeError):

@@ -32,6 +32,10 @@ pub struct Args {
     /// Keep tensor values out of the witness (positions, shapes and bounds only; no .npy).
     #[arg(long)]
     no_values: bool,
+    /// Skip the born-at pass (the second run, traced over the project's files, that finds
+    /// the line where the caught value was made).
+    #[arg(long)]
+    no_born: bool,
     /// Print the environment that arms the shim, for launchers repro cannot wrap.
     #[arg(long, conflicts_with_all = ["command", "read"])]
     print_env: bool,
@@ -63,6 +67,7 @@ pub fn run(a: Args) -> Result<u8, CliError> {
         out: a.out,
         project: a.project.clone(),
         no_values: a.no_values,
+        born: !a.no_born && !a.sweep,
         echo_to_stderr: a.format != Format::Human,
         quiet: a.quiet,
     };

@@ -71,6 +71,7 @@ pub fn repro(req: &ReproRequest, out: &mut dyn Write) -> Result<u8, ReproError> 
     let cpu = opts.cpu || outcome.collected.loaded.iter().any(|l| crate::model::witness::Loaded::of(l).cpu);
     let code = repro::confirm::finish(&mut report, &outcome, &argv, opts.sweep, cpu);
     report.suspects = suspects::rank(&report, &facts);
+    born_pass(&mut report, req, &root, &outcome.out_dir)?;
     confirm::confirm(&mut report, Some(&root), Some(&files));
     report.next_steps = advice::next_steps(&report, &incident);
     if let (Some((log_path, choice)), Some(w)) = (&req.original_log, &report.witness) {
@@ -91,6 +92,45 @@ pub fn repro(req: &ReproRequest, out: &mut dyn Write) -> Result<u8, ReproError> 
     }
     let _ = write_report(&report, req, root, out);
     Ok(code)
+}
+
+/// The born-at pass after a caught violation (or its result, read back with `--read`): the
+/// spec names the witness's op, value, sample and bound, and the static suspects' lines to
+/// watch; the result goes into the witness as `born`.
+fn born_pass(report: &mut Report, req: &ReproRequest, root: &std::path::Path, out_dir: &std::path::Path) -> Result<(), ReproError> {
+    let Some(w) = report.witness.as_ref() else { return Ok(()) };
+    let born = if req.read.is_some() {
+        repro::read_born(&out_dir.join("born"))
+    } else if req.opts.born {
+        let bad = w.get("bad").and_then(|b| b.get(0));
+        let value = bad.and_then(|b| b.get("value")).cloned().unwrap_or(serde_json::Value::Null);
+        if !value.is_number() {
+            return Ok(());
+        }
+        let abs = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        let watch: Vec<serde_json::Value> = report
+            .suspects
+            .iter()
+            .filter(|s| s.file.ends_with(".py"))
+            .map(|s| serde_json::json!([abs.join(&s.file).display().to_string(), s.line]))
+            .collect();
+        let spec = serde_json::json!({
+            "op": w.get("op"),
+            "value": value,
+            "sample": bad.and_then(|b| b.get("sample")),
+            "bound": w.get("bound"),
+            "watch": watch,
+        });
+        let mut opts = req.opts.clone();
+        opts.project = Some(abs);
+        repro::run_born(&opts, out_dir, &spec)?
+    } else {
+        None
+    };
+    if let (Some(b), Some(serde_json::Value::Object(o))) = (born, report.witness.as_mut()) {
+        o.insert("born".into(), b);
+    }
+    Ok(())
 }
 
 fn write_report(report: &Report, req: &ReproRequest, root: PathBuf, out: &mut dyn Write) -> std::io::Result<()> {

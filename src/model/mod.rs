@@ -219,6 +219,12 @@ pub struct Suspect {
     /// The bound the value was checked against, from where it was made to the op call.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub bound_chain: Vec<ChainStep>,
+    /// What a repro run showed of this line (repro reports only): `confirmed` (it made the
+    /// bad value or set the wrong bound), `on_path` (the value or bound went through it),
+    /// `refuted` (it ran, and the value was made elsewhere), `not_reached` (it never ran
+    /// before the violation), `unchecked` (the run could not tell).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repro: Option<String>,
 }
 
 /// One line of a suspect's chain.

@@ -172,6 +172,65 @@ pub struct Witness {
     /// Added when several processes wrote a witness (the first one keeps the others here).
     #[serde(deserialize_with = "null_as_default")]
     pub other_ranks: Vec<OtherRank>,
+    /// The born-at pass's result, added by repro (`born-*.json`).
+    pub born: Option<Born>,
+}
+
+/// A line of a born-at chain: where, the code, the variable it set, the value after it.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct BornStep {
+    #[serde(flatten)]
+    pub place: Place,
+    #[serde(deserialize_with = "null_as_default")]
+    pub variable: Option<String>,
+    pub value: Value,
+    /// `call` (the op's line or the module's constructor), `pass`, `origin`.
+    #[serde(deserialize_with = "null_as_default")]
+    pub role: Option<String>,
+    /// On the origin: `made` (computed there from good inputs) or `read` (taken as it came).
+    #[serde(deserialize_with = "null_as_default")]
+    pub kind: Option<String>,
+    /// On the origin: the numbers its inputs held before the line ran.
+    pub before: Value,
+}
+
+/// A value (or bound) followed back from where it was used to where it was born.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct BornChain {
+    #[serde(deserialize_with = "null_as_default")]
+    pub chain: Vec<BornStep>,
+    pub born: Option<BornStep>,
+    /// Why the chain stops short of the origin.
+    #[serde(deserialize_with = "null_as_default")]
+    pub reason: Option<String>,
+}
+
+/// A line the static analysis named, as the born-at pass saw it: how often it ran, what it set.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Watched {
+    #[serde(deserialize_with = "null_as_default")]
+    pub file: Option<String>,
+    #[serde(deserialize_with = "int")]
+    pub line: Option<i64>,
+    #[serde(deserialize_with = "int")]
+    pub ran: Option<i64>,
+    #[serde(deserialize_with = "null_as_default")]
+    pub seen: Vec<BTreeMap<String, Value>>,
+}
+
+/// The born-at pass (`born-*.json`): the second, traced run of the command.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Born {
+    /// The second run met the first run's violation (op and value); nothing is confirmed otherwise.
+    pub same_witness: bool,
+    pub value_chain: Option<BornChain>,
+    pub bound_chain: Option<BornChain>,
+    #[serde(deserialize_with = "null_as_default")]
+    pub watch: Vec<Watched>,
 }
 
 impl Witness {
@@ -248,11 +307,19 @@ pub struct Sweep {
     pub bounds: Option<BTreeMap<String, Value>>,
     #[serde(deserialize_with = "null_as_default")]
     pub datasets: Vec<SweptDataset>,
+    /// Why nothing was swept (the script never iterated a DataLoader).
+    #[serde(deserialize_with = "null_as_default")]
+    pub note: Option<String>,
 }
 
 impl Sweep {
     pub fn of(v: &Value) -> Sweep {
         view(v)
+    }
+
+    /// Whether any sample of any dataset was checked.
+    pub fn checked_any(&self) -> bool {
+        !self.datasets.is_empty()
     }
 
     /// How many bad samples, over all datasets.

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::model::witness::{show, Place, ProvenanceKind, Witness};
+use crate::model::witness::{show, Born, BornChain, BornStep, Place, ProvenanceKind, Witness};
 use crate::model::{Report, Suspect};
 use crate::scan::files::ProjectFiles;
 
@@ -116,6 +116,11 @@ pub fn confirm(report: &mut Report, root: Option<&Path>, files: Option<&ProjectF
     for s in report.suspects.iter_mut() {
         s.confirmed = Some(false);
     }
+    if let Some(born) = w.born.as_ref().filter(|b| b.same_witness) {
+        if confirm_born(report, &w, born, root, files) {
+            return;
+        }
+    }
     let caught = w.caught_line();
     let named = provenance_line(&w, root, files);
     let kind = w.provenance_kind();
@@ -148,12 +153,12 @@ pub fn confirm(report: &mut Report, root: Option<&Path>, files: Option<&ProjectF
         // a traced line the ranges did not prove is not confirmed by the class alone
         let unproven = s.rule == crate::rules::value_leaves_bound::CODE && s.tier != "strong";
         if !category.is_empty() && fits && !shift && !unproven {
-            s.tier = "confirmed".into();
-            s.confirmed = Some(true);
-            s.evidence.insert(0, format!("caught: {caught}"));
+            // the run proves the class of bug, not this line: it stays unconfirmed
+            s.evidence.insert(0, format!("consistent with what repro caught: {caught}"));
             if let Some((sentence, _)) = &named {
                 s.evidence.insert(1, format!("repro: {sentence}"));
             }
+            s.repro = Some("unchecked".into());
             confirmed.push(s);
         } else {
             if shift && matches!(kind, ProvenanceKind::RawData | ProvenanceKind::OutsideGetitem) {
@@ -171,6 +176,9 @@ pub fn confirm(report: &mut Report, root: Option<&Path>, files: Option<&ProjectF
     if let Some((sentence, Some((file, line)))) = &named {
         if !out.iter().chain(rest.iter()).any(|s| &s.file == file && s.line == *line) {
             let mut s = new_suspect(file, *line, &w, sentence);
+            // where the value was read or changed is on its path, not proven its cause
+            s.confirmed = Some(false);
+            s.repro = Some("on_path".into());
             s.tier = if out.is_empty() { "strong".into() } else { "likely".into() };
             s.evidence.push(format!("caught: {caught}"));
             out.push(s);
@@ -182,6 +190,8 @@ pub fn confirm(report: &mut Report, root: Option<&Path>, files: Option<&ProjectF
             if let Some((rel, line)) = frame_place(f, root, files) {
                 let msg = format!("received the bad value: {caught}");
                 let mut s = new_suspect(&rel, line, &w, &msg);
+                s.confirmed = Some(false);
+                s.repro = Some("on_path".into());
                 s.tier = "likely".into();
                 if let Some((sentence, _)) = &named {
                     s.evidence.push(format!("repro: {sentence}"));
@@ -192,6 +202,262 @@ pub fn confirm(report: &mut Report, root: Option<&Path>, files: Option<&ProjectF
     }
     out.extend(rest);
     report.suspects = out;
+}
+
+/// A chain's steps as project places, origin first (the shim lists them from the op back).
+fn chain_places(c: &BornChain, root: Option<&Path>, files: Option<&ProjectFiles>) -> Vec<(String, u32, String)> {
+    let mut out: Vec<(String, u32, String)> = Vec::new();
+    for step in c.chain.iter().rev() {
+        if let Some((f, l)) = frame_place(&step.place, root, files) {
+            if !out.iter().any(|(a, b, _)| *a == f && *b == l) {
+                out.push((f, l, step.place.code.clone().unwrap_or_default()));
+            }
+        }
+    }
+    out
+}
+
+/// `file:line` of a born step, with its code.
+fn step_text(step: &BornStep, root: Option<&Path>, files: Option<&ProjectFiles>) -> Option<(String, u32, String)> {
+    let (f, l) = frame_place(&step.place, root, files)?;
+    Some((f, l, step.place.code.clone().unwrap_or_default()))
+}
+
+/// What the origin line gave, as a sentence: "`label = int(row['class'])` gave label = 4".
+fn gave(step: &BornStep) -> String {
+    let code = step.place.code.as_deref().unwrap_or("");
+    let var = step.variable.as_deref().filter(|v| !v.starts_with('<')).map(|v| format!("{v} = ")).unwrap_or_default();
+    let value = match &step.value {
+        serde_json::Value::String(s) if s.starts_with('<') => String::new(),
+        serde_json::Value::Null => String::new(),
+        v => format!(" gave {var}{}", show(v)),
+    };
+    let before = step
+        .before
+        .as_object()
+        .filter(|o| !o.is_empty())
+        .map(|o| format!(" (before: {})", o.iter().map(|(k, v)| format!("{k} = {}", show(v))).collect::<Vec<_>>().join(", ")))
+        .unwrap_or_default();
+    format!("`{code}`{value}{before}")
+}
+
+/// The key a config file's line sets (`num_classes: 4`, `"num_classes": 4`, `num_classes = 4`).
+fn config_key(root: Option<&Path>, file: &str, line: u32) -> Option<String> {
+    let text = std::fs::read_to_string(root?.join(file)).ok()?;
+    let l = text.lines().nth(line.checked_sub(1)? as usize)?;
+    let key = l.split([':', '=']).next()?.trim().trim_matches(|c| c == '"' || c == '\'' || c == '-' || c == ' ');
+    (!key.is_empty() && key.chars().all(|c| c.is_alphanumeric() || c == '_')).then(|| key.to_string())
+}
+
+fn mentions(code: &str, key: &str) -> bool {
+    code.match_indices(key).any(|(i, _)| {
+        let before = code[..i].chars().next_back();
+        let after = code[i + key.len()..].chars().next();
+        let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+        !word(before) && !word(after)
+    })
+}
+
+/// Confirm from the born-at pass: the line that made the value (computed it from good inputs)
+/// is the cause; when the value came in as read, the highest-ranked static suspect on the
+/// value's or the bound's path is, else the line that read it. Every other suspect is marked
+/// on the path, refuted (it ran; the value was made elsewhere) or not reached. Returns false
+/// when the pass found no origin and no suspect on a path (the caller falls back).
+fn confirm_born(report: &mut Report, w: &Witness, born: &Born, root: Option<&Path>, files: Option<&ProjectFiles>) -> bool {
+    let caught = w.caught_line();
+    let value = born.value_chain.as_ref();
+    let bound = born.bound_chain.as_ref();
+    let vpath = value.map(|c| chain_places(c, root, files)).unwrap_or_default();
+    let bpath = bound.map(|c| chain_places(c, root, files)).unwrap_or_default();
+    let vorigin = value.and_then(|c| c.born.as_ref());
+    let borigin = bound.and_then(|c| c.born.as_ref());
+    let vplace = vorigin.and_then(|s| step_text(s, root, files));
+    let bplace = borigin.and_then(|s| step_text(s, root, files));
+    let call = value.and_then(|c| c.chain.first()).and_then(|s| frame_place(&s.place, root, files));
+    let on = |path: &[(String, u32, String)], f: &str, l: u32| path.iter().any(|(a, b, _)| a == f && *b == l);
+    let read_any = [vorigin, borigin].iter().flatten().any(|s| s.kind.as_deref() == Some("read"));
+    let on_path = |s: &Suspect| -> bool {
+        if crate::scan::facts::is_config_path(&s.file) {
+            return read_any
+                && config_key(root, &s.file, s.line)
+                    .is_some_and(|k| vpath.iter().chain(bpath.iter()).any(|(_, _, code)| mentions(code, &k)));
+        }
+        (on(&vpath, &s.file, s.line) || on(&bpath, &s.file, s.line)) && call.as_ref().map_or(true, |(f, l)| !(f == &s.file && *l == s.line))
+    };
+    let watch = |file: &str, line: u32| {
+        born.watch.iter().find(|x| {
+            x.line == Some(i64::from(line)) && x.file.as_deref().and_then(|p| project_path(p, root, files)).is_some_and(|p| p == file)
+        })
+    };
+    let kind = |s: Option<&BornStep>| s.and_then(|s| s.kind.clone()).unwrap_or_default();
+    // which line the run proves: the one that computed the value from good inputs; or, when
+    // the value came in as read and the bound was counted from data, the count (a count used
+    // as a largest id); a value read as it came, or positions counted from a length, prove
+    // no single line
+    // the origins the run proved: where the value entered or was computed (not values drawn
+    // within a count, which fit it by construction), where a computed bound was computed.
+    // The static ranking is read in order: its first suspect that is an origin is confirmed;
+    // one the value only passed through confirms the line that computed the value upstream;
+    // a traced line that ran off the run's path is passed over (refuted); anything else the
+    // run cannot judge (a config key, a loss setting, a bound it followed to a computation
+    // static analysis names upstream) stops the search with nothing confirmed.
+    let mut origins: Vec<(String, u32)> = Vec::new();
+    if let (true, Some((f, l, _))) = (matches!(kind(vorigin).as_str(), "made" | "read"), vplace.as_ref()) {
+        origins.push((f.clone(), *l));
+    }
+    if let (true, Some((f, l, _))) = (matches!(kind(borigin).as_str(), "made" | "count"), bplace.as_ref()) {
+        origins.push((f.clone(), *l));
+    }
+    let computed = || match kind(vorigin).as_str() {
+        "made" => vplace.as_ref().map(|(f, l, _)| (f.clone(), *l)),
+        _ => None,
+    };
+    let ran_off_path = |s: &Suspect| {
+        s.file.ends_with(".py")
+            && !s.chain.is_empty()
+            && !s.chain.iter().any(|c| c.role == "bound")
+            && watch(&s.file, s.line).is_some_and(|x| x.ran.unwrap_or(0) > 0)
+    };
+    let mut chosen: Option<(String, u32)> = None;
+    let mut judged = false;
+    for s in &report.suspects {
+        let place = (s.file.clone(), s.line);
+        if origins.contains(&place) {
+            chosen = Some(place);
+        } else if on_path(s) {
+            // a line the bound went through, with the bound counted upstream: that count;
+            // else the line that computed the value upstream
+            let on_bound = on(&bpath, &s.file, s.line) && kind(borigin) == "count";
+            chosen = if on_bound { bplace.as_ref().map(|(f, l, _)| (f.clone(), *l)) } else { computed() };
+        } else if ran_off_path(s) || (bound.is_none() && s.chain.iter().any(|c| c.role == "bound")) {
+            // a line that ran off the value's path; or a claim about a bound the run could not
+            // follow (a tensor's size): neither stands against a value the run saw computed
+            continue;
+        }
+        judged = true;
+        break;
+    }
+    if !judged {
+        chosen = computed();
+    }
+    if chosen.is_none() && vorigin.is_none() && borigin.is_none() {
+        return false;
+    }
+    let (cfile, cline) = chosen.clone().unwrap_or_default();
+    let chain_text = |path: &[(String, u32, String)]| path.iter().map(|(f, l, _)| format!("{f}:{l}")).collect::<Vec<_>>().join(" → ");
+    let value_sentence = vorigin.zip(vplace.as_ref()).map(|(s, (f, l, _))| {
+        let how = if s.kind.as_deref() == Some("made") { "born at" } else { "read at" };
+        format!("{how} {f}:{l}: {}", gave(s))
+    });
+    let bound_sentence = borigin.zip(bplace.as_ref()).map(|(s, (f, l, _))| {
+        let b = w.bound.as_ref().map(|b| b.text()).unwrap_or_else(|| "the bound".into());
+        format!("{b} came from {f}:{l}: {}", gave(s))
+    });
+    let mut first: Option<Suspect> = None;
+    let mut rest = Vec::new();
+    for mut s in std::mem::take(&mut report.suspects) {
+        if chosen.is_some() && s.file == cfile && s.line == cline {
+            s.tier = "confirmed".into();
+            s.confirmed = Some(true);
+            s.repro = Some("confirmed".into());
+            let mut ev = Vec::new();
+            ev.extend(value_sentence.iter().map(|v| format!("repro: {v}")));
+            ev.extend(bound_sentence.iter().map(|b| format!("repro: {b}")));
+            if !vpath.is_empty() {
+                ev.push(format!("repro chain: {}", chain_text(&vpath)));
+            }
+            ev.push(format!("caught: {caught}"));
+            ev.append(&mut s.evidence);
+            s.evidence = ev;
+            first = Some(s);
+            continue;
+        }
+        let is_origin = [&vplace, &bplace].iter().any(|p| p.as_ref().is_some_and(|(f, l, _)| *f == s.file && *l == s.line));
+        if on_path(&s) || is_origin {
+            s.repro = Some("on_path".into());
+            let what = if chosen.is_some() {
+                "repro: the value (or bound) went through this line; it was not made here".to_string()
+            } else {
+                let v = value_sentence.as_deref().unwrap_or("the value came in as it was read");
+                format!("repro: on the value's (or bound's) path; {v}, so the run cannot tell the data from the bound")
+            };
+            s.evidence.insert(0, what);
+        } else if s.file.ends_with(".py") {
+            match watch(&s.file, s.line) {
+                // refuted only where the run found the line that made the value, and only a
+                // suspect that claims to make it (a traced value line)
+                Some(x)
+                    if x.ran.unwrap_or(0) > 0 && chosen.is_some() && !s.chain.is_empty() && !s.chain.iter().any(|c| c.role == "bound") =>
+                {
+                    let seen = x
+                        .seen
+                        .first()
+                        .map(|m| format!(" (seen: {})", m.iter().map(|(k, v)| format!("{k} = {}", show(v))).collect::<Vec<_>>().join(", ")))
+                        .unwrap_or_default();
+                    s.repro = Some("refuted".into());
+                    s.evidence
+                        .insert(0, format!("refuted by repro: ran {} times{seen}; the bad value was made elsewhere", x.ran.unwrap_or(0)));
+                }
+                Some(x) if x.ran.unwrap_or(0) == 0 => {
+                    s.repro = Some("not_reached".into());
+                    s.evidence.insert(0, "repro: not reached (the line never ran before the violation)".into());
+                }
+                _ => s.repro = Some("unchecked".into()),
+            }
+        } else {
+            s.repro = Some("unchecked".into());
+        }
+        rest.push(s);
+    }
+    // a notebook and its export say the same thing: the one that ran goes first
+    let ran: Vec<String> = w.stack.iter().filter_map(|f| frame_place(f, root, files)).map(|(p, _)| p).collect();
+    let twin_ran =
+        |s: &Suspect, all: &[Suspect]| s.file.ends_with(".ipynb") && all.iter().any(|o| o.rule == s.rule && ran.contains(&o.file));
+    let keys: Vec<bool> = rest.iter().map(|s| twin_ran(s, &rest)).collect();
+    let mut keyed: Vec<(bool, Suspect)> = keys.into_iter().zip(rest).collect();
+    keyed.sort_by_key(|(k, _)| *k);
+    let mut rest: Vec<Suspect> = keyed.into_iter().map(|(_, s)| s).collect();
+    if chosen.is_none() {
+        // nothing proven: the static ranking stands, the read line beside it
+        if let Some((f, l, _)) = vplace.as_ref() {
+            if !rest.iter().any(|s| &s.file == f && s.line == *l) {
+                let mut s = new_suspect(f, *l, w, value_sentence.as_deref().unwrap_or("the value came in here"));
+                s.tier = "likely".into();
+                s.confirmed = Some(false);
+                s.repro = Some("on_path".into());
+                s.evidence.push(format!("caught: {caught}"));
+                rest.push(s);
+            }
+        }
+        report.suspects = rest;
+        return true;
+    }
+    let first = first.unwrap_or_else(|| {
+        let code = vplace.as_ref().filter(|(f, l, _)| *f == cfile && *l == cline).map(|(_, _, c)| c.clone()).unwrap_or_default();
+        let mut s = new_suspect(&cfile, cline, w, value_sentence.as_deref().unwrap_or("the run traced the bad value to this line"));
+        let indent = code.len() - code.trim_start().len();
+        s.column = indent as u32 + 1;
+        s.end_column = s.column + code.trim().chars().count().max(1) as u32;
+        s.repro = Some("confirmed".into());
+        s.evidence.extend(bound_sentence.iter().map(|b| format!("repro: {b}")));
+        if !vpath.is_empty() {
+            s.evidence.push(format!("repro chain: {}", chain_text(&vpath)));
+        }
+        s.evidence.push(format!("caught: {caught}"));
+        s
+    });
+    // the line that read the value, when another line was confirmed, stays in view
+    if let Some((f, l, _)) = vplace.as_ref().filter(|(f, l, _)| !(*f == cfile && *l == cline)) {
+        if !rest.iter().any(|s| &s.file == f && s.line == *l) {
+            let mut s = new_suspect(f, *l, w, value_sentence.as_deref().unwrap_or("the value came in here"));
+            s.tier = "likely".into();
+            s.confirmed = Some(false);
+            s.repro = Some("on_path".into());
+            rest.insert(0, s);
+        }
+    }
+    report.suspects = std::iter::once(first).chain(rest).collect();
+    true
 }
 
 fn new_suspect(file: &str, line: u32, w: &Witness, message: &str) -> Suspect {
@@ -221,6 +487,7 @@ fn new_suspect(file: &str, line: u32, w: &Witness, message: &str) -> Suspect {
         fingerprint: format!("repro:{file}:{op}:{line}"),
         chain: Vec::new(),
         bound_chain: Vec::new(),
+        repro: None,
     }
 }
 

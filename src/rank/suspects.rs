@@ -138,6 +138,7 @@ pub fn rank(report: &Report, facts: &Facts) -> Vec<Suspect> {
                     fingerprint: f.fingerprint,
                     chain: Vec::new(),
                     bound_chain: Vec::new(),
+                    repro: None,
                 },
             )
         })
@@ -192,6 +193,7 @@ pub fn rank(report: &Report, facts: &Facts) -> Vec<Suspect> {
                 fingerprint: format!("{}:{}:{}", rules::value_leaves_bound::CODE, s.file, s.message.replace(' ', "")),
                 chain,
                 bound_chain,
+                repro: None,
             },
         ));
     }

@@ -210,7 +210,12 @@ fn headline(report: &Report) -> String {
             return format!("repro caught {}", Witness::of(w).caught_line());
         }
         if let Some(s) = &report.sweep {
-            let n = Sweep::of(s).bad_samples();
+            let sweep = Sweep::of(s);
+            if !sweep.checked_any() {
+                let why = sweep.note.unwrap_or_else(|| "no dataset was recorded".into());
+                return format!("sweep: nothing was checked ({why})");
+            }
+            let n = sweep.bad_samples();
             return if n == 0 {
                 "sweep: every sample is within the model's bounds".to_string()
             } else {
@@ -479,7 +484,23 @@ fn repro_section(out: &mut String, report: &Report, style: &Style, h: &dyn Fn(&s
             let more = b.indices.len() > 12;
             let _ = writeln!(out, "  batch      dataset indices [{}{}]", idx.join(", "), if more { ", …" } else { "" });
         }
-        if let Some(sentence) = &style.quoted.origin {
+        let born = w.born.as_ref().filter(|b| b.same_witness).is_some();
+        let first = report.suspects.first().filter(|s| s.repro.as_deref() == Some("confirmed"));
+        if let (true, Some(s)) = (born, first) {
+            // the born-at pass: what it proved, in the words the join wrote
+            for e in &s.evidence {
+                if let Some(chain) = e.strip_prefix("repro chain: ") {
+                    let _ = writeln!(out, "  chain      {chain}");
+                } else if let Some(t) = e.strip_prefix("repro: ") {
+                    let _ = writeln!(
+                        out,
+                        "  {}  {t}",
+                        if t.contains(" came from ") { "bound    ".to_string() } else { "born     ".to_string() }
+                    );
+                }
+            }
+            let _ = writeln!(out, "  {}  {}:{}  {}", h("confirmed"), s.file, s.line, s.message);
+        } else if let Some(sentence) = &style.quoted.origin {
             let proven = w.provenance_kind() == ProvenanceKind::CodeLine;
             let _ = writeln!(out, "  {}  {sentence}", if proven { h("confirmed") } else { "origin   ".to_string() });
         }

@@ -93,6 +93,8 @@ pub fn finish(report: &mut Report, outcome: &Outcome, argv: &[String], sweep: bo
         _ if report.witness.is_some() => exit::VIOLATION,
         Ending::TimedOut => exit::TIMEOUT,
         _ if sweep && report.sweep.as_ref().is_some_and(|s| Sweep::of(s).bad_samples() > 0) => exit::VIOLATION,
+        // a sweep that checked nothing is no clean bill: the script never reached a DataLoader
+        _ if sweep && report.sweep.as_ref().is_some_and(|s| !Sweep::of(s).checked_any()) => exit::COMMAND_FAILED,
         _ if sweep && report.sweep.is_some() => exit::CLEAN,
         Ending::Exited(Some(0)) if outcome.collected.loaded.is_empty() => exit::SETUP,
         Ending::Exited(Some(0)) => exit::CLEAN,

@@ -22,6 +22,9 @@ use thiserror::Error;
 include!(concat!(env!("OUT_DIR"), "/shim_files.rs"));
 pub const SITECUSTOMIZE: &str = include_str!("sitecustomize.py");
 
+/// The seed of Python's, numpy's and torch's generators in both runs of a repro.
+pub const SEED: u32 = 20_261_203;
+
 /// Exit codes of `repro` (docs/repro.md).
 pub mod exit {
     pub const CLEAN: u8 = 0;
@@ -50,6 +53,7 @@ pub enum ReproError {
     Project(PathBuf),
 }
 
+#[derive(Clone)]
 pub struct Options {
     pub argv: Vec<String>,
     pub cpu: bool,
@@ -58,6 +62,8 @@ pub struct Options {
     pub out: Option<PathBuf>,
     pub project: Option<PathBuf>,
     pub no_values: bool,
+    /// After a caught violation, run the command once more under the born-at tracer.
+    pub born: bool,
     /// Child output to stderr (machine-readable formats keep stdout for the report).
     pub echo_to_stderr: bool,
     pub quiet: bool,
@@ -140,6 +146,12 @@ pub fn shim_env(shim_dir: &Path, out_dir: &Path, opts: &Options) -> Vec<(String,
     env.push(("PYTHONUNBUFFERED".into(), "1".into()));
     env.push(("CUDASLEUTH_OUT".into(), out_dir.display().to_string()));
     env.push(("CUDASLEUTH_MODE".into(), if opts.sweep { "sweep" } else { "guard" }.into()));
+    // both runs of a repro draw the same random numbers (the born-at pass must meet the same
+    // samples); a seed or hash seed the user set is theirs
+    env.push(("CUDASLEUTH_SEED".into(), SEED.to_string()));
+    if std::env::var_os("PYTHONHASHSEED").is_none() {
+        env.push(("PYTHONHASHSEED".into(), SEED.to_string()));
+    }
     if opts.cpu {
         env.push(("CUDASLEUTH_CPU".into(), "1".into()));
         env.push(("CUDA_VISIBLE_DEVICES".into(), String::new()));
@@ -219,6 +231,36 @@ pub fn run(opts: &Options) -> Result<Outcome, ReproError> {
     };
     let ran = process::run(&spec).map_err(|source| ReproError::Spawn { program: opts.argv[0].clone(), source })?;
     Ok(Outcome { collected: collect(&out_dir), ending: ran.ending, seconds: ran.seconds, out_dir, log: ran.log, environment })
+}
+
+/// The born-at pass: the same command again, seeded as the first run, with the tracer armed
+/// by `spec` (written into `out_dir/born/`); returns the `born-*.json` it wrote, if any.
+pub fn run_born(opts: &Options, out_dir: &Path, spec: &serde_json::Value) -> Result<Option<serde_json::Value>, ReproError> {
+    let dir = out_dir.join("born");
+    std::fs::create_dir_all(&dir).map_err(|source| ReproError::Write { path: dir.clone(), source })?;
+    let spec_path = dir.join("spec.json");
+    let text = serde_json::to_vec_pretty(spec).unwrap_or_default();
+    std::fs::write(&spec_path, text).map_err(|source| ReproError::Write { path: spec_path.clone(), source })?;
+    let shim_dir = fresh_dir("cudasleuth-shim").map_err(|source| ReproError::Write { path: std::env::temp_dir(), source })?;
+    let _cleanup = TempDir(shim_dir.clone());
+    write_shim(&shim_dir)?;
+    let mut env = shim_env(&shim_dir, &dir, opts);
+    env.push(("CUDASLEUTH_BORN".into(), spec_path.display().to_string()));
+    let spec = process::Spec { argv: &opts.argv, env: &env, out_dir: &dir, timeout: opts.timeout, echo_to_stderr: true, quiet: true };
+    process::run(&spec).map_err(|source| ReproError::Spawn { program: opts.argv[0].clone(), source })?;
+    Ok(read_born(&dir))
+}
+
+/// The born-at pass's result in `dir` (the earliest, when several processes wrote one).
+pub fn read_born(dir: &Path) -> Option<serde_json::Value> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("born-") && n.to_string_lossy().ends_with(".json")))
+        .collect();
+    found.sort_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok());
+    found.iter().find_map(|p| std::fs::read(p).ok().and_then(|b| serde_json::from_slice(&b).ok()))
 }
 
 /// Read back what the shim wrote into `dir` (each process writes its own files).
@@ -303,6 +345,7 @@ mod tests {
             out: None,
             project: None,
             no_values: true,
+            born: false,
             echo_to_stderr: false,
             quiet: true,
         };

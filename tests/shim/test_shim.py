@@ -40,7 +40,7 @@ SCHEMA_PATH = os.path.join(ROOT, "python", "cudasleuth_shim", "output.schema.jso
 with open(SCHEMA_PATH) as _f:
     SCHEMA = json.load(_f)
 # which $defs entry describes a file the shim writes, by the file name's prefix
-SCHEMA_DEFS = {"witness-": "witness", "sweep-": "sweep", "loaded-": "loaded", "unmapped-": "unmapped"}
+SCHEMA_DEFS = {"witness-": "witness", "sweep-": "sweep", "loaded-": "loaded", "unmapped-": "unmapped", "born-": "born"}
 
 try:
     import jsonschema
@@ -150,6 +150,58 @@ class ShimTest(unittest.TestCase):
         self.assertEqual(r.rc, 86, r.stderr)
         self.assertNotIn("trained", r.stdout)
         self.assertTrue(r.files("loaded-*.json"))
+
+    # ------------------------------------------------------------------ born-at pass
+
+    def born(self, script, *args):
+        """The guarded run, then the born-at pass armed with what it caught; the born-*.json."""
+        first = self.run_script(script, *args, env={"CUDASLEUTH_SEED": "5"})
+        self.assertViolation(first)
+        w = first.witness
+        spec = {"op": w["op"], "value": w["bad"][0]["value"], "sample": w["bad"][0]["sample"],
+                "bound": w["bound"], "watch": [[os.path.join(SCRIPTS, script), line_of(script, 'print("trained")')]]}
+        path = os.path.join(self.tmp, "spec.json")
+        with open(path, "w") as f:
+            json.dump(spec, f)
+        shutil.rmtree(first.out)
+        again = self.run_script(script, *args, env={"CUDASLEUTH_SEED": "5", "CUDASLEUTH_BORN": path})
+        self.assertViolation(again)
+        b = again.one("born-*.json")
+        self.assertTrue(b["same_witness"], b)
+        shutil.rmtree(again.out)
+        return b
+
+    def origin(self, chain):
+        self.assertIsNotNone(chain["born"], chain)
+        return os.path.basename(chain["born"]["file"]), chain["born"]["line"], chain["born"]["kind"]
+
+    def test_born_read_in_a_loader_function(self):
+        b = self.born("born_loader.py")
+        self.assertEqual(self.origin(b["value_chain"]), ("born_loader.py", line_of("born_loader.py", "label = int(cls)"), "read"))
+        lines = [s["line"] for s in b["value_chain"]["chain"]]
+        # the loss call, the loader loop, __getitem__'s return, __init__, the loader's list
+        for text in ("loss = torch.nn.functional.cross_entropy(head(x), y)", "return torch.tensor([self.x[i]]), torch.tensor(self.y[i])",
+                     "self.y = [r[1] for r in rows]", "out.append((float(feat), label))"):
+            self.assertIn(line_of("born_loader.py", text), lines, text)
+        self.assertEqual(self.origin(b["bound_chain"]), ("born_loader.py", line_of("born_loader.py", "N_CLASSES = 4"), "made"))
+        self.assertEqual(b["watch"][0]["ran"], 0, "the last line never runs: the violation stops the script")
+
+    def test_born_made_in_init_and_in_the_step(self):
+        b = self.born("born_made.py", "init")
+        self.assertEqual(self.origin(b["value_chain"]),
+                         ("born_made.py", line_of("born_made.py", "self.labels = [class_to_idx[c] + shift for c in NAMES]"), "made"))
+        self.assertEqual(self.origin(b["bound_chain"])[:2],
+                         ("born_made.py", line_of("born_made.py", "return torch.nn.Linear(3, len(class_to_idx))")))
+        b = self.born("born_made.py", "step")
+        self.assertEqual(self.origin(b["value_chain"]), ("born_made.py", line_of("born_made.py", "return batch_y + k"), "made"))
+
+    def test_born_sentinel_and_count(self):
+        b = self.born("born_bound.py", "mask")
+        self.assertEqual(self.origin(b["value_chain"])[:2], ("born_bound.py", line_of("born_bound.py", "m[m == 2] = VOID")))
+        b = self.born("born_bound.py", "count")
+        # the count's own line inside the dict literal, found by the key it was read under
+        self.assertEqual(self.origin(b["bound_chain"]),
+                         ("born_bound.py", line_of("born_bound.py", '"num_items": int(ids.max()),'), "count"))
 
     # ------------------------------------------------------------------ guard
 

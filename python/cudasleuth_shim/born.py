@@ -1,0 +1,837 @@
+"""The born-at pass (``CUDASLEUTH_BORN=<spec.json>``): ``cudasleuth repro`` runs the command a
+second time, seeded as the first run was, with a line tracer over the project's files.
+
+The tracer keeps, for every live frame of a project file, which locals (and attributes of
+``self``) hold the first run's bad value (bit 1) or a scalar equal to its bound (bit 2), and
+records an event each time one of them starts to hold it: the line that made it hold, the
+line's inputs that already held it, the calls made on that line that returned it, and for
+parameters, the caller's line.  Nothing is re-run: when the guard trips again on the same op
+with the same value, the value is followed back from the op's call line, producer by producer,
+to the first line whose output holds it while none of its inputs did -- where it was born.  The
+bound is followed the same way from the constructor of the module that sets it.  The lines the
+static analysis named (``watch``) are marked as run or not, with what they set."""
+
+import itertools
+import json
+import keyword
+import linecache
+import os
+import re
+import sys
+import threading
+
+from ._state import _S, _is_shim_file
+from ._util import _is_user_file, _torch
+
+MAX_EVENTS = 200000
+MAX_STEPS = 60
+MAX_WATCH_SEEN = 3
+VALUE, BOUND = 1, 2
+
+_NAME = re.compile(r"(?<![\w.'\"])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)")
+_STR = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+_ARITH = re.compile(r"[+\-*/%]|<<|>>|\b(?:max|min|len|sum|round|abs|argmax|nunique|count|index)\(")
+
+
+_STARRED = re.compile(r"(?:(?<=[(,])|^)\s*\*{1,2}\s*[A-Za-z_][\w.]*")
+
+
+_ASSIGN = re.compile(r"(?<![=!<>+\-*/%&|^:])=(?!=)")
+
+
+def _rhs(text):
+    m = _ASSIGN.search(text)
+    return text[m.end():] if m else text
+
+
+class _Born(object):
+    """The pass's state: the spec, the events, the frames being traced."""
+
+    def __init__(self, spec):
+        self.spec = spec
+        self.v = spec.get("value")
+        self.n = (spec.get("bound") or {}).get("value")
+        self.events = []
+        self.truncated = False
+        self.serial = itertools.count(1)
+        self.seq = itertools.count(1)
+        self.live = {}  # id(frame) -> _Frame
+        self.codes = {}  # code object -> traced?
+        self.names = {}  # (file, line) -> identifiers of the line
+        self.watch = {}
+        for w in spec.get("watch") or []:
+            try:
+                self.watch[(os.path.realpath(w[0]), int(w[1]))] = {"file": w[0], "line": int(w[1]), "ran": 0,
+                                                                 "seen": []}
+            except (TypeError, ValueError, IndexError):
+                pass
+        self.modules = []  # constructions of bound-setting modules: (weight id, frame, line, holders)
+        self.busy = False
+
+
+class _Frame(object):
+    __slots__ = ("serial", "parent", "file", "code", "line", "mark", "snap", "frame", "local", "gen", "start")
+
+    def __init__(self, serial, parent, f):
+        self.serial = serial
+        self.parent = parent
+        self.file = f.f_code.co_filename
+        self.code = f.f_code
+        self.line = f.f_lineno
+        self.mark = 0
+        self.start = 0
+        self.snap = {}
+        self.frame = f
+        self.local = None
+        # generators and coroutines: the frame is resumed many times (CO_GENERATOR, CO_COROUTINE,
+        # CO_ASYNC_GENERATOR)
+        self.gen = bool(f.f_code.co_flags & (0x20 | 0x80 | 0x200))
+
+
+_B = None
+
+
+def _np():
+    return sys.modules.get("numpy")
+
+
+def _has(x, v, depth=0):
+    """Whether x is, or holds, the number v: a scalar, an integer tensor, array or Series, a
+    DataFrame's columns, a list, tuple or dict (two levels deep)."""
+    if v is None or x is None or isinstance(x, (bool, str, bytes)):
+        return False
+    if isinstance(x, (int, float)):
+        return x == v
+    torch = _torch()
+    if torch is not None and isinstance(x, torch.Tensor):
+        if x.is_complex() or x.dtype == torch.bool:
+            return False
+        n = x.numel()
+        if x.is_floating_point() and n > 4096:
+            return False
+        if n == 0 or n > 50000000 or x.device.type == "meta":
+            return False
+        try:
+            return bool((x == v).any())
+        except (RuntimeError, TypeError, ValueError):
+            return False
+    np = _np()
+    if np is not None:
+        if isinstance(x, np.generic):
+            try:
+                return x.dtype.kind in "iuf" and bool(x == v)
+            except (TypeError, ValueError):
+                return False
+        if isinstance(x, np.ndarray):
+            if x.size == 0 or x.size > 50000000:
+                return False
+            if x.dtype.kind in "iuf":
+                return bool((x == v).any())
+            if x.dtype.kind == "O" and depth < 2 and x.size <= 100000:
+                return any(_has(e, v, depth + 1) for e in x.flat)
+            return False
+    pd = sys.modules.get("pandas")
+    if pd is not None:
+        if isinstance(x, (pd.Series, pd.Index)):
+            try:
+                return _has(x.to_numpy(), v, depth)
+            except (TypeError, ValueError, AttributeError):
+                return False
+        if isinstance(x, pd.DataFrame):
+            if depth > 0 or x.size > 50000000:
+                return False
+            try:
+                return any(_has(x.iloc[:, j].to_numpy(), v, 1) for j in range(min(x.shape[1], 256)))
+            except (TypeError, ValueError, AttributeError, IndexError):
+                return False
+    if isinstance(x, (list, tuple)):
+        if depth >= 2 or len(x) > 5000000:
+            return False
+        if not x:
+            return False
+        try:
+            if v in x:
+                return True
+            if type(x[0]) in (int, float):
+                return False  # a list of numbers: `in` looked at every one
+        except (RuntimeError, TypeError, ValueError):
+            pass  # tensors in the list: `in` cannot compare them
+        return any(_has(e, v, depth + 1) for e in itertools.islice(x, 100000))
+    if isinstance(x, dict):
+        if depth >= 2 or len(x) > 1000000:
+            return False
+        return any(_has(e, v, depth + 1) for e in itertools.islice(x.values(), 100000))
+    if depth == 0 and _holder_object(x):
+        # a plain object that holds data (a graph, a splits container, a dataclass of arrays)
+        return any(_has(e, v, 1) for e in list(vars(x).values())[:256])
+    return False
+
+
+def _holder_object(x):
+    """A user object whose attributes may hold data: not a module, class, function or nn.Module."""
+    d = getattr(x, "__dict__", None)
+    if not isinstance(d, dict) or len(d) > 256 or isinstance(x, type) or callable(x):
+        return False
+    if type(x).__name__ == "module":
+        return False
+    torch = _torch()
+    if torch is not None and isinstance(x, (torch.nn.Module, torch.Tensor)):
+        return False
+    return not type(x).__module__.startswith(("torch", "numpy", "pandas", "builtins"))
+
+
+def _scalar_is(x, n, depth=0):
+    """Whether x is the scalar n, or a config object (dict, namespace, dataclass) holding it."""
+    if n is None or x is None or isinstance(x, bool):
+        return False
+    if isinstance(x, int):
+        return x == n
+    np = _np()
+    if np is not None and isinstance(x, np.integer):
+        return int(x) == n
+    torch = _torch()
+    if torch is not None and isinstance(x, torch.Tensor):
+        return x.dim() == 0 and not x.is_floating_point() and x.dtype != torch.bool and x.item() == n
+    if isinstance(x, tuple) and depth == 0 and len(x) <= 16:
+        return any(_scalar_is(e, n, 1) for e in x)  # a function's several results
+    if depth >= 2 or isinstance(x, (str, bytes, list, tuple, set)):
+        return False
+    if isinstance(x, dict):
+        vals = x.values() if len(x) <= 256 else ()
+    else:
+        d = getattr(x, "__dict__", None)
+        if not isinstance(d, dict) or len(d) > 256 or type(x).__module__.startswith(("torch", "numpy", "pandas")):
+            return False
+        if isinstance(x, type) or type(x).__name__ == "module":
+            return False
+        vals = d.values()
+    return any(_scalar_is(e, n, depth + 1) for e in vals)
+
+
+def _flags(x):
+    b = _B
+    f = 0
+    try:
+        if _has(x, b.v):
+            f |= VALUE
+    except Exception:  # broad: comparisons run user types' __eq__
+        pass
+    try:
+        if _scalar_is(x, b.n):
+            f |= BOUND
+    except Exception:  # broad: attribute walks over user objects
+        pass
+    return f
+
+
+def _size(x):
+    try:
+        return len(x) if isinstance(x, (list, dict)) else -1
+    except TypeError:
+        return -1
+
+
+def _lite(x):
+    if isinstance(x, bool) or x is None:
+        return None
+    if isinstance(x, (int, float)):
+        return x
+    torch = _torch()
+    if torch is not None and isinstance(x, torch.Tensor):
+        if x.numel() == 1:
+            try:
+                return x.item()
+            except (RuntimeError, ValueError):
+                return None
+        return "<tensor %s>" % list(x.shape)
+    np = _np()
+    if np is not None and isinstance(x, np.generic):
+        try:
+            return x.item()
+        except (TypeError, ValueError):
+            return None
+    if isinstance(x, (list, tuple)) and len(x) <= 8 and all(isinstance(e, (int, float)) for e in x):
+        return list(x)
+    return "<%s>" % type(x).__name__
+
+
+_STMTS = {}
+
+
+def _statement(file, line):
+    """The (first, last) line of the simple statement (or compound header) holding `line`."""
+    spans = _STMTS.get(file)
+    if spans is None:
+        spans = {}
+        try:
+            import ast
+            src = "".join(linecache.getlines(file))
+            for node in ast.walk(ast.parse(src)):
+                if isinstance(node, ast.stmt):
+                    end = getattr(node, "end_lineno", node.lineno)
+                    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For,
+                                         ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try)):
+                        body = getattr(node, "body", None) or []
+                        end = body[0].lineno - 1 if body else node.lineno
+                        end = max(end, node.lineno)
+                    if end > node.lineno:
+                        for ln in range(node.lineno, end + 1):
+                            old = spans.get(ln)
+                            if old is None or old[1] - old[0] > end - node.lineno:
+                                spans[ln] = (node.lineno, end)
+        except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
+            pass
+        _STMTS[file] = spans
+    return spans.get(line, (line, line))
+
+
+def _text(file, line):
+    first, last = _statement(file, line)
+    return " ".join(linecache.getline(file, ln).split("#", 1)[0].strip() for ln in range(first, last + 1))
+
+
+def _idents(text):
+    got = set()
+    for m in _NAME.finditer(text):
+        name = m.group(1)
+        head = name.split(".", 1)[0]
+        if keyword.iskeyword(head):
+            continue
+        got.add(head)
+        if name.startswith("self."):
+            got.add(name)
+    return got
+
+
+def _names(fs, line, rhs=False):
+    """The identifiers of a line (`self.x` kept whole); with `rhs`, of what it assigns from."""
+    key = (fs.file, line, rhs)
+    got = _B.names.get(key)
+    if got is None:
+        text = _STR.sub("''", _text(fs.file, line))
+        got = _idents(_rhs(text) if rhs else text)
+        _B.names[key] = got
+    return got
+
+
+def _items(f):
+    loc = f.f_locals
+    items = list(loc.items())
+    me = loc.get("self")
+    if me is not None and f.f_code.co_name != "<module>":
+        d = getattr(me, "__dict__", None)
+        if isinstance(d, dict) and len(d) <= 512:
+            items.extend(("self." + k, val) for k, val in list(d.items()))
+    return items
+
+
+def _mutable(val):
+    if isinstance(val, (list, dict)) or hasattr(val, "dtype") or hasattr(val, "iloc"):
+        return True
+    d = getattr(val, "__dict__", None)
+    return isinstance(d, dict) and len(d) <= 256 and not isinstance(val, type) and type(val).__name__ != "module"
+
+
+def _rank(val):
+    """Which holder of a value to follow first: arrays and lists, then dicts and tuples, then
+    scalars (a count that equals the value by chance)."""
+    if isinstance(val, (int, float)):
+        return 2
+    if isinstance(val, (dict, tuple)) or hasattr(val, "__dict__") and not hasattr(val, "dtype"):
+        return 1
+    return 0
+
+
+def _scalar_lite(val):
+    """A number as the report shows it: ints, floats, 0-d tensors and numpy scalars."""
+    if isinstance(val, bool):
+        return None
+    if isinstance(val, (int, float)):
+        return val
+    if getattr(val, "shape", None) == () or getattr(val, "ndim", None) == 0:
+        try:
+            x = val.item()
+            return x if isinstance(x, (int, float)) and not isinstance(x, bool) else None
+        except (AttributeError, RuntimeError, TypeError, ValueError):
+            return None
+    return None
+
+
+def _rescan(fs, f, mentioned):
+    """Update the frame's snapshot (name -> (id, length, bits, scalar)); return the names that
+    started to hold a watched value, and the entries they had before."""
+    started = []
+    old_entries = {}
+    snap = fs.snap
+    for name, val in _items(f):
+        if name == "self":
+            continue  # its attributes are followed one by one (`self.x`)
+        old = snap.get(name)
+        oid = id(val)
+        size = _size(val)
+        same = old is not None and old[0] == oid
+        if same and old[1] == size and (name not in mentioned or not _mutable(val)):
+            continue
+        if same and isinstance(val, (list, dict)) and old[1] >= 0 and size > old[1]:
+            # grown in place (append, a new key): only the new elements need a look
+            fl = old[2]
+            if not fl & VALUE:
+                tail = itertools.islice(reversed(val) if isinstance(val, list) else reversed(val.values()),
+                                        size - old[1])
+                try:
+                    if any(_has(e, _B.v, 1) for e in tail):
+                        fl |= VALUE
+                except Exception:  # broad: comparisons run user types' __eq__
+                    pass
+        else:
+            fl = _flags(val)
+        was = old[2] if same else 0
+        old_entries[name] = old
+        snap[name] = (oid, size, fl, _scalar_lite(val), _rank(val))
+        new = fl & ~was
+        if new:
+            started.append((name, new, val))
+    return started, old_entries
+
+
+def _entry(fs, name, old):
+    if old and name in old:
+        return old[name]
+    return fs.snap.get(name)
+
+
+def _holders(fs, names, bits, f=None, old=None):
+    """The names of a line that held a watched value before the line ran (`old`: the entries
+    the line changed, as they were)."""
+    out = []
+    for name in sorted(names):
+        got = _entry(fs, name, old)
+        if got is not None:
+            if got[2] & bits:
+                out.append((name, got[2], got[0], got[4]))
+        elif old is not None and name in old:
+            continue  # made by the line itself
+        elif f is not None and "." not in name and name in f.f_globals:
+            val = f.f_globals[name]
+            if type(val).__name__ in ("module", "function", "type", "builtin_function_or_method"):
+                continue
+            fl = _flags(val) & bits
+            if fl:
+                out.append((name, fl, id(val), _rank(val)))
+    return out
+
+
+def _before(fs, names, old=None):
+    """The numbers the line's names held before it ran (for the report's "before")."""
+    out = {}
+    for name in sorted(names):
+        got = _entry(fs, name, old)
+        if got is not None and got[3] is not None and "." not in name:
+            out[name] = got[3]
+        if len(out) >= 4:
+            break
+    return out
+
+
+def _record(e):
+    b = _B
+    if len(b.events) >= MAX_EVENTS:
+        b.truncated = True
+        return
+    e["seq"] = next(b.seq)
+    b.events.append(e)
+
+
+def _watch_hit(fs, f, line):
+    w = _B.watch.get((os.path.realpath(fs.file), line))
+    if w is None:
+        return
+    w["ran"] += 1
+    if len(w["seen"]) < MAX_WATCH_SEEN:
+        names = _names(fs, line)
+        seen = {}
+        for name in sorted(names):
+            if name in f.f_locals and "." not in name:
+                lv = _lite(f.f_locals[name])
+                if lv is not None:
+                    seen[name] = lv
+            if len(seen) >= 4:
+                break
+        if seen:
+            w["seen"].append(seen)
+
+
+def _numeric(f, names):
+    """Whether any name the line computes from holds numbers (not paths or text: `root / name`
+    joins a path)."""
+    loc = f.f_locals
+    for name in names:
+        val = loc.get(name, f.f_globals.get(name)) if "." not in name else None
+        if isinstance(val, (int, float)) and not isinstance(val, bool):
+            return True
+        if hasattr(val, "dtype") or isinstance(val, (list, tuple)) and val and isinstance(val[0], (int, float)):
+            return True
+    return False
+
+
+def _local_for(fs):
+    def local(f, ev, arg):
+        if _B.busy or ev not in ("line", "return"):
+            return local
+        _B.busy = True
+        try:
+            line = fs.line
+            names = _names(fs, line)
+            started, old = _rescan(fs, f, names)
+            if started:
+                inputs = _holders(fs, names, VALUE | BOUND, f, old)
+                rhs_names = _names(fs, line, True)
+                before = _before(fs, rhs_names, old)
+                numeric = _numeric(f, rhs_names)
+                owner = id(f.f_locals.get("self")) if any(n.startswith("self.") for n, _b, _v in started) else None
+                for name, bits, val in started:
+                    _record({"kind": "set", "frame": fs.serial, "parent": fs.parent, "file": fs.file,
+                             "line": line, "function": fs.code.co_name, "var": name, "bits": bits,
+                             "oid": id(val), "after": _lite(val), "inputs": inputs, "before": before,
+                             "mark": fs.mark, "rank": _rank(val), "numeric": numeric,
+                             "owner": owner if name.startswith("self.") else None})
+            if _B.watch:
+                _watch_hit(fs, f, line)
+            if ev == "return":
+                fl = _flags(arg) if arg is not None else 0
+                if fl:
+                    # a comprehension's calls happened over all its iterations
+                    mark = fs.start if fs.code.co_name.startswith("<") and fs.code.co_name != "<module>" else fs.mark
+                    _record({"kind": "return", "frame": fs.serial, "parent": fs.parent, "file": fs.file,
+                             "line": line, "function": fs.code.co_name, "var": "<return>", "bits": fl,
+                             "oid": id(arg), "after": _lite(arg), "inputs": _holders(fs, names, fl, f),
+                             "before": _before(fs, _names(fs, line, True)), "mark": mark,
+                             "rank": _rank(arg), "numeric": _numeric(f, _names(fs, line, True))})
+                if not fs.gen:
+                    _B.live.pop(id(f), None)
+            else:
+                # the calls a statement makes are its own until the next statement starts (a
+                # call spread over lines has a line event for each)
+                if _statement(fs.file, f.f_lineno) != _statement(fs.file, fs.line):
+                    fs.mark = _B.events[-1]["seq"] if _B.events else 0
+                fs.line = f.f_lineno
+        except Exception:  # broad: a trace callback must never raise into the traced code
+            pass
+        finally:
+            _B.busy = False
+        return local
+    return local
+
+
+def _traced(code):
+    got = _B.codes.get(code)
+    if got is None:
+        fn = code.co_filename
+        got = _is_user_file(fn) and not _is_shim_file(os.path.realpath(fn) if not fn.startswith("<") else fn)
+        _B.codes[code] = got
+    return got
+
+
+def _parent_of(f):
+    p = f.f_back
+    while p is not None:
+        st = _B.live.get(id(p))
+        if st is not None and st.frame is p:
+            return st
+        p = p.f_back
+    return None
+
+
+def _global(f, ev, arg):
+    if ev != "call" or _B is None or _B.busy:
+        return None
+    if not _traced(f.f_code):
+        return None
+    _B.busy = True
+    try:
+        parent = _parent_of(f)
+        fs = _B.live.get(id(f))
+        if fs is not None and fs.frame is f:
+            # a generator resumed: the same frame, called from wherever the next value is asked
+            fs.parent = parent.serial if parent else None
+            fs.line = f.f_lineno
+            fs.mark = _B.events[-1]["seq"] if _B.events else 0
+            return fs.local
+        fs = _Frame(next(_B.serial), parent.serial if parent else None, f)
+        _B.live[id(f)] = fs
+        started, _old = _rescan(fs, f, ())
+        for name, bits, val in started:
+            if parent is None or "." in name:
+                continue  # attributes of `self` were there before the call
+            pnames = _names(parent, parent.line)
+            _record({"kind": "param", "frame": parent.serial, "callee": fs.serial, "parent": parent.parent,
+                     "file": parent.file, "line": parent.line, "function": parent.code.co_name, "var": name,
+                     "bits": bits, "oid": id(val), "after": _lite(val),
+                     "inputs": _holders(parent, pnames, bits, parent.frame), "before": {}, "mark": parent.mark})
+        fs.mark = _B.events[-1]["seq"] if _B.events else 0
+        fs.start = fs.mark
+        fs.local = _local_for(fs)
+    except Exception:  # broad: a trace callback must never raise into the traced code
+        return None
+    finally:
+        _B.busy = False
+    return fs.local
+
+
+def start():
+    """Arm the pass from ``CUDASLEUTH_BORN`` (a spec file written by ``cudasleuth repro``)."""
+    global _B
+    path = os.environ.get("CUDASLEUTH_BORN")
+    if not path or _B is not None:
+        return
+    try:
+        with open(path) as fh:
+            spec = json.load(fh)
+    except (OSError, ValueError):
+        return
+    if not isinstance(spec, dict) or not isinstance(spec.get("value"), (int, float)):
+        return
+    _B = _Born(spec)
+    _S.born = _B
+    threading.settrace(_global)
+    sys.settrace(_global)
+
+
+def stop():
+    sys.settrace(None)
+    threading.settrace(None)
+
+
+def note_module(module, weight, size):
+    """A module that sets a bound was built (``nn.Linear``, ``nn.Embedding``): remember where,
+    with the names on that line that held the bound's value, when its size is the bound."""
+    b = _B
+    if b is None or b.n is None or size != b.n:
+        return
+    f = sys._getframe(1)
+    while f is not None:
+        st = b.live.get(id(f))
+        if st is not None and st.frame is f:
+            # the frame's snapshot is as the line found it: the line has not finished
+            held = _holders(st, _names(st, f.f_lineno), BOUND, f)
+            # when: between the events before it and those after (the chain looks back from here)
+            when = b.events[-1]["seq"] + 0.5 if b.events else 0.5
+            b.modules.append({"weight": id(weight), "frame": st.serial, "parent": st.parent, "file": st.file,
+                              "line": f.f_lineno, "function": st.code.co_name, "inputs": held,
+                              "type": type(module).__name__, "seq": when, "mark": st.mark})
+            return
+        f = f.f_back
+
+
+def _code(file, line):
+    return linecache.getline(file, line).strip()
+
+
+def _line_of(e):
+    """Inside a multi-line statement, the line of the key the value was read under (a dict
+    literal's entry), else the one line that computes (when one does)."""
+    first, last = _statement(e["file"], e["line"])
+    if first == last:
+        return e["line"]
+    key = e.get("key")
+    if key:
+        hits = [ln for ln in range(first, last + 1)
+                if re.search(r"""(?:['"]%s['"]\s*:|\b%s\s*=[^=])""" % (re.escape(key), re.escape(key)), _code(e["file"], ln))]
+        if len(hits) == 1:
+            return hits[0]
+    hits = [ln for ln in range(first, last + 1) if _ARITH.search(_STARRED.sub("", _STR.sub("''", _code(e["file"], ln))))]
+    return hits[0] if len(hits) == 1 else e["line"]
+
+
+def _key_of(e, name):
+    """The literal key a line reads `name` under (`name["k"]`, `name.k`), if any."""
+    text = _text(e["file"], e["line"])
+    m = re.search(r"""(?<![\w.])%s\s*\[\s*['"](\w+)['"]\s*\]""" % re.escape(name), text)
+    if m is None and "." not in name:
+        m = re.search(r"(?<![\w.])%s\.(\w+)" % re.escape(name), text)
+    return m.group(1) if m else None
+
+
+def _step(e, role):
+    line = _line_of(e)
+    return {"file": os.path.abspath(e["file"]) if not e["file"].startswith("<") else e["file"],
+            "line": line, "code": _code(e["file"], line), "function": e.get("function"),
+            "variable": e.get("var"), "value": e.get("after"), "role": role}
+
+
+def _producer(frame, name, oid, bits, before, scalar):
+    """The event that made `name` (in frame `frame`, object `oid`) start to hold the value."""
+    evs = _B.events
+    for e in reversed(evs):
+        if e["seq"] >= before or not (e["bits"] & bits):
+            continue
+        if e["kind"] == "set" and e["frame"] == frame and e["var"] == name:
+            return e
+        if e["kind"] == "param" and e.get("callee") == frame and e["var"] == name:
+            return e
+    if not scalar:
+        for e in reversed(evs):
+            if e["seq"] < before and e["bits"] & bits and e["oid"] == oid and e["kind"] != "param":
+                return e
+    if "." not in name:
+        # a module global set at module level of some file
+        for e in reversed(evs):
+            if e["seq"] < before and e["bits"] & bits and e["var"] == name and e["function"] == "<module>":
+                return e
+    return None
+
+
+def _child_return(frame, after, before, bits, made=None):
+    """A call made on the line (between `after` and `before`) that returned the value; or, for
+    an object the line built (`made`: its id), its constructor's attribute that took it."""
+    built = None
+    for e in reversed(_B.events):
+        if e["seq"] >= before:
+            continue
+        if e["seq"] <= after:
+            break
+        if not e["bits"] & bits:
+            continue
+        if e["kind"] == "return" and e["parent"] == frame:
+            return e
+        if built is None and made is not None and e["kind"] == "set" and e.get("owner") == made:
+            built = e
+    return built
+
+
+def _follow(start, bits):
+    """Walk back from `start` (an event-like dict) to where the value was born."""
+    chain = [start]
+    cur = start
+    seen = set()
+    reason = None
+    inserted = None
+    for _ in range(MAX_STEPS):
+        key = (cur.get("kind"), cur.get("seq"), cur.get("frame"), cur.get("line"))
+        if key in seen:
+            reason = "the chain loops"
+            break
+        seen.add(key)
+        before = cur.get("seq") or (1 << 62)
+        holders = [h for h in cur.get("inputs") or [] if h[1] & bits]
+        if bits == VALUE and cur.get("rank", 0) != 2 and holders and all(h[3] == 2 for h in holders):
+            # a number put into an array, list or tuple here: if it turns out to be a constant
+            # (a sentinel written into a mask), the data holds the value from this line on
+            inserted = len(chain) - 1
+        nxt = None
+        if holders:
+            # a tensor or list holding the value before a scalar that equals it by chance
+            holders.sort(key=lambda h: (h[3] if bits == VALUE else -h[3], h[0] == "self"))
+            for name, _fl, oid, _rk in holders:
+                nxt = _producer(cur["frame"], name, oid, bits, before, bits == BOUND)
+                if nxt is not None:
+                    # the key it was read under travels back with it, to the literal that set it
+                    key = _key_of(cur, name) or cur.get("key")
+                    if key:
+                        nxt = dict(nxt, key=key)
+                    break
+            if nxt is None:
+                reason = "%s held the value before it reached this line, and its origin was not traced" % holders[0][0]
+                break
+        else:
+            nxt = _child_return(cur["frame"], cur.get("mark", 0), before, bits, cur.get("oid"))
+            if nxt is None:
+                if inserted is not None and _literal(cur):
+                    return chain[:inserted + 1], chain[inserted], None
+                return chain, cur, None
+            if cur.get("key"):
+                nxt = dict(nxt, key=cur["key"])
+        if nxt["kind"] == "param":
+            # the caller's line passed it: continue from that line's inputs
+            nxt = dict(nxt, kind="call_arg")
+        chain.append(nxt)
+        cur = nxt
+    return chain, None, reason or "the chain is longer than %d steps" % MAX_STEPS
+
+
+def _literal(e):
+    """Whether the line sets a number written in the code (`VOID = 255`, `self.pad = -1`)."""
+    return re.fullmatch(r"\s*[-+]?\d+\s*", _rhs(_STR.sub("''", _text(e["file"], e["line"])))) is not None
+
+
+def _born_kind(e):
+    """`made`: the line computed the value (arithmetic, a count, a literal, `enumerate` from a
+    start); `count`: a count or a largest value; `size`: it counted positions from another value's length; `read`: it took the
+    value as it came (from a file, a string, a library call)."""
+    text = _STARRED.sub("", _STR.sub("''", _text(e["file"], e["line"])))
+    rhs = _rhs(text)
+    if re.search(r"\b(?:arange|range|randperm)\([^#]*(?:\.size\(|\.shape\b|\blen\()", rhs):
+        return "size"  # positions or indices counted from another value's length
+    if re.search(r"\b(?:len|max|nunique|unique|count|bincount)\(|\.max\(\)|\.shape\b|\.size\(", rhs):
+        return "count"  # a count or a largest value of something
+    if re.fullmatch(r"\s*-?\d+\s*", rhs or "") or re.search(r"[+\-*/%|&^]=", text):
+        return "made"
+    # arithmetic on numbers: a name that held numbers, or a number written beside the operator
+    if _ARITH.search(rhs) and (e.get("numeric", True) or re.search(r"[+\-*/%]\s*\d|\d\s*[+\-*/%]", rhs)):
+        return "made"
+    if re.search(r"\benumerate\([^()]*(?:\([^()]*\)[^()]*)*,\s*(?:start\s*=\s*)?-?\d", rhs):
+        return "made"
+    return "read"
+
+
+def _describe(chain, born, reason):
+    out = {"chain": [], "born": None}
+    for i, e in enumerate(chain):
+        role = "call" if i == 0 else ("origin" if e is born else "pass")
+        step = _step(e, role)
+        last = out["chain"][-1] if out["chain"] else None
+        if last is not None and (last["file"], last["line"]) == (step["file"], step["line"]):
+            if role == "origin":
+                out["chain"][-1] = step
+            continue  # one line a step (a loop's variable, taken again and again)
+        out["chain"].append(step)
+    if born is not None:
+        b = _step(born, "origin")
+        b["kind"] = _born_kind(born)
+        b["before"] = born.get("before") or {}
+        out["born"] = b
+    else:
+        out["reason"] = reason
+    return out
+
+
+def at_trip(first_value, first_sample, op, weight=None):
+    """The guard tripped in the born-at pass: follow the value (and the bound) back."""
+    b = _B
+    if b is None:
+        return None
+    b.busy = True
+    try:
+        same = op == b.spec.get("op") and first_value == b.v
+        spec_sample = b.spec.get("sample")
+        res = {"version": 1, "kind": "born", "op": op, "value": first_value, "sample": first_sample,
+               "same_witness": bool(same), "expected": {"op": b.spec.get("op"), "value": b.v, "sample": spec_sample},
+               "events": len(b.events), "truncated": b.truncated}
+        # the innermost traced frame still running: the line that called the op
+        f = sys._getframe(1)
+        top = None
+        while f is not None:
+            st = b.live.get(id(f))
+            if st is not None and st.frame is f:
+                top = (st, f)
+                break
+            f = f.f_back
+        if top is not None and same:
+            st, f = top
+            names = _names(st, f.f_lineno)
+            # the snapshot is as the op's line found it
+            start = {"kind": "call", "frame": st.serial, "parent": st.parent, "file": st.file, "line": f.f_lineno,
+                     "function": st.code.co_name, "var": None, "after": None, "mark": st.mark,
+                     "inputs": _holders(st, names, VALUE, f), "before": _before(st, _names(st, f.f_lineno, True))}
+            chain, born, reason = _follow(start, VALUE)
+            res["value_chain"] = _describe(chain, born, reason)
+            mods = [m for m in b.modules if weight is not None and m["weight"] == id(weight)] or b.modules[-1:]
+            if mods:
+                m = mods[-1]
+                mstart = dict(m, kind="call", var=None, after=b.n, before={})
+                chain, born, reason = _follow(mstart, BOUND)
+                res["bound_chain"] = _describe(chain, born, reason)
+        res["watch"] = [dict(w) for w in b.watch.values()]
+        return res
+    finally:
+        b.busy = False
