@@ -13,7 +13,7 @@ Modes (``CUDASLEUTH_MODE``):
   (and in every new Python thread).  For a small set of aten operators whose
   CUDA kernels contain a device-side assert (nll_loss, nll_loss2d, embedding,
   embedding_bag, index, index_put, index_select, index_add, index_copy,
-  index_fill, gather, scatter*, multinomial, binary_cross_entropy, and
+  index_fill, gather, scatter*, multinomial, binary_cross_entropy, bernoulli, and
   ``F.one_hot``) the predicate that the kernel asserts is checked on the host
   before the kernel runs.  All other operators pass straight through through a
   single dictionary lookup.  On the first violation the shim writes the
@@ -34,6 +34,10 @@ Modes (``CUDASLEUTH_MODE``):
 GPUs are hidden).  A CUDA-only call that
 cannot be mapped is reported as ``unmapped-<pid>.json`` and exit status 3.
 ``CUDASLEUTH_NO_VALUES=1`` keeps tensor values out of every output.
+
+``CUDASLEUTH_BORN=<spec.json>`` arms the born-at pass (``born``) and
+``CUDASLEUTH_SEED`` seeds random, numpy and torch when torch is imported (``cudasleuth
+repro`` sets both for its second run, and the seed for both runs).
 
 Other environment: ``CUDASLEUTH_OUT`` (output directory; defaults to
 ``./cudasleuth-out``), ``CUDASLEUTH_PROJECT`` (project root: frames below it
@@ -57,6 +61,8 @@ the top of the file, so there is no import cycle.
 * ``sweep``: sweep mode
 * ``loaders``: DataLoader tracking (starts the sweep in sweep mode)
 * ``provenance``: replaying a sample under a line tracer
+* ``born``: the born-at pass (``CUDASLEUTH_BORN``): a traced second run that follows the
+  caught value back to the line that made it
 * ``report``: the witness
 * ``guards``: the checkers and the dispatch mode that runs them
 * ``cpu``: CPU mapping

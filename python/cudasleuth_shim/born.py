@@ -11,6 +11,7 @@ to the first line whose output holds it while none of its inputs did -- where it
 bound is followed the same way from the constructor of the module that sets it.  The lines the
 static analysis named (``watch``) are marked as run or not, with what they set."""
 
+import ast
 import itertools
 import json
 import keyword
@@ -264,7 +265,6 @@ def _statement(file, line):
     if spans is None:
         spans = {}
         try:
-            import ast
             src = "".join(linecache.getlines(file))
             for node in ast.walk(ast.parse(src)):
                 if isinstance(node, ast.stmt):

@@ -196,6 +196,25 @@ def _chk_bce(func, a, k):
     return None
 
 
+def _chk_bernoulli(func, a, k):
+    """bernoulli(p), bernoulli_(self, p): every probability in [0, 1] (the kernel asserts
+    `0 <= p && p <= 1`; NaN fails it too)."""
+    torch = _torch()
+    overload = getattr(func, "_overloadname", "default")
+    p = _arg(a, k, 0, "self") if overload in ("default", "out") else _arg(a, k, 1, "p")
+    if isinstance(p, (int, float)) and not isinstance(p, bool):
+        if 0 <= p <= 1:
+            return None
+        p = torch.tensor([float(p)])
+    if not isinstance(p, torch.Tensor) or p.numel() == 0 or not p.is_floating_point() or p.device.type == "meta":
+        return None
+    bad = (p < 0) | (p > 1) | torch.isnan(p)
+    if not bool(bad.any()):
+        return None
+    return _viol("bernoulli", _aten_name(func), "probability_out_of_range", "0 <= p <= 1", "p", p, bad,
+                 {"name": "range", "value": [0, 1]}, {"p": p}, range_text="[0, 1]")
+
+
 def _chk_one_hot_args(t, num_classes):
     if num_classes is None or num_classes == -1:
         bad = _range_bad(t, 0, float("inf"))
@@ -252,6 +271,8 @@ def _build_check_table():
         add(n, _chk_indices("index_put"))
     add("multinomial", _chk_multinomial)
     add("binary_cross_entropy", _chk_bce)
+    add("bernoulli", _chk_bernoulli)
+    add("bernoulli_", _chk_bernoulli)
     add("one_hot", _chk_one_hot)
     return table
 

@@ -358,6 +358,9 @@ class ShimTest(unittest.TestCase):
             "multinomial": ("multinomial", "invalid_distribution", "input", 0.0),
             "bce": ("binary_cross_entropy", "probability_out_of_range", "input", 1.5),
             "bce_target": ("binary_cross_entropy", "probability_out_of_range", "target", 2.0),
+            # torch.distributions.Bernoulli.sample and dropout-style masks reach it
+            "bernoulli": ("bernoulli", "probability_out_of_range", "p", 1.25),
+            "bernoulli_": ("bernoulli", "probability_out_of_range", "p", -0.5),
             "index": ("index", "index_out_of_range", "index", -5),
             "scatter": ("scatter", "index_out_of_range", "index", 3),
             # `t[idx] = scalar` reaches aten::index_put_ up to torch 2.x and index_fill_ in

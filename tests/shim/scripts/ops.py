@@ -5,6 +5,10 @@ import torch.nn.functional as F
 op = sys.argv[1]
 if op == 'one_hot':
     F.one_hot(torch.tensor([0, 1, 4]), num_classes=3)
+elif op == 'bernoulli':
+    torch.bernoulli(torch.tensor([0.2, 1.25]))
+elif op == 'bernoulli_':
+    torch.zeros(3).bernoulli_(torch.tensor([0.5, -0.5, 0.1]))
 elif op == 'multinomial':
     torch.multinomial(torch.tensor([[0.5, 0.5], [0.0, 0.0]]), 1)
 elif op == 'bce':
