@@ -6,6 +6,7 @@
 #   TAR=projects2.tar.gz ...   # the second batch
 #   DEADLINE=540 ...           # start no new pair after this many seconds (a device call's limit)
 #   REVERSE=1 ...              # the second batch's authors first
+#   CPU=1 ...                  # repro --cpu (a machine without a GPU)
 # Score here with bench/repro/score.py.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -22,7 +23,7 @@ names=("$@")
 one() {
     local n=$1 id=${1:0:3}
     ( cd "$W/projects/$n" && SECONDS=0 &&
-      "$BIN" repro --project . --format json -q --timeout "$T" --out "$R/$id.out" -- bash run.sh > "$R/$id.json" 2> "$R/$id.err";
+      "$BIN" repro ${CPU:+--cpu} --project . --format json -q --timeout "$T" --out "$R/$id.out" -- bash run.sh > "$R/$id.json" 2> "$R/$id.err";
       echo "$? $SECONDS" > "$R/$id.rc" )
 }
 i=0

@@ -500,6 +500,11 @@ fn repro_section(out: &mut String, report: &Report, style: &Style, h: &dyn Fn(&s
                 }
             }
             let _ = writeln!(out, "  {}  {}:{}  {}", h("confirmed"), s.file, s.line, s.message);
+        } else if let Some(read) =
+            born.then(|| report.suspects.iter().find(|s| s.rule == "repro" && s.repro.as_deref() == Some("on_path"))).flatten()
+        {
+            // the pass found where the value came in, but no line it could prove wrong
+            let _ = writeln!(out, "  origin     {} (nothing confirmed: the value came in as it was read)", read.message);
         } else if let Some(sentence) = &style.quoted.origin {
             let proven = w.provenance_kind() == ProvenanceKind::CodeLine;
             let _ = writeln!(out, "  {}  {sentence}", if proven { h("confirmed") } else { "origin   ".to_string() });
