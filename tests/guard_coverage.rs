@@ -43,10 +43,8 @@ const NOT_YET: &[&str] = &[
     "max_unpool2d",
     "max_unpool3d",
     "multi_margin_loss",
-    "poisson",
     "repeat_interleave",
     "segment_reduce",
-    "take",
 ];
 
 fn kb_ops() -> BTreeSet<String> {

@@ -215,6 +215,33 @@ def _chk_bernoulli(func, a, k):
                  {"name": "range", "value": [0, 1]}, {"p": p}, range_text="[0, 1]")
 
 
+def _chk_poisson(func, a, k):
+    """poisson(rates): every rate >= 0 (the kernel asserts `lambda >= 0`; NaN fails it too)."""
+    torch = _torch()
+    r = _arg(a, k, 0, "self")
+    if not isinstance(r, torch.Tensor) or r.numel() == 0 or not r.is_floating_point() or r.device.type == "meta":
+        return None
+    bad = (r < 0) | torch.isnan(r)
+    if not bool(bad.any()):
+        return None
+    return _viol("poisson", _aten_name(func), "invalid_distribution", "rate >= 0", "input", r, bad,
+                 None, {"input": r}, range_text="[0, inf)")
+
+
+def _chk_take(op, index_pos):
+    """take(self, index), put(_)(self, index, source): every flat index in [-numel, numel)."""
+    def chk(func, a, k):
+        x = _arg(a, k, 0, "self")
+        idx = _arg(a, k, index_pos, "index")
+        n = x.numel()
+        bad = _range_bad(idx, -n, n)
+        if bad is None:
+            return None
+        return _viol(op, _aten_name(func), "index_out_of_range", "-numel <= index < numel", "index", idx, bad,
+                     {"name": "numel", "value": n}, {"index": idx}, -n, n)
+    return chk
+
+
 def _chk_one_hot_args(t, num_classes):
     if num_classes is None or num_classes == -1:
         bad = _range_bad(t, 0, float("inf"))
@@ -273,6 +300,10 @@ def _build_check_table():
     add("binary_cross_entropy", _chk_bce)
     add("bernoulli", _chk_bernoulli)
     add("bernoulli_", _chk_bernoulli)
+    add("poisson", _chk_poisson)
+    add("take", _chk_take("take", 1))
+    for n in ("put", "put_"):
+        add(n, _chk_take("take", 1))
     add("one_hot", _chk_one_hot)
     return table
 

@@ -297,7 +297,7 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, root: Option<&Pat
     // the origins the run proved: where the value entered or was computed (not values drawn
     // within a count, which fit it by construction), where a computed bound was computed.
     // The static ranking is read in order: its first suspect that is an origin is confirmed;
-    // one the value only passed through confirms the line that computed the value upstream;
+    // one the bound passed through confirms the count it was computed by upstream;
     // a traced line that ran off the run's path is passed over (refuted); anything else the
     // run cannot judge (a config key, a loss setting, a bound it followed to a computation
     // static analysis names upstream) stops the search with nothing confirmed.
@@ -325,10 +325,12 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, root: Option<&Pat
         if origins.contains(&place) {
             chosen = Some(place);
         } else if on_path(s) {
-            // a line the bound went through, with the bound counted upstream: that count;
-            // else the line that computed the value upstream
+            // a line the bound went through, with the bound counted upstream: that count. A
+            // line the value went through proves nothing upstream: the value is followed by
+            // equality, and a number that equals it by chance (an id that equals a length) can
+            // lead the chain astray
             let on_bound = on(&bpath, &s.file, s.line) && kind(borigin) == "count";
-            chosen = if on_bound { bplace.as_ref().map(|(f, l, _)| (f.clone(), *l)) } else { computed() };
+            chosen = if on_bound { bplace.as_ref().map(|(f, l, _)| (f.clone(), *l)) } else { None };
         } else if ran_off_path(s) || (bound.is_none() && s.chain.iter().any(|c| c.role == "bound")) {
             // a line that ran off the value's path; or a claim about a bound the run could not
             // follow (a tensor's size): neither stands against a value the run saw computed

@@ -361,6 +361,9 @@ class ShimTest(unittest.TestCase):
             # torch.distributions.Bernoulli.sample and dropout-style masks reach it
             "bernoulli": ("bernoulli", "probability_out_of_range", "p", 1.25),
             "bernoulli_": ("bernoulli", "probability_out_of_range", "p", -0.5),
+            "poisson": ("poisson", "invalid_distribution", "input", -2.0),
+            "take": ("take", "index_out_of_range", "index", 6),
+            "put": ("take", "index_out_of_range", "index", -5),
             "index": ("index", "index_out_of_range", "index", -5),
             "scatter": ("scatter", "index_out_of_range", "index", 3),
             # `t[idx] = scalar` reaches aten::index_put_ up to torch 2.x and index_fill_ in

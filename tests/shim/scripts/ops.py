@@ -9,6 +9,12 @@ elif op == 'bernoulli':
     torch.bernoulli(torch.tensor([0.2, 1.25]))
 elif op == 'bernoulli_':
     torch.zeros(3).bernoulli_(torch.tensor([0.5, -0.5, 0.1]))
+elif op == 'poisson':
+    torch.poisson(torch.tensor([1.0, -2.0]))
+elif op == 'take':
+    torch.take(torch.arange(6).reshape(2, 3), torch.tensor([0, 6]))
+elif op == 'put':
+    torch.zeros(4).put_(torch.tensor([-5]), torch.tensor([1.0]))
 elif op == 'multinomial':
     torch.multinomial(torch.tensor([[0.5, 0.5], [0.0, 0.0]]), 1)
 elif op == 'bce':
