@@ -71,7 +71,7 @@ pub fn repro(req: &ReproRequest, out: &mut dyn Write) -> Result<u8, ReproError> 
     let cpu = opts.cpu || outcome.collected.loaded.iter().any(|l| crate::model::witness::Loaded::of(l).cpu);
     let code = repro::confirm::finish(&mut report, &outcome, &argv, opts.sweep, cpu);
     report.suspects = suspects::rank(&report, &facts);
-    born_pass(&mut report, req, &root, &outcome.out_dir)?;
+    born_pass(&mut report, req, &root, &outcome.out_dir);
     confirm::confirm(&mut report, Some(&root), Some(&files));
     report.next_steps = advice::next_steps(&report, &incident);
     if let (Some((log_path, choice)), Some(w)) = (&req.original_log, &report.witness) {
@@ -97,15 +97,16 @@ pub fn repro(req: &ReproRequest, out: &mut dyn Write) -> Result<u8, ReproError> 
 /// The born-at pass after a caught violation (or its result, read back with `--read`): the
 /// spec names the witness's op, value, sample and bound, and the static suspects' lines to
 /// watch; the result goes into the witness as `born`.
-fn born_pass(report: &mut Report, req: &ReproRequest, root: &std::path::Path, out_dir: &std::path::Path) -> Result<(), ReproError> {
-    let Some(w) = report.witness.as_ref() else { return Ok(()) };
+fn born_pass(report: &mut Report, req: &ReproRequest, root: &std::path::Path, out_dir: &std::path::Path) {
+    let Some(w) = report.witness.as_ref() else { return };
     let born = if req.read.is_some() {
         repro::read_born(&out_dir.join("born"))
     } else if req.opts.born {
         let bad = w.get("bad").and_then(|b| b.get(0));
         let value = bad.and_then(|b| b.get("value")).cloned().unwrap_or(serde_json::Value::Null);
-        if !value.is_number() {
-            return Ok(());
+        // the pass follows integers (labels, indices, ids); a probability is no value to follow
+        if !(value.is_i64() || value.is_u64()) {
+            return;
         }
         let abs = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
         let watch: Vec<serde_json::Value> = report
@@ -123,14 +124,20 @@ fn born_pass(report: &mut Report, req: &ReproRequest, root: &std::path::Path, ou
         });
         let mut opts = req.opts.clone();
         opts.project = Some(abs);
-        repro::run_born(&opts, out_dir, &spec)?
+        match repro::run_born(&opts, out_dir, &spec) {
+            Ok(b) => b,
+            Err(e) => {
+                // the first run's report stands without it
+                report.warnings.push(format!("the born-at pass did not run: {e}"));
+                None
+            }
+        }
     } else {
         None
     };
     if let (Some(b), Some(serde_json::Value::Object(o))) = (born, report.witness.as_mut()) {
         o.insert("born".into(), b);
     }
-    Ok(())
 }
 
 fn write_report(report: &Report, req: &ReproRequest, root: PathBuf, out: &mut dyn Write) -> std::io::Result<()> {

@@ -188,7 +188,9 @@ pub struct BornStep {
     /// `call` (the op's line or the module's constructor), `pass`, `origin`.
     #[serde(deserialize_with = "null_as_default")]
     pub role: Option<String>,
-    /// On the origin: `made` (computed there from good inputs) or `read` (taken as it came).
+    /// On the origin: `made` (computed there from good inputs), `count` (a count or largest
+    /// value), `size` (positions counted from another value's length) or `read` (taken as it
+    /// came).
     #[serde(deserialize_with = "null_as_default")]
     pub kind: Option<String>,
     /// On the origin: the numbers its inputs held before the line ran.

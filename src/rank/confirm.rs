@@ -258,11 +258,13 @@ fn mentions(code: &str, key: &str) -> bool {
     })
 }
 
-/// Confirm from the born-at pass: the line that made the value (computed it from good inputs)
-/// is the cause; when the value came in as read, the highest-ranked static suspect on the
-/// value's or the bound's path is, else the line that read it. Every other suspect is marked
-/// on the path, refuted (it ran; the value was made elsewhere) or not reached. Returns false
-/// when the pass found no origin and no suspect on a path (the caller falls back).
+/// Confirm from the born-at pass (the rule is spelled out where `chosen` is picked): an origin
+/// the run proved that the static ranking puts first, the count a bound was computed by when
+/// the ranking's first suspect is on the bound's path, or the line that computed the value from
+/// good inputs when nothing the ranking puts before it stands against it. The rest keep their
+/// static order, marked on the path, refuted (a traced value line that ran while the value was
+/// made elsewhere), not reached or unchecked. Returns false when the pass found no origin at all
+/// (the caller falls back to the replay's provenance).
 fn confirm_born(report: &mut Report, w: &Witness, born: &Born, root: Option<&Path>, files: Option<&ProjectFiles>) -> bool {
     let caught = w.caught_line();
     let value = born.value_chain.as_ref();
@@ -290,10 +292,6 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, root: Option<&Pat
         })
     };
     let kind = |s: Option<&BornStep>| s.and_then(|s| s.kind.clone()).unwrap_or_default();
-    // which line the run proves: the one that computed the value from good inputs; or, when
-    // the value came in as read and the bound was counted from data, the count (a count used
-    // as a largest id); a value read as it came, or positions counted from a length, prove
-    // no single line
     // the origins the run proved: where the value entered or was computed (not values drawn
     // within a count, which fit it by construction), where a computed bound was computed.
     // The static ranking is read in order: its first suspect that is an origin is confirmed;
@@ -377,7 +375,10 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, root: Option<&Pat
         let is_origin = [&vplace, &bplace].iter().any(|p| p.as_ref().is_some_and(|(f, l, _)| *f == s.file && *l == s.line));
         if on_path(&s) || is_origin {
             s.repro = Some("on_path".into());
-            let what = if chosen.is_some() {
+            let what = if is_origin {
+                let v = value_sentence.as_deref().unwrap_or("the value came in here");
+                format!("repro: an origin the run saw ({v}), not proven the cause")
+            } else if chosen.is_some() {
                 "repro: the value (or bound) went through this line; it was not made here".to_string()
             } else {
                 let v = value_sentence.as_deref().unwrap_or("the value came in as it was read");
