@@ -442,8 +442,18 @@ def _record(e):
     b.events.append(e)
 
 
+_REAL = {}
+
+
+def _real(file):
+    got = _REAL.get(file)
+    if got is None:
+        got = _REAL[file] = os.path.realpath(file)
+    return got
+
+
 def _watch_hit(fs, f, line):
-    w = _B.watch.get((os.path.realpath(fs.file), line))
+    w = _B.watch.get((_real(fs.file), line))
     if w is None:
         return
     w["ran"] += 1
