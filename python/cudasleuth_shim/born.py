@@ -512,11 +512,12 @@ def _local_for(fs):
                 if fl:
                     # a comprehension's calls happened over all its iterations
                     mark = fs.start if fs.code.co_name.startswith("<") and fs.code.co_name != "<module>" else fs.mark
+                    rhs_names = _names(fs, line, True)
                     _record({"kind": "return", "frame": fs.serial, "parent": fs.parent, "file": fs.file,
                              "line": line, "function": fs.code.co_name, "var": "<return>", "bits": fl,
                              "oid": id(arg), "after": _lite(arg), "inputs": _holders(fs, names, fl, f),
-                             "before": _before(fs, _names(fs, line, True)), "mark": mark,
-                             "rank": _rank(arg), "numeric": _numeric(f, _names(fs, line, True))})
+                             "before": _before(fs, rhs_names), "mark": mark,
+                             "rank": _rank(arg), "numeric": _numeric(f, rhs_names)})
                 if not fs.gen:
                     _B.live.pop(id(f), None)
             else:

@@ -169,7 +169,7 @@ pub fn confirm(report: &mut Report, root: Option<&Path>, files: Option<&ProjectF
     }
     // the files the run went through come first (a notebook export and its .ipynb say the
     // same thing; the one that ran is the one to fix)
-    let ran: Vec<String> = w.stack.iter().filter_map(|f| frame_place(f, root, files)).map(|(p, _)| p).collect();
+    let ran = ran_files(&w, root, files);
     confirmed.sort_by_key(|s| !ran.contains(&s.file));
     let mut out = confirmed;
     // where the value was read (raw_data) or changed after __getitem__ (a collate_fn)
@@ -202,6 +202,11 @@ pub fn confirm(report: &mut Report, root: Option<&Path>, files: Option<&ProjectF
     }
     out.extend(rest);
     report.suspects = out;
+}
+
+/// The project files of the stack that called the op.
+fn ran_files(w: &Witness, root: Option<&Path>, files: Option<&ProjectFiles>) -> Vec<String> {
+    w.stack.iter().filter_map(|f| frame_place(f, root, files)).map(|(p, _)| p).collect()
 }
 
 /// A chain's steps as project places, origin first (the shim lists them from the op back).
@@ -286,10 +291,11 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, root: Option<&Pat
         }
         (on(&vpath, &s.file, s.line) || on(&bpath, &s.file, s.line)) && call.as_ref().map_or(true, |(f, l)| !(f == &s.file && *l == s.line))
     };
+    // each watched line as a project place, resolved once
+    let watched: Vec<(Option<String>, &crate::model::witness::Watched)> =
+        born.watch.iter().map(|x| (x.file.as_deref().and_then(|p| project_path(p, root, files)), x)).collect();
     let watch = |file: &str, line: u32| {
-        born.watch.iter().find(|x| {
-            x.line == Some(i64::from(line)) && x.file.as_deref().and_then(|p| project_path(p, root, files)).is_some_and(|p| p == file)
-        })
+        watched.iter().find(|(p, x)| x.line == Some(i64::from(line)) && p.as_deref() == Some(file)).map(|(_, x)| *x)
     };
     let kind = |s: Option<&BornStep>| s.and_then(|s| s.kind.clone()).unwrap_or_default();
     // the origins the run proved: where the value entered or was computed (not values drawn
@@ -413,7 +419,7 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, root: Option<&Pat
         rest.push(s);
     }
     // a notebook and its export say the same thing: the one that ran goes first
-    let ran: Vec<String> = w.stack.iter().filter_map(|f| frame_place(f, root, files)).map(|(p, _)| p).collect();
+    let ran = ran_files(w, root, files);
     let twin_ran =
         |s: &Suspect, all: &[Suspect]| s.file.ends_with(".ipynb") && all.iter().any(|o| o.rule == s.rule && ran.contains(&o.file));
     let keys: Vec<bool> = rest.iter().map(|s| twin_ran(s, &rest)).collect();

@@ -212,25 +212,33 @@ pub fn run(opts: &Options) -> Result<Outcome, ReproError> {
         return Err(ReproError::SkipsSite { flag });
     }
     let out_dir = prepare_out(opts.out.as_deref())?;
-    let shim_dir = fresh_dir("cudasleuth-shim").map_err(|source| ReproError::Write { path: std::env::temp_dir(), source })?;
-    let _cleanup = TempDir(shim_dir.clone());
-    write_shim(&shim_dir)?;
-    let env = shim_env(&shim_dir, &out_dir, opts);
+    let (ran, env) = run_shimmed(opts, &out_dir, &[], opts.echo_to_stderr, opts.quiet)?;
     let environment: Vec<String> = env
         .iter()
         .filter(|(k, _)| !matches!(k.as_str(), "PYTHONPATH" | "CUDASLEUTH_OUT" | "CUDASLEUTH_PROJECT"))
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
-    let spec = process::Spec {
-        argv: &opts.argv,
-        env: &env,
-        out_dir: &out_dir,
-        timeout: opts.timeout,
-        echo_to_stderr: opts.echo_to_stderr,
-        quiet: opts.quiet,
-    };
-    let ran = process::run(&spec).map_err(|source| ReproError::Spawn { program: opts.argv[0].clone(), source })?;
     Ok(Outcome { collected: collect(&out_dir), ending: ran.ending, seconds: ran.seconds, out_dir, log: ran.log, environment })
+}
+
+/// Write the shim into a fresh temporary directory (removed afterwards) and run the command
+/// armed by it, results into `out_dir`; `extra` is added to the shim's environment. Returns
+/// how it ran and the environment it ran with.
+fn run_shimmed(
+    opts: &Options,
+    out_dir: &Path,
+    extra: &[(String, String)],
+    echo_to_stderr: bool,
+    quiet: bool,
+) -> Result<(process::Ran, Vec<(String, String)>), ReproError> {
+    let shim_dir = fresh_dir("cudasleuth-shim").map_err(|source| ReproError::Write { path: std::env::temp_dir(), source })?;
+    let _cleanup = TempDir(shim_dir.clone());
+    write_shim(&shim_dir)?;
+    let mut env = shim_env(&shim_dir, out_dir, opts);
+    env.extend(extra.iter().cloned());
+    let spec = process::Spec { argv: &opts.argv, env: &env, out_dir, timeout: opts.timeout, echo_to_stderr, quiet };
+    let ran = process::run(&spec).map_err(|source| ReproError::Spawn { program: opts.argv[0].clone(), source })?;
+    Ok((ran, env))
 }
 
 /// The born-at pass: the same command again, seeded as the first run, with the tracer armed
@@ -241,13 +249,8 @@ pub fn run_born(opts: &Options, out_dir: &Path, spec: &serde_json::Value) -> Res
     let spec_path = dir.join("spec.json");
     let text = serde_json::to_vec_pretty(spec).unwrap_or_default();
     std::fs::write(&spec_path, text).map_err(|source| ReproError::Write { path: spec_path.clone(), source })?;
-    let shim_dir = fresh_dir("cudasleuth-shim").map_err(|source| ReproError::Write { path: std::env::temp_dir(), source })?;
-    let _cleanup = TempDir(shim_dir.clone());
-    write_shim(&shim_dir)?;
-    let mut env = shim_env(&shim_dir, &dir, opts);
-    env.push(("CUDASLEUTH_BORN".into(), spec_path.display().to_string()));
-    let spec = process::Spec { argv: &opts.argv, env: &env, out_dir: &dir, timeout: opts.timeout, echo_to_stderr: true, quiet: true };
-    process::run(&spec).map_err(|source| ReproError::Spawn { program: opts.argv[0].clone(), source })?;
+    let extra = [("CUDASLEUTH_BORN".to_string(), spec_path.display().to_string())];
+    run_shimmed(opts, &dir, &extra, true, true)?;
     Ok(read_born(&dir))
 }
 
