@@ -28,7 +28,26 @@ pub struct Index<'a> {
     stores: HashMap<String, Vec<StmtId>>,
     /// Statements that call a name (by the callee's last segment).
     calls: HashMap<String, Vec<StmtId>>,
+    /// Classes by the last segment of each of their bases (`class B(pkg.A)` under `A`).
+    subclasses: HashMap<&'a str, Vec<&'a str>>,
 }
+
+/// A call that enters a definition: the statement, its arguments, and how the callee's
+/// parameters line up with them (`offset`: the parameters before the first argument, 1 for a
+/// method called on its instance, 0 for `Base.__init__(self, …)`); `via` says how the call
+/// reaches the definition when it does not name it (`super().__init__` in a subclass, an
+/// inherited constructor, a factory's `**kwargs`).
+#[derive(Clone, Debug)]
+pub struct CallSite {
+    pub at: StmtId,
+    pub args: Vec<Expr>,
+    pub kwargs: Vec<(crate::scan::facts::Text, Expr)>,
+    pub offset: usize,
+    pub via: Option<String>,
+}
+
+/// How many subclass levels a constructor's call sites are looked for through.
+const SUBCLASS_DEPTH: usize = 3;
 
 fn bound_names(e: &Expr, out: &mut Vec<String>) {
     match e {
@@ -50,6 +69,7 @@ impl<'a> Index<'a> {
             globals: HashMap::new(),
             stores: HashMap::new(),
             calls: HashMap::new(),
+            subclasses: HashMap::new(),
         };
         let files = ix.files.clone();
         for (fi, f) in files.iter().enumerate() {
@@ -61,7 +81,15 @@ impl<'a> Index<'a> {
                         ix.methods_named.entry(d.name.as_str()).or_default().push(id);
                     }
                     (DefKind::Function, None) => ix.functions.entry(d.name.as_str()).or_default().push(id),
-                    (DefKind::Class, _) => ix.classes.entry(d.name.as_str()).or_default().push(id),
+                    (DefKind::Class, _) => {
+                        ix.classes.entry(d.name.as_str()).or_default().push(id);
+                        for b in d.bases.iter().filter_map(|b| b.bare().last_name()) {
+                            let subs = ix.subclasses.entry(b).or_default();
+                            if !subs.contains(&d.name.as_str()) {
+                                subs.push(d.name.as_str());
+                            }
+                        }
+                    }
                     _ => {}
                 }
                 for (si, s) in d.stmts.iter().enumerate() {
@@ -198,6 +226,167 @@ impl<'a> Index<'a> {
             }
         }
         out
+    }
+
+    /// The classes that name `class` as a base.
+    pub fn subclasses(&self, class: &str) -> &[&'a str] {
+        self.subclasses.get(class).map_or(&[], |v| v)
+    }
+
+    /// The calls that enter definition `d`, but those made from `exclude`, at most `max`: calls
+    /// by its name (a constructor by its class's name); for a constructor also the calls of
+    /// subclasses that inherit it, their `super().__init__(…)` / `Base.__init__(self, …)`
+    /// (through a subclass that only forwards `*args, **kwargs`, that subclass's own calls),
+    /// and, when nothing calls the class by a name, the calls that pass a parameter by keyword
+    /// to a factory that forwards its `**kwargs` to a registry lookup (`MODELS[name](**kwargs)`)
+    /// while the class or a subclass is registered (decorated, or a value of a dict display).
+    pub fn call_sites(&self, d: &'a Def, exclude: DefId, max: usize) -> Vec<CallSite> {
+        let mut out = Vec::new();
+        match (d.name.as_str(), d.class.as_deref()) {
+            ("__init__", Some(class)) => {
+                self.ctor_sites(class, None, exclude, max, 0, &mut out);
+                if out.is_empty() {
+                    self.registry_sites(class, d, exclude, max, &mut out);
+                }
+            }
+            _ => self.named_sites(&d.name, &d.name, usize::from(d.is_method()), None, exclude, max, &mut out),
+        }
+        out
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn named_sites(&self, name: &str, callee: &str, offset: usize, via: Option<&str>, exclude: DefId, max: usize, out: &mut Vec<CallSite>) {
+        for &(sid, si) in self.calling(name) {
+            if sid == exclude {
+                continue;
+            }
+            crate::analysis::flow::trace::stmt_exprs(&self.def(sid).stmts[si].kind, &mut |e| {
+                if let Expr::Call { func, args, kwargs } = e {
+                    if func.last_name() == Some(callee) && out.len() < max {
+                        let via = via.map(str::to_string);
+                        out.push(CallSite { at: (sid, si), args: args.clone(), kwargs: kwargs.clone(), offset, via });
+                    }
+                }
+            });
+            if out.len() >= max {
+                return;
+            }
+        }
+    }
+
+    /// The constructor calls of `class`'s `__init__` (see [`Index::call_sites`]).
+    fn ctor_sites(&self, class: &str, via: Option<&str>, exclude: DefId, max: usize, depth: usize, out: &mut Vec<CallSite>) {
+        self.named_sites(class, class, 1, via, exclude, max, out);
+        if depth >= SUBCLASS_DEPTH {
+            return;
+        }
+        for &sub in self.subclasses(class) {
+            if out.len() >= max || sub == class {
+                break;
+            }
+            let Some(&init) = self.methods.get(&(sub, "__init__")).and_then(|v| v.first()) else {
+                // inherits the constructor: its calls enter this one
+                let how = format!("{sub} inherits {class}'s constructor");
+                self.ctor_sites(sub, Some(&how), exclude, max, depth + 1, out);
+                continue;
+            };
+            let sd = self.def(init);
+            let stars: Vec<&str> = sd.params.iter().filter(|p| p.star).map(|p| p.name.as_str()).collect();
+            for (si, s) in sd.stmts.iter().enumerate() {
+                let mut found: Vec<(Vec<Expr>, Vec<(crate::scan::facts::Text, Expr)>, usize)> = Vec::new();
+                crate::analysis::flow::trace::stmt_exprs(&s.kind, &mut |e| {
+                    let Expr::Call { func, args, kwargs } = e else { return };
+                    let Expr::Attr(recv, m) = func.bare() else { return };
+                    if m.as_str() != "__init__" {
+                        return;
+                    }
+                    match recv.bare() {
+                        Expr::Call { func: sup, .. } if sup.last_name() == Some("super") => found.push((args.clone(), kwargs.clone(), 1)),
+                        r if r.last_name() == Some(class) => found.push((args.clone(), kwargs.clone(), 0)),
+                        _ => {}
+                    }
+                });
+                for (args, kwargs, offset) in found {
+                    // `super().__init__(*args, **kwargs)` in a subclass whose parameters start
+                    // with `*args`: the subclass's own calls carry the arguments
+                    let forwards = !args.is_empty()
+                        && args.iter().chain(kwargs.iter().map(|(_, e)| e)).all(|a| {
+                            matches!(a.bare(), Expr::Star(x) if matches!(x.bare(), Expr::Name(n) if stars.contains(&n.as_str())))
+                        })
+                        && sd.params.get(1).is_some_and(|p| p.star);
+                    if forwards {
+                        let how = format!("{sub} passes its arguments on to {class}'s constructor");
+                        self.ctor_sites(sub, Some(&how), exclude, max, depth + 1, out);
+                    } else if (init, si) != (exclude, 0) && init != exclude && out.len() < max {
+                        let via = Some(format!("{sub}'s constructor calls {class}'s"));
+                        out.push(CallSite { at: (init, si), args, kwargs, offset, via });
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether `class` (or a subclass of it) is put in a registry: decorated (but as a
+    /// dataclass) or a value of a module-level dict display.
+    fn registered(&self, class: &str, depth: usize) -> bool {
+        let decorated = self.class_bodies(class).iter().any(|&id| {
+            self.def(id).decorators.iter().any(|d| !d.starts_with("dataclass") && !d.contains("dataclasses."))
+        });
+        let in_dict = self.globals.values().flatten().any(|&(gid, gi)| match &self.def(gid).stmts[gi].kind {
+            StmtKind::Assign { value, .. } => match value.bare() {
+                Expr::Dict(kv) => kv.iter().any(|(_, v)| v.bare().last_name() == Some(class)),
+                _ => false,
+            },
+            _ => false,
+        });
+        decorated
+            || in_dict
+            || (depth < SUBCLASS_DEPTH && self.subclasses(class).iter().any(|s| *s != class && self.registered(s, depth + 1)))
+    }
+
+    /// Calls that pass one of the constructor's parameters by keyword to a project function
+    /// that forwards its `**kwargs` to a call it looks up (`MODELS[name](**kwargs)`,
+    /// `cls(**kwargs)` with `cls` a parameter), when `class` is registered.
+    fn registry_sites(&self, class: &str, d: &Def, exclude: DefId, max: usize, out: &mut Vec<CallSite>) {
+        if !self.registered(class, 0) {
+            return;
+        }
+        let mut factories: Vec<(&str, String)> = Vec::new();
+        for ids in self.functions.values() {
+            for &fid in ids {
+                let f = self.def(fid);
+                let Some(kw) = f.params.iter().rev().find(|p| p.star) else { continue };
+                for s in &f.stmts {
+                    crate::analysis::flow::trace::stmt_exprs(&s.kind, &mut |e| {
+                        let Expr::Call { func, args, .. } = e else { return };
+                        let looked_up = match func.bare() {
+                            Expr::Sub(..) | Expr::Call { .. } => true,
+                            Expr::Name(n) => f.param_index(n).is_some(),
+                            _ => false,
+                        };
+                        let passes = args.iter().any(|a| matches!(a.bare(), Expr::Star(x) if matches!(x.bare(), Expr::Name(n) if *n == kw.name)));
+                        if looked_up && passes && !factories.iter().any(|(n, _)| *n == f.name.as_str()) {
+                            factories.push((f.name.as_str(), format!("through `{}`'s `**{}` into a registry's class", f.name, kw.name)));
+                        }
+                    });
+                }
+            }
+        }
+        let names: Vec<&str> = d.params.iter().skip(1).filter(|p| !p.star).map(|p| p.name.as_str()).collect();
+        for (name, how) in factories {
+            let mut sites = Vec::new();
+            self.named_sites(name, name, usize::MAX, Some(&how), exclude, max, &mut sites);
+            // only calls that name one of the constructor's parameters (positional arguments
+            // are the factory's own)
+            out.extend(sites.into_iter().filter(|c| c.kwargs.iter().any(|(k, _)| names.contains(&k.as_str()))).map(|mut c| {
+                c.args.clear();
+                c
+            }));
+            if out.len() >= max {
+                out.truncate(max);
+                return;
+            }
+        }
     }
 
     /// Integer data columns (CSV/TSV read by a literal path) named `name`.

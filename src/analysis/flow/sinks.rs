@@ -80,7 +80,7 @@ fn int_of(e: Option<&Expr>) -> Option<i64> {
 }
 
 /// A constructor call without the moves after it (`nn.Linear(8, 3).to(dev)` → `nn.Linear(8, 3)`).
-fn unmoved(e: &Expr) -> Expr {
+pub fn unmoved(e: &Expr) -> Expr {
     let mut e = e.bare();
     while let Expr::Call { func, .. } = e {
         match &**func {

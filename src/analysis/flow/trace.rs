@@ -946,6 +946,22 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 _ => {}
             }
         }
+        // a name bound by a comprehension of the statement being traced (a constructor inside
+        // `nn.ModuleList([nn.Embedding(n, d) for n in cards])`, traced from its arguments)
+        if let Some(gens) = d.stmts.get(cx.at).and_then(|s| comprehension_binding(&s.kind, n)) {
+            let c = Ctx { at: cx.at, ..cx.clone() };
+            let node = self.node(&c, cx.at, Tag::Pass, format!("`{n}` from the comprehension's loop"), parent);
+            let mut vals: Vec<(String, Val)> = Vec::new();
+            for (t, it) in &gens {
+                let v = self.in_iter(|tr| tr.with_vals(&c, &vals, |tr, c2| tr.expr(it, c2, node)));
+                let el = self.iterate(&v);
+                bind_pattern(t, &el, &mut vals);
+            }
+            let v = vals.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone()).unwrap_or_else(|| Val::unknown("a loop target"));
+            let v = self.force(v);
+            self.finish(node, &v);
+            return v;
+        }
         if let Some(pi) = d.param_index(n) {
             return self.param(cx, pi, parent);
         }
@@ -1131,44 +1147,38 @@ impl<'a, 'i> Tracer<'a, 'i> {
         if cx.depth >= MAX_CALLS {
             return Val::unknown("call depth");
         }
-        // every call site of this function (by its name; a constructor by its class's name)
-        let callee = if d.name == "__init__" { d.class.clone().unwrap_or_default() } else { d.name.clone() };
+        // every call site of this function (by its name; a constructor by its class's name, its
+        // subclasses' calls and `super().__init__`, a registry's factory)
         let mut out: Option<Val> = None;
-        let mut calls: Vec<ModuleCall> = Vec::new();
-        let sites: Vec<_> = self.ix.calling(&callee).iter().copied().filter(|s| s.0 != cx.def).take(MAX_SITES).collect();
-        for (sid, si) in sites {
-            stmt_exprs(&self.ix.def(sid).stmts[si].kind, &mut |e| {
-                if let Expr::Call { func, args, kwargs } = e {
-                    if func.last_name() == Some(callee.as_str()) {
-                        calls.push(((sid, si), args.clone(), kwargs.clone()));
-                    }
-                }
-            });
-        }
+        let mut calls = self.ix.call_sites(d, cx.def, MAX_SITES);
         // a module's forward runs where an instance of it is called (`model(x)`)
         if d.name == "forward" {
             if let Some(class) = d.class.clone() {
-                calls.extend(self.module_calls(&class));
+                calls.extend(
+                    self.module_calls(&class)
+                        .into_iter()
+                        .map(|(at, args, kwargs)| super::index::CallSite { at, args, kwargs, offset, via: None }),
+                );
             }
         }
-        for ((sid, si), args, kwargs) in calls {
-            {
-                let arg = kwargs.iter().find(|(k, _)| *k == p.name).map(|(_, e)| e.clone()).or_else(|| positional(&args, pi, offset));
-                let Some(arg) = arg else { continue };
-                let c = Ctx { def: sid, at: si, env: None, depth: cx.depth + 1 };
-                let node = self.node(&c, si, Tag::Pass, format!("passes `{}` as `{}`", short(&arg), p.name), parent);
-                // a call inside a comprehension (`[step(b) for b in loader]`): its targets bound
-                let gens = enclosing_gens(&self.ix.def(sid).stmts[si].kind, &args);
-                let mut vals: Vec<(String, Val)> = Vec::new();
-                for (t, it) in &gens {
-                    let v = self.in_iter(|tr| tr.with_vals(&c, &vals, |tr, c2| tr.expr(it, c2, node)));
-                    let el = self.iterate(&v);
-                    bind_pattern(t, &el, &mut vals);
-                }
-                let v = self.with_vals(&c, &vals, |tr, c2| tr.expr(&arg, c2, node));
-                self.finish(node, &v);
-                join_into(&mut out, v);
+        for site in calls {
+            let (sid, si) = site.at;
+            let arg = site.kwargs.iter().find(|(k, _)| *k == p.name).map(|(_, e)| e.clone()).or_else(|| positional(&site.args, pi, site.offset));
+            let Some(arg) = arg else { continue };
+            let c = Ctx { def: sid, at: si, env: None, depth: cx.depth + 1 };
+            let via = site.via.as_deref().map(|v| format!(" ({v})")).unwrap_or_default();
+            let node = self.node(&c, si, Tag::Pass, format!("passes `{}` as `{}`{via}", short(&arg), p.name), parent);
+            // a call inside a comprehension (`[step(b) for b in loader]`): its targets bound
+            let gens = enclosing_gens(&self.ix.def(sid).stmts[si].kind, &site.args);
+            let mut vals: Vec<(String, Val)> = Vec::new();
+            for (t, it) in &gens {
+                let v = self.in_iter(|tr| tr.with_vals(&c, &vals, |tr, c2| tr.expr(it, c2, node)));
+                let el = self.iterate(&v);
+                bind_pattern(t, &el, &mut vals);
             }
+            let v = self.with_vals(&c, &vals, |tr, c2| tr.expr(&arg, c2, node));
+            self.finish(node, &v);
+            join_into(&mut out, v);
         }
         if let Some(v) = out {
             return v;
@@ -1211,6 +1221,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             for d in &f.flow {
                 for st in &d.stmts {
                     let StmtKind::Assign { targets, value, op: None } = &st.kind else { continue };
+                    let value = super::sinks::unmoved(value);
                     let Expr::Call { func, .. } = value.bare() else { continue };
                     let Some(c) = func.last_name() else { continue };
                     if !self.ix.is_class(c) || !self.ix.mro(c).iter().any(|m| m == class) {
@@ -1791,6 +1802,26 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         return v.join(&dv);
                     }
                     return v;
+                }
+                // a fill: the value where it was missing (or masked) joins in (`.map(m).fillna(-1)`,
+                // `x.masked_fill(pad, -100)`)
+                "fillna" | "masked_fill" | "masked_fill_" => {
+                    let fill = if name == "fillna" { args.first().or(kw("value")) } else { args.get(1).or(kw("value")) };
+                    let base = self.expr(r, cx, parent);
+                    if let Some(f) = fill {
+                        let fv = self.expr(f, cx, parent);
+                        if let Val::Int(_) = fv {
+                            self.sentinel_check(&base, &fv, parent);
+                            return match (&base, &fv) {
+                                (Val::Int(_), _) => base.join(&fv),
+                                (Val::Seq { elem, len, most }, Val::Int(_)) if matches!(**elem, Val::Int(_)) => {
+                                    Val::Seq { elem: Box::new(elem.join(&fv)), len: len.clone(), most: most.clone() }
+                                }
+                                _ => fv,
+                            };
+                        }
+                    }
+                    return base;
                 }
                 "index" => {
                     let base = self.expr(r, cx, parent);
@@ -2481,6 +2512,27 @@ fn enclosing_gens(kind: &StmtKind, args: &[Expr]) -> Vec<(Expr, Expr)> {
             }
             if holds {
                 out.extend(gens.iter().cloned());
+            }
+        }
+    });
+    out
+}
+
+/// The `for` clauses, up to the one that binds `n`, of a comprehension in a statement, when
+/// no clause's iterable reads `n` itself.
+fn comprehension_binding(kind: &StmtKind, n: &str) -> Option<Vec<(Expr, Expr)>> {
+    let mut out = None;
+    stmt_exprs(kind, &mut |e| {
+        if out.is_some() {
+            return;
+        }
+        if let Expr::Comp { gens, .. } = e {
+            if let Some(k) = gens.iter().position(|(t, _)| pattern_pos(t, n).is_some()) {
+                let mut reads = Vec::new();
+                gens[..=k].iter().for_each(|(_, it)| it.names(&mut reads));
+                if !reads.iter().any(|r| r.as_str() == n) {
+                    out = Some(gens[..=k].to_vec());
+                }
             }
         }
     });
