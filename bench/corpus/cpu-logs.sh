@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Real CPU runs of the corpus's buggy projects (how logs-cpu/ was made): each project's run.sh
-# with `python` meaning $PY (a Python with torch, transformers, lightning, pandas, sklearn),
+# with `python` and `python3` meaning $PY (a Python with torch, transformers, lightning, pandas, sklearn),
 # two at a time, into $DEST/<pNN>_cpu.log.
 #   PY=/path/to/python DEST=/tmp/cpu-logs bench/corpus/cpu-logs.sh
 set -uo pipefail
@@ -9,6 +9,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 DEST=${DEST:-/tmp/cudasleuth-cpu-logs}
 W=/tmp/corpus-cpu-runs; rm -rf "$W"; mkdir -p "$W" "$DEST" /tmp/cbin
 printf '#!/bin/sh\nexec %s "$@"\n' "$PY" > /tmp/cbin/python && chmod +x /tmp/cbin/python
+cp /tmp/cbin/python /tmp/cbin/python3
 tar xzf "$HERE/${TAR:-projects.tar.gz}" -C "$W"
 export PATH=/tmp/cbin:$PATH DEST W
 for p in "$W"/projects/*/; do grep -q '"culprit": null' "$p/truth.json" || basename "$p"; done |

@@ -251,7 +251,35 @@ impl<'a> Index<'a> {
             }
             _ => self.named_sites(&d.name, &d.name, usize::from(d.is_method()), None, exclude, max, &mut out),
         }
+        // a method's name called on another project class (`FeatureStats.fit(x)` is no call of
+        // `Trainer.fit`), or on `self` in a class unrelated to this one
+        if let (Some(class), true) = (d.class.as_deref(), d.name != "__init__") {
+            out.retain(|c| self.may_call_method(c, class));
+        }
         out
+    }
+
+    /// Whether a call site of a method's name can be a call of `class`'s method (see
+    /// [`Index::call_sites`]).
+    fn may_call_method(&self, site: &CallSite, class: &str) -> bool {
+        let caller = self.def(site.at.0);
+        let mut ok = true;
+        crate::analysis::flow::trace::stmt_exprs(&caller.stmts[site.at.1].kind, &mut |e| {
+            let Expr::Call { func, args, .. } = e else { return };
+            if args != &site.args {
+                return;
+            }
+            let Expr::Attr(recv, _) = func.bare() else { return };
+            let related = |c: &str| self.mro(c).iter().any(|m| m == class) || self.mro(class).iter().any(|m| m == c);
+            match recv.bare() {
+                Expr::Name(n) if self.is_class(n) => ok &= related(n),
+                Expr::Name(n) if caller.is_method() && caller.params.first().is_some_and(|p| p.name == *n) => {
+                    ok &= caller.class.as_deref().is_none_or(related)
+                }
+                _ => {}
+            }
+        });
+        ok
     }
 
     #[allow(clippy::too_many_arguments)]

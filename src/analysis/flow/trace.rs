@@ -2112,6 +2112,11 @@ impl<'a, 'i> Tracer<'a, 'i> {
             }
             _ => {}
         }
+        // a class looked up in a registry (`MODELS[cfg.name](…)`, `factory = DATASETS[k]`)
+        let name = match func.bare() {
+            Expr::Sub(..) | Expr::Name(_) if !self.ix.is_class(&name) => self.registry_class(func, cx, 0).unwrap_or(name),
+            _ => name,
+        };
         // a project class: an instance (its constructor's arguments kept for its fields)
         if self.ix.is_class(&name) {
             let env = Rc::new(Env { args: args.to_vec(), kwargs: kwargs.to_vec(), caller: Some(cx.clone()), vals: Vec::new(), recv: None });
@@ -2210,6 +2215,96 @@ impl<'a, 'i> Tracer<'a, 'i> {
             .iter()
             .copied()
             .find(|&id| crate::analysis::shared::module_name(self.ix.path(id)) == stem && self.ix.def(id).class.is_none())
+    }
+
+    /// The project class a registry lookup gives: `R[key]` (or a local name assigned it) where
+    /// `R` is a module-level dict display of classes (the entry of `key` when it is a known
+    /// string, else the one class all entries name) or a dict a decorator fills
+    /// (`@register("transe")` over a class, `R[name] = cls` in the decorator): the class
+    /// decorated with `key`, or the one class so decorated.
+    fn registry_class(&self, func: &Expr, cx: &Ctx, hops: usize) -> Option<String> {
+        if hops > 3 {
+            return None;
+        }
+        match func.bare() {
+            Expr::Name(n) => {
+                let d = self.def(cx);
+                let value = d.stmts.iter().take(cx.at.min(d.stmts.len())).rev().find_map(|s| match &s.kind {
+                    StmtKind::Assign { targets, value, op: None } if targets.iter().any(|t| matches!(t, Expr::Name(x) if x == n)) => {
+                        Some(value)
+                    }
+                    _ => None,
+                })?;
+                match value.bare() {
+                    Expr::Sub(..) => self.registry_class(value, cx, hops + 1),
+                    _ => None,
+                }
+            }
+            Expr::Sub(base, key) => {
+                let Expr::Name(r) = base.bare() else { return None };
+                let key = self.string_of(key, cx, 0);
+                let &(gid, gi) = self.ix.globals(r).iter().find(|(id, _)| id.0 == cx.def.0).or(self.ix.globals(r).first())?;
+                let StmtKind::Assign { value, .. } = &self.ix.def(gid).stmts[gi].kind else { return None };
+                let pick = |cands: Vec<(Option<Text>, String)>| -> Option<String> {
+                    let cands: Vec<_> = cands.into_iter().filter(|(_, c)| self.ix.is_class(c)).collect();
+                    if let Some(k) = &key {
+                        if let Some((_, c)) = cands.iter().find(|(ck, _)| ck.as_ref() == Some(k)) {
+                            return Some(c.clone());
+                        }
+                    }
+                    let first = cands.first()?.1.clone();
+                    cands.iter().all(|(_, c)| *c == first).then_some(first)
+                };
+                match value.bare() {
+                    Expr::Dict(kv) if !kv.is_empty() => pick(
+                        kv.iter()
+                            .filter_map(|(k, v)| {
+                                let k = match k.bare() {
+                                    Expr::Str(s) => Some(s.clone()),
+                                    _ => None,
+                                };
+                                v.bare().dotted().map(|c| (k, c.rsplit('.').next().unwrap_or_default().to_string()))
+                            })
+                            .collect(),
+                    ),
+                    Expr::Dict(_) | Expr::Call { .. } => {
+                        // filled by a decorator: the functions that store a class into `r`
+                        let fillers: Vec<&str> = self
+                            .ix
+                            .files
+                            .iter()
+                            .flat_map(|f| f.flow.iter())
+                            .filter(|d| {
+                                d.stmts.iter().any(|s| {
+                                    matches!(&s.kind, StmtKind::Assign { targets, .. }
+                                        if targets.iter().any(|t| matches!(t.bare(), Expr::Sub(b, _) if matches!(b.bare(), Expr::Name(x) if x == r))))
+                                })
+                            })
+                            .map(|d| d.outer.as_deref().unwrap_or(d.name.as_str()))
+                            .collect();
+                        if fillers.is_empty() {
+                            return None;
+                        }
+                        let mut cands = Vec::new();
+                        for f in &self.ix.files {
+                            for d in f.flow.iter().filter(|d| d.kind == DefKind::Class) {
+                                for dec in &d.decorators {
+                                    let (fname, rest) = dec.split_once('(').unwrap_or((dec.as_str(), ""));
+                                    let fname = fname.rsplit('.').next().unwrap_or_default();
+                                    if fillers.contains(&fname) {
+                                        let k = rest.trim_end_matches(')').trim().trim_matches(|c| c == '"' || c == '\'');
+                                        cands.push((Some(Text::from(k)), d.name.to_string()));
+                                    }
+                                }
+                            }
+                        }
+                        pick(cands)
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
     }
 
     /// A call of a module held in an instance field: the project module's forward with the
