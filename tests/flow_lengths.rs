@@ -5,32 +5,7 @@
 
 mod common;
 
-use common::{REVIEWS_DATA as DATA, REVIEWS_TOK as TOK, REVIEWS_TRAIN as TRAIN};
-
-use std::process::Command;
-
-fn top_suspects(files: &[(&str, &str)], log: &str) -> Vec<String> {
-    // a directory of its own per call: the tests run in parallel, several on the same file names
-    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("cudasleuth-flow-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    for (name, text) in files {
-        let p = dir.join(name);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(&p, text).unwrap();
-    }
-    std::fs::write(dir.join("pyproject.toml"), "[project]\nname = \"case\"\n").unwrap();
-    let log = common::root().join("fixtures/torch-2.11-h200").join(log);
-    let out = Command::new(env!("CARGO_BIN_EXE_cudasleuth"))
-        .args(["explain", &log.display().to_string(), "--project", &dir.display().to_string(), "--format", "json"])
-        .output()
-        .unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
-    common::check_schema(&v, "flow case");
-    v["suspects"].as_array().unwrap().iter().map(|s| format!("{}:{}", s["file"].as_str().unwrap(), s["line"])).collect()
-}
+use common::{top_suspects, REVIEWS_DATA as DATA, REVIEWS_TOK as TOK, REVIEWS_TRAIN as TRAIN};
 
 const MODEL: &str = r#"import torch
 import torch.nn as nn

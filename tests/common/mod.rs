@@ -271,3 +271,45 @@ def main():
 
 main()
 "#;
+
+/// `explain --format json` of a real H200 log (`fixtures/torch-2.11-h200/LOG`) on a project made
+/// of `files` in a directory of its own: the report, checked against the schema.
+pub fn explain_project(files: &[(&str, &str)], log: &str) -> serde_json::Value {
+    // a directory of its own per call: the tests run in parallel, several on the same file names
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("cudasleuth-flow-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for (name, text) in files {
+        let p = dir.join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+    }
+    std::fs::write(dir.join("pyproject.toml"), "[project]\nname = \"case\"\n").unwrap();
+    let log = root().join("fixtures/torch-2.11-h200").join(log);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cudasleuth"))
+        .args(["explain", &log.display().to_string(), "--project", &dir.display().to_string(), "--format", "json"])
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    check_schema(&v, "flow case");
+    v
+}
+
+/// [`explain_project`]'s suspects as `file:line`, in order.
+pub fn top_suspects(files: &[(&str, &str)], log: &str) -> Vec<String> {
+    let v = explain_project(files, log);
+    v["suspects"].as_array().unwrap().iter().map(|s| format!("{}:{}", s["file"].as_str().unwrap(), s["line"])).collect()
+}
+
+/// [`explain_project`]'s suspects as `file:line tier`, in order.
+pub fn tiered_suspects(files: &[(&str, &str)], log: &str) -> Vec<String> {
+    let v = explain_project(files, log);
+    v["suspects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| format!("{}:{} {}", s["file"].as_str().unwrap(), s["line"], s["tier"].as_str().unwrap_or("")))
+        .collect()
+}

@@ -41,10 +41,13 @@ pub struct Index<'a> {
 pub struct CallSite {
     pub at: StmtId,
     pub args: Vec<Expr>,
-    pub kwargs: Vec<(crate::scan::facts::Text, Expr)>,
+    pub kwargs: Kwargs,
     pub offset: usize,
     pub via: Option<String>,
 }
+
+/// A call's keyword arguments.
+type Kwargs = Vec<(crate::scan::facts::Text, Expr)>;
 
 /// How many subclass levels a constructor's call sites are looked for through.
 const SUBCLASS_DEPTH: usize = 3;
@@ -274,7 +277,7 @@ impl<'a> Index<'a> {
             match recv.bare() {
                 Expr::Name(n) if self.is_class(n) => ok &= related(n),
                 Expr::Name(n) if caller.is_method() && caller.params.first().is_some_and(|p| p.name == *n) => {
-                    ok &= caller.class.as_deref().is_none_or(related)
+                    ok &= caller.class.as_deref().map_or(true, related)
                 }
                 _ => {}
             }
@@ -321,7 +324,7 @@ impl<'a> Index<'a> {
             let sd = self.def(init);
             let stars: Vec<&str> = sd.params.iter().filter(|p| p.star).map(|p| p.name.as_str()).collect();
             for (si, s) in sd.stmts.iter().enumerate() {
-                let mut found: Vec<(Vec<Expr>, Vec<(crate::scan::facts::Text, Expr)>, usize)> = Vec::new();
+                let mut found: Vec<(Vec<Expr>, Kwargs, usize)> = Vec::new();
                 crate::analysis::flow::trace::stmt_exprs(&s.kind, &mut |e| {
                     let Expr::Call { func, args, kwargs } = e else { return };
                     let Expr::Attr(recv, m) = func.bare() else { return };
@@ -338,9 +341,10 @@ impl<'a> Index<'a> {
                     // `super().__init__(*args, **kwargs)` in a subclass whose parameters start
                     // with `*args`: the subclass's own calls carry the arguments
                     let forwards = !args.is_empty()
-                        && args.iter().chain(kwargs.iter().map(|(_, e)| e)).all(|a| {
-                            matches!(a.bare(), Expr::Star(x) if matches!(x.bare(), Expr::Name(n) if stars.contains(&n.as_str())))
-                        })
+                        && args
+                            .iter()
+                            .chain(kwargs.iter().map(|(_, e)| e))
+                            .all(|a| matches!(a.bare(), Expr::Star(x) if matches!(x.bare(), Expr::Name(n) if stars.contains(&n.as_str()))))
                         && sd.params.get(1).is_some_and(|p| p.star);
                     if forwards {
                         let how = format!("{sub} passes its arguments on to {class}'s constructor");
@@ -357,9 +361,10 @@ impl<'a> Index<'a> {
     /// Whether `class` (or a subclass of it) is put in a registry: decorated (but as a
     /// dataclass) or a value of a module-level dict display.
     fn registered(&self, class: &str, depth: usize) -> bool {
-        let decorated = self.class_bodies(class).iter().any(|&id| {
-            self.def(id).decorators.iter().any(|d| !d.starts_with("dataclass") && !d.contains("dataclasses."))
-        });
+        let decorated = self
+            .class_bodies(class)
+            .iter()
+            .any(|&id| self.def(id).decorators.iter().any(|d| !d.starts_with("dataclass") && !d.contains("dataclasses.")));
         let in_dict = self.globals.values().flatten().any(|&(gid, gi)| match &self.def(gid).stmts[gi].kind {
             StmtKind::Assign { value, .. } => match value.bare() {
                 Expr::Dict(kv) => kv.iter().any(|(_, v)| v.bare().last_name() == Some(class)),
@@ -392,7 +397,8 @@ impl<'a> Index<'a> {
                             Expr::Name(n) => f.param_index(n).is_some(),
                             _ => false,
                         };
-                        let passes = args.iter().any(|a| matches!(a.bare(), Expr::Star(x) if matches!(x.bare(), Expr::Name(n) if *n == kw.name)));
+                        let passes =
+                            args.iter().any(|a| matches!(a.bare(), Expr::Star(x) if matches!(x.bare(), Expr::Name(n) if *n == kw.name)));
                         if looked_up && passes && !factories.iter().any(|(n, _)| *n == f.name.as_str()) {
                             factories.push((f.name.as_str(), format!("through `{}`'s `**{}` into a registry's class", f.name, kw.name)));
                         }

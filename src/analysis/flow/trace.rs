@@ -753,6 +753,11 @@ impl<'a, 'i> Tracer<'a, 'i> {
             bind_pattern(t, &el, &mut vals);
         }
         let elem = self.in_elem(|tr| tr.with_vals(cx, &vals, |tr, c| tr.expr(elt, c, parent)));
+        // a length the iterables do not give is a root of its own, named where it is made, so
+        // that `xs.index(v)` and `len(xs)` of the same `xs` compare (a set's: its distinct values)
+        if len.is_none() {
+            len = self.fresh_root(cx, parent, if kind == SeqKind::List { "len" } else { "distinct" });
+        }
         match (kind, value) {
             (SeqKind::Dict, Some(v)) => {
                 let val = self.with_vals(cx, &vals, |tr, c| tr.expr(v, c, parent));
@@ -1129,10 +1134,55 @@ impl<'a, 'i> Tracer<'a, 'i> {
         let offset = usize::from(d.is_method());
         if let Some(env) = cx.env.clone() {
             if let Some(caller) = &env.caller {
-                let arg =
-                    env.kwargs.iter().find(|(k, _)| *k == p.name).map(|(_, e)| e.clone()).or_else(|| positional(&env.args, pi, offset));
+                // `**kwargs`: the keyword arguments no named parameter takes, and the fields of a
+                // dict passed on with `**`
+                let last_star = d.params.iter().rposition(|q| q.star) == Some(pi);
+                if p.star && last_star {
+                    let named: Vec<&str> = d.params.iter().filter(|q| !q.star).map(|q| q.name.as_str()).collect();
+                    let mut fields: Vec<(String, Val)> = Vec::new();
+                    for (k, e) in env.kwargs.iter().filter(|(k, _)| !named.contains(&k.as_str())) {
+                        let node = if caller.at < self.def(caller).stmts.len() {
+                            self.node(caller, caller.at, Tag::Pass, format!("passes `{}` as `{k}`", short(e)), parent)
+                        } else {
+                            parent
+                        };
+                        let v = self.expr(e, caller, node);
+                        if node != parent {
+                            self.finish(node, &v);
+                        }
+                        fields.push((k.to_string(), v));
+                    }
+                    for a in &env.args {
+                        if let Expr::Star(inner) = a.bare() {
+                            if let Val::Record(fs) = self.expr(inner, caller, parent) {
+                                fields.extend(fs.into_iter().filter(|(k, _)| !named.contains(&k.as_str())));
+                            }
+                        }
+                    }
+                    if !fields.is_empty() {
+                        return Val::Record(fields);
+                    }
+                }
+                let arg = env
+                    .kwargs
+                    .iter()
+                    .find(|(k, _)| *k == p.name)
+                    .map(|(_, e)| e.clone())
+                    .or_else(|| self.splat_field(&env.args, &p.name, caller))
+                    .or_else(|| positional(&env.args, pi, offset));
                 if let Some(arg) = arg {
-                    return self.expr(&arg, caller, parent);
+                    // the line that passes it is on the chain (the bound made in the call's
+                    // arguments, `Net(n_out=len(names) - 1)`, is that line's)
+                    let node = if caller.at < self.def(caller).stmts.len() {
+                        self.node(caller, caller.at, Tag::Pass, format!("passes `{}` as `{}`", short(&arg), p.name), parent)
+                    } else {
+                        parent
+                    };
+                    let v = self.expr(&arg, caller, node);
+                    if node != parent {
+                        self.finish(node, &v);
+                    }
+                    return v;
                 }
                 if let Some(def) = &p.default {
                     let c = Ctx { at: 0, ..cx.clone() };
@@ -1154,18 +1204,26 @@ impl<'a, 'i> Tracer<'a, 'i> {
         // a module's forward runs where an instance of it is called (`model(x)`)
         if d.name == "forward" {
             if let Some(class) = d.class.clone() {
-                calls.extend(
-                    self.module_calls(&class)
-                        .into_iter()
-                        .map(|(at, args, kwargs)| super::index::CallSite { at, args, kwargs, offset, via: None }),
-                );
+                calls.extend(self.module_calls(&class).into_iter().map(|(at, args, kwargs)| super::index::CallSite {
+                    at,
+                    args,
+                    kwargs,
+                    offset,
+                    via: None,
+                }));
             }
         }
         for site in calls {
             let (sid, si) = site.at;
-            let arg = site.kwargs.iter().find(|(k, _)| *k == p.name).map(|(_, e)| e.clone()).or_else(|| positional(&site.args, pi, site.offset));
-            let Some(arg) = arg else { continue };
             let c = Ctx { def: sid, at: si, env: None, depth: cx.depth + 1 };
+            let arg = site
+                .kwargs
+                .iter()
+                .find(|(k, _)| *k == p.name)
+                .map(|(_, e)| e.clone())
+                .or_else(|| self.splat_field(&site.args, &p.name, &c))
+                .or_else(|| positional(&site.args, pi, site.offset));
+            let Some(arg) = arg else { continue };
             let via = site.via.as_deref().map(|v| format!(" ({v})")).unwrap_or_default();
             let node = self.node(&c, si, Tag::Pass, format!("passes `{}` as `{}`{via}", short(&arg), p.name), parent);
             // a call inside a comprehension (`[step(b) for b in loader]`): its targets bound
@@ -1196,6 +1254,23 @@ impl<'a, 'i> Tracer<'a, 'i> {
             return v;
         }
         Val::unknown(format!("parameter `{}` of {} (no call site found)", p.name, d.qualified()))
+    }
+
+    /// A keyword parameter passed inside a dict splatted into the call (`f(**kw)` where `kw`
+    /// holds `name`): `kw["name"]`.
+    fn splat_field(&mut self, args: &[Expr], name: &str, cx: &Ctx) -> Option<Expr> {
+        for a in args {
+            let Expr::Star(inner) = a.bare() else { continue };
+            let keep = self.nodes.len();
+            let v = self.expr(inner, cx, None);
+            self.nodes.truncate(keep);
+            if let Val::Record(fields) = v {
+                if fields.iter().any(|(k, _)| k == name) {
+                    return Some(Expr::Sub(inner.clone(), Box::new(Expr::Str(name.into()))));
+                }
+            }
+        }
+        None
     }
 
     /// The calls of instances of `class` (or of its subclasses) in the project: `model(x)`,

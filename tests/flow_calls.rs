@@ -1,0 +1,154 @@
+//! The value tracing across calls that do not name their callee, as a user meets them: a real
+//! H200 log of the kernel assert, a project of three files, and the line that made the bound
+//! reachable only through a registry, a subclass's constructor, `**kwargs` or a comprehension.
+
+mod common;
+
+use common::tiered_suspects;
+
+const REG_MODELS: &str = r#"import torch.nn as nn
+
+REGISTRY = {}
+
+
+def register(key):
+    def deco(cls):
+        REGISTRY[key] = cls
+        return cls
+    return deco
+
+
+class Classifier(nn.Module):
+    def __init__(self, width, n_out):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(16, width), nn.GELU())
+        self.out = nn.Linear(width, n_out)
+
+    def forward(self, x):
+        return self.out(self.body(x))
+
+
+@register("wide")
+class WideClassifier(Classifier):
+    def __init__(self, n_out, **extra):
+        super().__init__(256, n_out)
+
+
+def create(key, **kwargs):
+    return REGISTRY[key](**kwargs)
+"#;
+
+const REG_DATA: &str = r#"import torch
+from torch.utils.data import Dataset
+
+
+class Events(Dataset):
+    def __init__(self, records):
+        kinds = sorted({r["kind"] for r in records})
+        self.kinds = kinds
+        self.x = torch.randn(len(records), 16)
+        self.y = torch.tensor([kinds.index(r["kind"]) for r in records])
+
+    def __len__(self):
+        return len(self.y)
+
+    def __getitem__(self, i):
+        return self.x[i], self.y[i]
+"#;
+
+const REG_TRAIN: &str = r#"import torch
+import torch.nn.functional as F
+from torch.utils.data import DataLoader
+
+from data import Events
+from models import create
+
+
+def run(records):
+    ds = Events(records)
+    net = create("wide", n_out=len(ds.kinds) - 1)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    for xb, yb in DataLoader(ds, batch_size=8, shuffle=True):
+        loss = F.cross_entropy(net(xb), yb)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+"#;
+
+/// The head is sized in the training script (`n_out=len(ds.kinds) - 1`) and reaches the layer
+/// through a factory's `**kwargs`, a registry a decorator fills, and the subclass's
+/// `super().__init__`; the labels are positions in the same sorted set of kinds.
+#[test]
+fn a_head_sized_through_a_registry_names_the_call_that_sized_it() {
+    let files = [("models.py", REG_MODELS), ("data.py", REG_DATA), ("train.py", REG_TRAIN)];
+    let got = tiered_suspects(&files, "ce_1d_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("train.py:11 strong"), "{got:?}");
+    let fixed = REG_TRAIN.replace("len(ds.kinds) - 1", "len(ds.kinds)");
+    let got = tiered_suspects(&[("models.py", REG_MODELS), ("data.py", REG_DATA), ("train.py", &fixed)], "ce_1d_over.async.log");
+    assert!(!got.iter().any(|s| s.ends_with(" strong")), "the fixed head fits the labels: {got:?}");
+}
+
+const CMP_LAYERS: &str = r#"import torch
+import torch.nn as nn
+
+
+class FieldEmbeddings(nn.Module):
+    def __init__(self, sizes, dim=8):
+        super().__init__()
+        self.tables = nn.ModuleList(nn.Embedding(n, dim) for n in sizes)
+        self.proj = nn.Linear(dim * len(sizes), 1)
+
+    def forward(self, codes):
+        parts = [table(codes[:, k]) for k, table in enumerate(self.tables)]
+        return self.proj(torch.cat(parts, dim=1)).squeeze(1)
+
+
+class ClickModel(FieldEmbeddings):
+    pass
+"#;
+
+const CMP_ENCODE: &str = r#"def fit_maps(columns):
+    return [{v: i for i, v in enumerate(sorted(set(col)))} for col in columns]
+
+
+def table_sizes(maps):
+    return [max(m.values()) for m in maps]
+
+
+def encode(rows, maps):
+    return [[m[v] for v, m in zip(row, maps)] for row in rows]
+"#;
+
+const CMP_TRAIN: &str = r#"import torch
+import torch.nn.functional as F
+
+from encode import encode, fit_maps, table_sizes
+from layers import ClickModel
+
+
+def train(rows, clicks):
+    columns = list(zip(*rows))
+    maps = fit_maps(columns)
+    model = ClickModel(table_sizes(maps))
+    x = torch.tensor(encode(rows, maps))
+    y = torch.tensor(clicks, dtype=torch.float32)
+    opt = torch.optim.Adam(model.parameters())
+    for start in range(0, len(x), 64):
+        loss = F.binary_cross_entropy_with_logits(model(x[start:start + 64]), y[start:start + 64])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+"#;
+
+/// Each field's table is built in a generator over the sizes (`nn.Embedding(n, dim) for n in
+/// sizes`) by a base class the model only inherits from; the sizes are the largest code of
+/// each field instead of the count (count against max).
+#[test]
+fn a_table_sized_in_a_comprehension_of_an_inherited_constructor_names_the_size() {
+    let files = [("layers.py", CMP_LAYERS), ("encode.py", CMP_ENCODE), ("train.py", CMP_TRAIN)];
+    let got = tiered_suspects(&files, "embedding_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("encode.py:6 strong"), "{got:?}");
+    let fixed = CMP_ENCODE.replace("max(m.values())", "len(m)");
+    let got = tiered_suspects(&[("layers.py", CMP_LAYERS), ("encode.py", &fixed), ("train.py", CMP_TRAIN)], "embedding_over.async.log");
+    assert!(!got.iter().any(|s| s.ends_with(" strong")), "the fixed tables fit the codes: {got:?}");
+}
