@@ -651,6 +651,11 @@ impl<'a, 'i> Tracer<'a, 'i> {
     fn binary(&mut self, op: &str, l: &Expr, r: &Expr, cx: &Ctx, parent: Option<usize>) -> Val {
         let a = self.expr(l, cx, parent);
         let b = if matches!(op, "%" | "//" | "*" | "/" | "**") { self.aux_expr(r, cx, parent) } else { self.expr(r, cx, parent) };
+        self.combine(op, a, b)
+    }
+
+    /// `a op b` of two values (a binary operation, or an augmented assignment's `a op= b`).
+    fn combine(&mut self, op: &str, a: Val, b: Val) -> Val {
         let konst = |v: &Val| match v {
             Val::Int(r) if r.lo == r.hi => r.lo.as_ref().and_then(|s| s.constant()),
             _ => None,
@@ -1046,15 +1051,10 @@ impl<'a, 'i> Tracer<'a, 'i> {
             Some(op) => {
                 let before = self.name(n, &c, node);
                 let rhs = self.expr(value, &c, node);
-                let v = match (op, &before, &rhs) {
-                    ("+" | "-", Val::Int(b), Val::Int(r)) if r.lo == r.hi && r.lo.as_ref().and_then(|s| s.constant()).is_some() => {
-                        let k = r.lo.as_ref().and_then(|s| s.constant()).unwrap_or(0) * if op == "-" { -1 } else { 1 };
-                        Val::Int(b.shift(k))
-                    }
-                    (_, Val::Float(_), _) | (_, _, Val::Float(_)) => Val::Float(Some(Norm::Raw)),
-                    _ => Val::unknown(format!("`{op}=` not modelled")),
-                };
-                v
+                match self.combine(op, before, rhs) {
+                    Val::Unknown(_) => Val::unknown(format!("`{op}=` not modelled")),
+                    v => v,
+                }
             }
             None => {
                 let whole = self.expr(value, &c, node);
@@ -1254,6 +1254,18 @@ impl<'a, 'i> Tracer<'a, 'i> {
             return v;
         }
         Val::unknown(format!("parameter `{}` of {} (no call site found)", p.name, d.qualified()))
+    }
+
+    /// Whether `recv.name(…)` is a method of a project class (the receiver is an instance of
+    /// one that defines `name`), not a library value's method of the same name.
+    fn project_method_on(&mut self, recv: &Expr, name: &str, cx: &Ctx) -> bool {
+        if self.ix.methods_named(name).is_empty() {
+            return false;
+        }
+        let keep = self.nodes.len();
+        let v = self.expr(recv, cx, None);
+        self.nodes.truncate(keep);
+        matches!(v, Val::Obj(o) if !self.ix.method(&o.class, name).is_empty())
     }
 
     /// A keyword parameter passed inside a dict splatted into the call (`f(**kw)` where `kw`
@@ -1494,6 +1506,22 @@ impl<'a, 'i> Tracer<'a, 'i> {
         if out.is_some() {
             return out;
         }
+        // a class without a constructor of its own (a dataclass, a NamedTuple) built with the
+        // field as a keyword: the argument
+        if let Some(e) = o.ctor.clone().filter(|_| self.ix.method(&o.class, "__init__").is_empty()) {
+            if let (Some((_, arg)), Some(caller)) = (e.kwargs.iter().find(|(k, _)| k == attr), &e.caller) {
+                let node = if caller.at < self.def(caller).stmts.len() {
+                    self.node(caller, caller.at, Tag::Pass, format!("builds {} with `{attr}={}`", o.class, short(arg)), parent)
+                } else {
+                    parent
+                };
+                let v = self.expr(arg, caller, node);
+                if node != parent {
+                    self.finish(node, &v);
+                }
+                return Some(v);
+            }
+        }
         for c in &mro {
             let props = self.ix.method(c, attr);
             if let Some(&id) = props.first() {
@@ -1670,6 +1698,25 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 if let Some(v) = local {
                     return self.string_of(v, cx, hops + 1);
                 }
+                // a parameter: the string every call site passes (or its default)
+                if let Some(pi) = d.param_index(n).filter(|&pi| !d.params[pi].star) {
+                    let p = &d.params[pi];
+                    let mut found: Option<Text> = None;
+                    for site in self.ix.call_sites(d, cx.def, MAX_SITES) {
+                        let arg = site.kwargs.iter().find(|(k, _)| *k == p.name).map(|(_, e)| e.clone()).or_else(|| positional(&site.args, pi, site.offset));
+                        let c = Ctx { def: site.at.0, at: site.at.1, env: None, depth: cx.depth + 1 };
+                        let got = match arg {
+                            Some(a) => self.string_of(&a, &c, hops + 1),
+                            None => p.default.as_ref().and_then(|e| self.string_of(e, cx, hops + 1)),
+                        };
+                        match (&found, got) {
+                            (_, None) => return None,
+                            (Some(f), Some(g)) if *f != g => return None,
+                            (_, Some(g)) => found = Some(g),
+                        }
+                    }
+                    return found.or_else(|| p.default.as_ref().and_then(|e| self.string_of(e, cx, hops + 1)));
+                }
                 let &(gid, gi) = self.ix.globals(n).iter().find(|(id, _)| id.0 == cx.def.0).or(self.ix.globals(n).first())?;
                 match &self.ix.def(gid).stmts[gi].kind {
                     StmtKind::Assign { value: Expr::Str(s), .. } => Some(s.clone()),
@@ -1677,20 +1724,63 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 }
             }
             Expr::Attr(o, a) => {
-                let class = o.dotted()?;
-                for &body in self.ix.class_bodies(&class) {
-                    for s in &self.ix.def(body).stmts {
-                        if let StmtKind::Assign { targets, value: Expr::Str(v), .. } = &s.kind {
-                            if targets.iter().any(|t| t.dotted().as_deref() == Some(a.as_str())) {
-                                return Some(v.clone());
+                let class_default = |class: &str| {
+                    self.ix.class_bodies(class).iter().find_map(|&body| {
+                        self.ix.def(body).stmts.iter().find_map(|s| match &s.kind {
+                            StmtKind::Assign { targets, value: Expr::Str(v), .. }
+                                if targets.iter().any(|t| t.dotted().as_deref() == Some(a.as_str())) =>
+                            {
+                                Some(v.clone())
                             }
+                            _ => None,
+                        })
+                    })
+                };
+                if let Some(v) = o.dotted().and_then(|c| class_default(&c)) {
+                    return Some(v);
+                }
+                // a flag's default (`args.data` of `add_argument("--data", default="…")`), else
+                // the one class whose body gives the field a string (a dataclass's default)
+                if let Some(v) = self.flag_string(a) {
+                    return Some(v);
+                }
+                let mut owners = Vec::new();
+                for f in &self.ix.files {
+                    for d in f.flow.iter().filter(|d| d.kind == DefKind::Class) {
+                        if let Some(v) = class_default(&d.name) {
+                            owners.push(v);
                         }
                     }
                 }
-                None
+                owners.dedup();
+                (owners.len() == 1).then(|| owners.remove(0))
             }
             _ => None,
         }
+    }
+
+    /// The string default of the argparse flag whose destination is `key`.
+    fn flag_string(&self, key: &str) -> Option<Text> {
+        let mut hit = None;
+        for &(sid, si) in self.ix.calling("add_argument") {
+            stmt_exprs(&self.ix.def(sid).stmts[si].kind, &mut |e| {
+                let Expr::Call { func, args, kwargs } = e else { return };
+                if func.last_name() != Some("add_argument") || hit.is_some() {
+                    return;
+                }
+                let dest = kwargs.iter().find(|(k, _)| k == "dest").and_then(|(_, v)| if let Expr::Str(s) = v.bare() { Some(s.to_string()) } else { None });
+                let names: Vec<String> = args
+                    .iter()
+                    .filter_map(|a| if let Expr::Str(s) = a.bare() { Some(s.trim_start_matches('-').replace('-', "_")) } else { None })
+                    .collect();
+                if dest.as_deref() == Some(key) || (dest.is_none() && names.iter().any(|n| n == key)) {
+                    if let Some((_, Expr::Str(s))) = kwargs.iter().find(|(k, _)| k == "default").map(|(k, v)| (k, v.bare())) {
+                        hit = Some(s.clone());
+                    }
+                }
+            });
+        }
+        hit
     }
 
     /// The file name a path expression ends in: a literal, `os.path.join(…, "train.csv")`,
@@ -1942,10 +2032,16 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     let base = self.expr(r, cx, parent);
                     return self.aggregate(&name, &base, func, cx, parent);
                 }
-                "fit_transform" | "transform" | "cat" | "codes" => {
+                "fit_transform" | "transform" | "cat" | "codes" if !self.project_method_on(r, &name, cx) => {
+                    // an encoder's codes: 0 up to the distinct values of the column it encodes,
+                    // when the column was read
                     let base = self.expr(args.first().unwrap_or(r), cx, parent);
                     let len = base.len();
-                    return Val::Seq { elem: Box::new(Val::Int(Range { lo: Some(Sym::num(0)), hi: None })), len, most: None };
+                    let hi = match name.as_str() {
+                        "fit_transform" | "transform" => base.distinct().filter(|&d| d > 0).map(|d| Sym::num(d - 1)),
+                        _ => None,
+                    };
+                    return Val::Seq { elem: Box::new(Val::Int(Range { lo: Some(Sym::num(0)), hi })), len, most: None };
                 }
                 _ => {}
             }
