@@ -162,6 +162,27 @@ impl Slice<'_> {
     }
 }
 
+/// The line, after the sink's statement in the same function, of a comparison (`==`, `!=`)
+/// of a name the sink's value reads: a mask made after the op used the value.
+fn late_mask(ix: &Index, sink: &Sink) -> Option<u32> {
+    let mut names = Vec::new();
+    sink.value.names(&mut names);
+    let d = ix.def(sink.def);
+    d.stmts.iter().skip(sink.stmt + 1).find_map(|s| {
+        let mut hit = false;
+        trace::stmt_exprs(&s.kind, &mut |e| {
+            if let crate::scan::flow::Expr::Test(op, xs) = e {
+                if (op == "!=" || op == "==")
+                    && xs.iter().any(|x| matches!(x.bare(), crate::scan::flow::Expr::Name(n) if names.contains(n)))
+                {
+                    hit = true;
+                }
+            }
+        });
+        hit.then(|| d.line(s))
+    })
+}
+
 /// The flow suspects for a failure of `category`, from every call in the project that can reach
 /// it (the calls on the traceback's lines first when `frames` has them): ranked, best first.
 pub fn suspects(files: &[&FileFacts], category: &str, frames: &[(String, u32)]) -> Vec<FlowSuspect> {
@@ -399,6 +420,35 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
             bound_chain: bound_chain.clone(),
             data: false,
         });
+    }
+    // a guard that comes too late: a negative marker (`-100`, `-1`) reaches an op that does not
+    // skip it, and the same function masks the value against a marker only after the op
+    // (`gather(…, labels)` then `active = labels != ignore_index`): the op's line is where the
+    // mask belongs, not the line that wrote the marker (the convention the rest of the code
+    // follows)
+    if matches!(sink.kind, SinkKind::Index | SinkKind::Embedding) {
+        let marker = nodes[..value_nodes].iter().find_map(|n| match n.tag {
+            Tag::Sentinel(k) if k < 0 && !n.aux => Some(k),
+            _ => None,
+        });
+        if let Some(k) = marker {
+            if let Some(line) = late_mask(ix, sink) {
+                let name = trace::short(&sink.value);
+                out.push(FlowSuspect {
+                    file: ix.files[sink.def.0].path.clone(),
+                    line: sink.line,
+                    score: 1.05,
+                    tier: Tier::Strong,
+                    message: format!(
+                        "{}: uses `{name}` with the marker {k} in it, and masks the marker out only on line {line}, after the op",
+                        nodes[0].scope
+                    ),
+                    chain: slice.chain(0, ix, false),
+                    bound_chain: bound_chain.clone(),
+                    data: false,
+                });
+            }
+        }
     }
     // a length (or a running count) used as a gather index with no bound known: one past the
     // last element. The length is right where it is counted; the line that turns it into the

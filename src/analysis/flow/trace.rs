@@ -709,6 +709,16 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 };
                 Val::Seq { elem: Box::new(elem), len, most }
             }
+            // a list repeated (`[pad] * (n - len(seq))`): its elements, any number of times
+            ("*", Val::Seq { elem, .. }, Val::Int(_)) | ("*", Val::Int(_), Val::Seq { elem, .. }) => {
+                Val::Seq { elem: elem.clone(), len: None, most: None }
+            }
+            // a set's difference or intersection keeps some of the left's elements, a union
+            // joins both
+            ("-" | "&", Val::Seq { elem, len, most }, Val::Seq { .. }) => {
+                Val::Seq { elem: elem.clone(), len: None, most: len.clone().or(most.clone()) }
+            }
+            ("|", Val::Seq { elem: x, .. }, Val::Seq { elem: y, .. }) => Val::Seq { elem: Box::new(x.join(y)), len: None, most: None },
             ("*" | "/" | "+" | "-" | "**", Val::Seq { .. } | Val::Unknown(_), _) if matches!(b, Val::Float(_)) => {
                 Val::Float(Some(Norm::Raw))
             }
@@ -1374,6 +1384,11 @@ impl<'a, 'i> Tracer<'a, 'i> {
         let d = self.def(cx);
         let pname = d.params[pi].name.as_str();
         let offset = usize::from(d.is_method());
+        // a Hugging Face Trainer subclass's hook (`compute_loss(self, model, inputs)`): the
+        // batches of the train_dataset and data_collator its constructor was given
+        if pi == offset + 1 && matches!(d.name.as_str(), "compute_loss" | "training_step" | "prediction_step") {
+            return self.trainer_batches(cx, pname, parent);
+        }
         if pi != offset {
             return None;
         }
@@ -1393,6 +1408,46 @@ impl<'a, 'i> Tracer<'a, 'i> {
             let el = self.iterate(&v);
             self.finish(node, &el);
             join_into(&mut out, el);
+        }
+        out
+    }
+
+    /// The batch a Trainer subclass's hook receives: `DataLoader(train_dataset,
+    /// collate_fn=data_collator)` of each construction of the class (or of a subclass), when the
+    /// class derives from a library `Trainer`.
+    fn trainer_batches(&mut self, cx: &Ctx, pname: &str, parent: Option<usize>) -> Option<Val> {
+        let class = self.def(cx).class.clone()?;
+        let library_trainer = self.ix.mro(&class).iter().any(|c| {
+            self.ix.bases(c).iter().any(|b| b.ends_with("Trainer") && !self.ix.is_class(b))
+        });
+        if !library_trainer {
+            return None;
+        }
+        let mut classes = vec![class.to_string()];
+        classes.extend(self.ix.subclasses(&class).iter().map(|s| s.to_string()));
+        let mut out: Option<Val> = None;
+        for c in classes {
+            for &(sid, si) in self.ix.calling(&c).iter().take(MAX_SITES) {
+                let mut found = None;
+                stmt_exprs(&self.ix.def(sid).stmts[si].kind, &mut |e| {
+                    if let Expr::Call { func, kwargs, .. } = e {
+                        if func.last_name() == Some(c.as_str()) && found.is_none() {
+                            found = kwargs.iter().find(|(k, _)| k == "train_dataset").map(|(_, ds)| {
+                                let collate: Vec<(Text, Expr)> =
+                                    kwargs.iter().filter(|(k, _)| k == "data_collator").map(|(_, v)| ("collate_fn".into(), v.clone())).collect();
+                                Expr::Call { func: Box::new(Expr::Name("DataLoader".into())), args: vec![ds.clone()], kwargs: collate }
+                            });
+                        }
+                    }
+                });
+                let Some(loader) = found else { continue };
+                let c2 = Ctx { def: sid, at: si, env: None, depth: cx.depth + 1 };
+                let node = self.node(&c2, si, Tag::Pass, format!("`{pname}` is a batch of the Trainer built here"), parent);
+                let v = self.in_iter(|tr| tr.expr(&loader, &c2, node));
+                let el = self.iterate(&v);
+                self.finish(node, &el);
+                join_into(&mut out, el);
+            }
         }
         out
     }
@@ -1958,6 +2013,15 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     let f = args.first().cloned().unwrap_or(Expr::Slice);
                     return self.mapped(&base, &f, cx, parent);
                 }
+                // a record's field taken out (`labels = inputs.pop("labels")`)
+                "pop" if args.first().is_some_and(|a| matches!(a.bare(), Expr::Str(_))) => {
+                    let Some(Expr::Str(k)) = args.first().map(Expr::bare) else { unreachable!() };
+                    let base = self.expr(r, cx, parent);
+                    if let Some(v) = base.field(k) {
+                        return self.force(v);
+                    }
+                    return Val::unknown(format!("`.pop({k:?})` of {}", base.describe()));
+                }
                 "get" => {
                     let base = self.expr(r, cx, parent);
                     let v = base.element();
@@ -2267,6 +2331,15 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     Val::Map { val, .. } => *val,
                     other => other,
                 };
+            }
+            // `functools.partial(f, …)`: the function (its bound arguments take their defaults)
+            "partial" if !self.ix.is_class("partial") && self.ix.functions("partial").is_empty() && !args.is_empty() => {
+                let keep = self.nodes.len();
+                let f = self.expr(&args[0], cx, None);
+                self.nodes.truncate(keep);
+                if let Val::Func(_) = f {
+                    return f;
+                }
             }
             // a sample is the tuple of the tensors' rows
             "TensorDataset" if !self.ix.is_class("TensorDataset") => {
@@ -3039,8 +3112,13 @@ fn shape(value: &Expr, op: Option<&str>, v: &Val) -> (Option<Tag>, String) {
         v
     };
     match top {
-        // list concatenation: a marker among the literal elements, else no arithmetic
-        Expr::Bin(op, l, r) if op == "+" && matches!(v, Val::Seq { .. }) => {
+        // list concatenation: a marker among the literal elements, else no arithmetic (a list
+        // display on either side says so when the value itself is not known)
+        Expr::Bin(op, l, r)
+            if op == "+"
+                && (matches!(v, Val::Seq { .. })
+                    || [l, r].iter().any(|x| matches!(x.bare(), Expr::Seq(SeqKind::List | SeqKind::Tuple, _) | Expr::Comp { .. }))) =>
+        {
             let marker = [l, r].into_iter().find_map(|x| match x.bare() {
                 Expr::Seq(_, xs) => xs.iter().find_map(|e| match e.bare() {
                     Expr::Int(k) if *k < 0 => Some(*k),
