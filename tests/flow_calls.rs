@@ -1,6 +1,7 @@
 //! The value tracing across calls that do not name their callee, as a user meets them: a real
 //! H200 log of the kernel assert, a project of three files, and the line that made the bound
-//! reachable only through a registry, a subclass's constructor, `**kwargs` or a comprehension.
+//! reachable only through a registry, a subclass's constructor, `**kwargs` or a comprehension;
+//! and a mask applied after the op it should have guarded.
 
 mod common;
 
@@ -151,4 +152,72 @@ fn a_table_sized_in_a_comprehension_of_an_inherited_constructor_names_the_size()
     let fixed = CMP_ENCODE.replace("max(m.values())", "len(m)");
     let got = tiered_suspects(&[("layers.py", CMP_LAYERS), ("encode.py", &fixed), ("train.py", CMP_TRAIN)], "embedding_over.async.log");
     assert!(!got.iter().any(|s| s.ends_with(" strong")), "the fixed tables fit the codes: {got:?}");
+}
+
+const LATE_LOSS: &str = r#"import torch
+import torch.nn.functional as F
+
+UNLABELED = -1
+
+
+def smoothed_nll(logits, target, eps=0.1, skip=UNLABELED):
+    logp = F.log_softmax(logits, dim=-1)
+    picked = logp.gather(-1, target[:, None]).squeeze(-1)
+    loss = -(1 - eps) * picked - eps * logp.mean(-1)
+    keep = target != skip
+    return loss[keep].mean()
+"#;
+
+const LATE_ROWS: &str = r#"import torch
+from torch.utils.data import Dataset
+
+UNLABELED = -1
+
+
+class Reviews(Dataset):
+    def __init__(self, texts, stars, names):
+        self.x = torch.randn(len(texts), 32)
+        self.y = [names.index(s) if s in names else UNLABELED for s in stars]
+
+    def __len__(self):
+        return len(self.y)
+
+    def __getitem__(self, i):
+        return self.x[i], self.y[i]
+"#;
+
+const LATE_FIT: &str = r#"import torch
+from torch import nn
+from torch.utils.data import DataLoader
+
+from losses import smoothed_nll
+from rows import Reviews
+
+
+def fit(texts, stars, names):
+    data = DataLoader(Reviews(texts, stars, names), batch_size=16)
+    head = nn.Linear(32, len(names))
+    opt = torch.optim.AdamW(head.parameters())
+    for x, y in data:
+        loss = smoothed_nll(head(x), y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+"#;
+
+/// Unlabelled rows carry the marker -1 on purpose; the loss gathers at the targets and only
+/// then masks the marker out: the gather is the line to fix. When the comparison after the op
+/// is a metric (not against the marker), the marker's line stays first.
+#[test]
+fn a_mask_after_the_gather_names_the_gather() {
+    let files = [("losses.py", LATE_LOSS), ("rows.py", LATE_ROWS), ("fit.py", LATE_FIT)];
+    let got = tiered_suspects(&files, "gather_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("losses.py:9 strong"), "{got:?}");
+    let metric = LATE_LOSS.replace(
+        "keep = target != skip\n    return loss[keep].mean()",
+        "hits = logits.argmax(-1) == target\n    return loss.mean() + 0 * hits.float().mean()",
+    );
+    assert_ne!(metric, LATE_LOSS);
+    let got = tiered_suspects(&[("losses.py", &metric), ("rows.py", LATE_ROWS), ("fit.py", LATE_FIT)], "gather_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("rows.py:4 strong"), "{got:?}");
 }

@@ -163,24 +163,38 @@ impl Slice<'_> {
 }
 
 /// The line, after the sink's statement in the same function, of a comparison (`==`, `!=`)
-/// of a name the sink's value reads: a mask made after the op used the value.
-fn late_mask(ix: &Index, sink: &Sink) -> Option<u32> {
+/// of a name the sink's value reads with the marker `k` (a literal or a name the tracing
+/// evaluates to it): a mask made after the op used the value.
+fn late_mask(ix: &Index, sink: &Sink, k: i64) -> Option<u32> {
+    use crate::scan::flow::Expr;
     let mut names = Vec::new();
     sink.value.names(&mut names);
     let d = ix.def(sink.def);
-    d.stmts.iter().skip(sink.stmt + 1).find_map(|s| {
-        let mut hit = false;
+    let mut tr = Tracer::new(ix);
+    for (i, s) in d.stmts.iter().enumerate().skip(sink.stmt + 1) {
+        let mut others: Vec<Expr> = Vec::new();
         trace::stmt_exprs(&s.kind, &mut |e| {
-            if let crate::scan::flow::Expr::Test(op, xs) = e {
-                if (op == "!=" || op == "==")
-                    && xs.iter().any(|x| matches!(x.bare(), crate::scan::flow::Expr::Name(n) if names.contains(n)))
-                {
-                    hit = true;
+            if let Expr::Test(op, xs) = e {
+                if (op == "!=" || op == "==") && xs.len() == 2 {
+                    let is_value = |x: &Expr| matches!(x.bare(), Expr::Name(n) if names.contains(n));
+                    if is_value(&xs[0]) {
+                        others.push(xs[1].clone());
+                    } else if is_value(&xs[1]) {
+                        others.push(xs[0].clone());
+                    }
                 }
             }
         });
-        hit.then(|| d.line(s))
-    })
+        let c = Ctx { def: sink.def, at: i, env: None, depth: 0 };
+        for o in others {
+            if let Val::Int(r) = tr.expr(&o, &c, None) {
+                if r.lo == r.hi && r.lo.as_ref().and_then(|x| x.constant()) == Some(k) {
+                    return Some(d.line(s));
+                }
+            }
+        }
+    }
+    None
 }
 
 /// The flow suspects for a failure of `category`, from every call in the project that can reach
@@ -432,7 +446,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
             _ => None,
         });
         if let Some(k) = marker {
-            if let Some(line) = late_mask(ix, sink) {
+            if let Some(line) = late_mask(ix, sink, k) {
                 let name = trace::short(&sink.value);
                 out.push(FlowSuspect {
                     file: ix.files[sink.def.0].path.clone(),

@@ -1417,9 +1417,8 @@ impl<'a, 'i> Tracer<'a, 'i> {
     /// class derives from a library `Trainer`.
     fn trainer_batches(&mut self, cx: &Ctx, pname: &str, parent: Option<usize>) -> Option<Val> {
         let class = self.def(cx).class.clone()?;
-        let library_trainer = self.ix.mro(&class).iter().any(|c| {
-            self.ix.bases(c).iter().any(|b| b.ends_with("Trainer") && !self.ix.is_class(b))
-        });
+        let library_trainer =
+            self.ix.mro(&class).iter().any(|c| self.ix.bases(c).iter().any(|b| b.ends_with("Trainer") && !self.ix.is_class(b)));
         if !library_trainer {
             return None;
         }
@@ -1433,8 +1432,11 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     if let Expr::Call { func, kwargs, .. } = e {
                         if func.last_name() == Some(c.as_str()) && found.is_none() {
                             found = kwargs.iter().find(|(k, _)| k == "train_dataset").map(|(_, ds)| {
-                                let collate: Vec<(Text, Expr)> =
-                                    kwargs.iter().filter(|(k, _)| k == "data_collator").map(|(_, v)| ("collate_fn".into(), v.clone())).collect();
+                                let collate: Vec<(Text, Expr)> = kwargs
+                                    .iter()
+                                    .filter(|(k, _)| k == "data_collator")
+                                    .map(|(_, v)| ("collate_fn".into(), v.clone()))
+                                    .collect();
                                 Expr::Call { func: Box::new(Expr::Name("DataLoader".into())), args: vec![ds.clone()], kwargs: collate }
                             });
                         }
@@ -1758,7 +1760,12 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     let p = &d.params[pi];
                     let mut found: Option<Text> = None;
                     for site in self.ix.call_sites(d, cx.def, MAX_SITES) {
-                        let arg = site.kwargs.iter().find(|(k, _)| *k == p.name).map(|(_, e)| e.clone()).or_else(|| positional(&site.args, pi, site.offset));
+                        let arg = site
+                            .kwargs
+                            .iter()
+                            .find(|(k, _)| *k == p.name)
+                            .map(|(_, e)| e.clone())
+                            .or_else(|| positional(&site.args, pi, site.offset));
                         let c = Ctx { def: site.at.0, at: site.at.1, env: None, depth: cx.depth + 1 };
                         let got = match arg {
                             Some(a) => self.string_of(&a, &c, hops + 1),
@@ -1823,7 +1830,11 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 if func.last_name() != Some("add_argument") || hit.is_some() {
                     return;
                 }
-                let dest = kwargs.iter().find(|(k, _)| k == "dest").and_then(|(_, v)| if let Expr::Str(s) = v.bare() { Some(s.to_string()) } else { None });
+                let dest =
+                    kwargs
+                        .iter()
+                        .find(|(k, _)| k == "dest")
+                        .and_then(|(_, v)| if let Expr::Str(s) = v.bare() { Some(s.to_string()) } else { None });
                 let names: Vec<String> = args
                     .iter()
                     .filter_map(|a| if let Expr::Str(s) = a.bare() { Some(s.trim_start_matches('-').replace('-', "_")) } else { None })
