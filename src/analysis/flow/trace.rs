@@ -1821,6 +1821,32 @@ impl<'a, 'i> Tracer<'a, 'i> {
         }
     }
 
+    /// The string a field read from an instance holds by its class's default (`cfg.name` where
+    /// `cfg` is a `ModelConfig` whose body sets `name: str = "tcn"`).
+    fn field_string(&mut self, e: &Expr, cx: &Ctx) -> Option<Text> {
+        let Expr::Attr(o, a) = e.bare() else { return None };
+        let keep = self.nodes.len();
+        let v = self.expr(o, cx, None);
+        self.nodes.truncate(keep);
+        let Val::Obj(obj) = v else { return None };
+        // a keyword of the constructor call, else the class body's default
+        if let Some(env) = &obj.ctor {
+            if let (Some((_, arg)), Some(caller)) = (env.kwargs.iter().find(|(k, _)| k == a), &env.caller) {
+                return self.string_of(arg, caller, 0);
+            }
+        }
+        self.ix.mro(&obj.class).iter().find_map(|c| {
+            self.ix.class_bodies(c).iter().find_map(|&body| {
+                self.ix.def(body).stmts.iter().find_map(|s| match &s.kind {
+                    StmtKind::Assign { targets, value: Expr::Str(v), .. } if targets.iter().any(|t| t.dotted().as_deref() == Some(a.as_str())) => {
+                        Some(v.clone())
+                    }
+                    _ => None,
+                })
+            })
+        })
+    }
+
     /// The string default of the argparse flag whose destination is `key`.
     fn flag_string(&self, key: &str) -> Option<Text> {
         let mut hit = None;
@@ -2367,6 +2393,13 @@ impl<'a, 'i> Tracer<'a, 'i> {
             }
             _ => {}
         }
+        // `cls(…)` in a classmethod: its class (a subclass's call is not followed)
+        let name = match func.bare() {
+            Expr::Name(n) if self.def(cx).decorators.iter().any(|d| d == "classmethod") && self.def(cx).params.first().is_some_and(|p| p.name == *n) => {
+                self.def(cx).class.as_deref().map(str::to_string).unwrap_or(name)
+            }
+            _ => name,
+        };
         // a class looked up in a registry (`MODELS[cfg.name](…)`, `factory = DATASETS[k]`)
         let name = match func.bare() {
             Expr::Sub(..) | Expr::Name(_) if !self.ix.is_class(&name) => self.registry_class(func, cx, 0).unwrap_or(name),
@@ -2477,7 +2510,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
     /// string, else the one class all entries name) or a dict a decorator fills
     /// (`@register("transe")` over a class, `R[name] = cls` in the decorator): the class
     /// decorated with `key`, or the one class so decorated.
-    fn registry_class(&self, func: &Expr, cx: &Ctx, hops: usize) -> Option<String> {
+    fn registry_class(&mut self, func: &Expr, cx: &Ctx, hops: usize) -> Option<String> {
         if hops > 3 {
             return None;
         }
@@ -2497,7 +2530,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             }
             Expr::Sub(base, key) => {
                 let Expr::Name(r) = base.bare() else { return None };
-                let key = self.string_of(key, cx, 0);
+                let key = self.string_of(key, cx, 0).or_else(|| self.field_string(key, cx));
                 let &(gid, gi) = self.ix.globals(r).iter().find(|(id, _)| id.0 == cx.def.0).or(self.ix.globals(r).first())?;
                 let StmtKind::Assign { value, .. } = &self.ix.def(gid).stmts[gi].kind else { return None };
                 let pick = |cands: Vec<(Option<Text>, String)>| -> Option<String> {
