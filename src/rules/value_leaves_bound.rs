@@ -155,13 +155,13 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
     let graph = Graph::new(files);
     for site in sites {
         let near = graph.neighbourhood(files, site);
-        // lint checks data pipelines: a neighbourhood with no Dataset, loader or Lightning data
-        // hook is a model library's, whose indices are computed and guarded inside (skipped,
+        // lint checks data pipelines: a neighbourhood with no Dataset, loader, `Trainer` or
+        // Lightning data hook is a model library's, whose indices are computed and guarded inside (skipped,
         // found from the digests without loading the files)
         let pipeline = near.iter().any(|&i| {
             let d = files.digest(i);
-            ["DataLoader", "read_csv", "random_split", "load_dataset"].iter().any(|c| Digest::has(d.calls(), c))
-                || ["train_dataloader", "collate_fn", "collate"].iter().any(|m| Digest::has(d.defined(), m))
+            ["DataLoader", "read_csv", "random_split", "load_dataset", "Trainer"].iter().any(|c| Digest::has(d.calls(), c))
+                || ["train_dataloader", "collate_fn", "collate", "compute_loss"].iter().any(|m| Digest::has(d.defined(), m))
         });
         if !pipeline {
             continue;
@@ -171,10 +171,11 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
         if !near.iter().any(|f| f.mentions_torch) {
             continue;
         }
-        let here = files.path(site);
         for category in ["label_out_of_range", "embedding_index_out_of_range", "probability_out_of_range"] {
             for s in flow::suspects_in(&near, category, &[], flow::Mode::Lint).into_iter().filter(|s| {
-                s.tier == Tier::Strong && s.score >= 0.97 && (s.file == here && files.is_site(site) || config_site(files, &s.file))
+                // reported where it is when that file is linted (found from any site: the
+                // slice that proves it may start in a file that imports it)
+                s.tier == Tier::Strong && s.score >= 0.97 && (files.index(&s.file).is_some_and(|i| files.is_site(i)) || config_site(files, &s.file))
             }) {
                 if out.iter().any(|o: &Finding| o.file == s.file && o.span.line == s.line) {
                     continue;

@@ -441,12 +441,23 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
     // mask belongs, not the line that wrote the marker (the convention the rest of the code
     // follows)
     if matches!(sink.kind, SinkKind::Index | SinkKind::Embedding) {
-        let marker = nodes[..value_nodes].iter().find_map(|n| match n.tag {
-            Tag::Sentinel(k) if k < 0 && !n.aux => Some(k),
+        let marker = nodes[..value_nodes].iter().enumerate().find_map(|(i, n)| match n.tag {
+            Tag::Sentinel(k) if k < 0 && !n.aux => Some((i, k)),
             _ => None,
         });
-        if let Some(k) = marker {
+        if let Some((at, k)) = marker {
             if let Some(line) = late_mask(ix, sink, k) {
+                // the marker itself is the convention the code follows (the mask names it): its
+                // lines are where it came from, not the fault
+                let marks: Vec<(String, u32)> = nodes[..value_nodes]
+                    .iter()
+                    .filter(|n| n.tag == Tag::Sentinel(k))
+                    .map(|n| (ix.files[n.file].path.clone(), n.line))
+                    .collect();
+                for s in out.iter_mut().filter(|s| marks.iter().any(|(f, l)| *f == s.file && *l == s.line)) {
+                    s.tier = Tier::Likely;
+                    s.score = s.score.min(0.9);
+                }
                 let name = trace::short(&sink.value);
                 out.push(FlowSuspect {
                     file: ix.files[sink.def.0].path.clone(),
@@ -457,7 +468,8 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
                         "{}: uses `{name}` with the marker {k} in it, and masks the marker out only on line {line}, after the op",
                         nodes[0].scope
                     ),
-                    chain: slice.chain(0, ix, false),
+                    // from the line that wrote the marker to the op
+                    chain: slice.chain(at, ix, false),
                     bound_chain: bound_chain.clone(),
                     data: false,
                 });
