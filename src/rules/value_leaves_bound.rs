@@ -17,13 +17,15 @@ model config's `num_labels`, `vocab_size` or position count), and reports the li
 value's range, written in the bound's terms, stops fitting the bound. Positions are followed as
 lengths: a sequence cut to the table's size and then given a `[CLS]`/`<bos>`/`<eos>` is reported
 at the cut; a length used as a gather index (one past the last element) at the line that makes
-the index.
+the index; a negative marker (`-100`, `-1`) that reaches a gather or lookup in a function that
+masks it out only after that op, at the op.
 
 Without a crash log (`lint`) it reports only a disagreement the ranges prove on the value's
 path that comes through the data (a loader loop, a Dataset, a data column, a config key or
 flag), or scores proven raw on their way to a loss that takes probabilities; it runs in
 projects with a data pipeline (a DataLoader, a CSV read, a split, a collate or Lightning data
-hook). A bound held in a YAML or JSON config is reported at its key when the run covers that
+hook, a `Trainer` or its `compute_loss`), and a finding is reported in whichever linted file it
+is on. A bound held in a YAML or JSON config is reported at its key when the run covers that
 file (a run on the Python files alone reports only them). With a log (`explain --project`) it
 ranks every line of the slice by what it does to the value, and the chain between the line and
 the op call is the evidence.
