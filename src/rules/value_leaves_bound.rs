@@ -24,7 +24,7 @@ Without a crash log (`lint`) it reports only a disagreement the ranges prove on 
 path that comes through the data (a loader loop, a Dataset, a data column, a config key or
 flag), or scores proven raw on their way to a loss that takes probabilities; it runs in
 projects with a data pipeline (a DataLoader, a CSV read, a split, a collate or Lightning data
-hook, a `Trainer` or its `compute_loss`), and a finding is reported in whichever linted file it
+hook, a Trainer's `compute_loss`), and a finding is reported in whichever linted file it
 is on. A bound held in a YAML or JSON config is reported at its key when the run covers that
 file (a run on the Python files alone reports only them). With a log (`explain --project`) it
 ranks every line of the slice by what it does to the value, and the chain between the line and
@@ -157,12 +157,12 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
     let graph = Graph::new(files);
     for site in sites {
         let near = graph.neighbourhood(files, site);
-        // lint checks data pipelines: a neighbourhood with no Dataset, loader, `Trainer` or
+        // lint checks data pipelines: a neighbourhood with no Dataset, loader, `compute_loss` or
         // Lightning data hook is a model library's, whose indices are computed and guarded inside (skipped,
         // found from the digests without loading the files)
         let pipeline = near.iter().any(|&i| {
             let d = files.digest(i);
-            ["DataLoader", "read_csv", "random_split", "load_dataset", "Trainer"].iter().any(|c| Digest::has(d.calls(), c))
+            ["DataLoader", "read_csv", "random_split", "load_dataset"].iter().any(|c| Digest::has(d.calls(), c))
                 || ["train_dataloader", "collate_fn", "collate", "compute_loss"].iter().any(|m| Digest::has(d.defined(), m))
         });
         if !pipeline {

@@ -249,15 +249,22 @@ impl<'a> Index<'a> {
             ("__init__", Some(class)) => {
                 self.ctor_sites(class, None, exclude, max, 0, &mut out);
                 if out.is_empty() {
+                    self.lookup_sites(class, exclude, max, &mut out);
+                }
+                if out.is_empty() {
                     self.registry_sites(class, d, exclude, max, &mut out);
                 }
             }
-            _ => self.named_sites(&d.name, &d.name, usize::from(d.is_method()), None, exclude, max, &mut out),
-        }
-        // a method's name called on another project class (`FeatureStats.fit(x)` is no call of
-        // `Trainer.fit`), or on `self` in a class unrelated to this one
-        if let (Some(class), true) = (d.class.as_deref(), d.name != "__init__") {
-            out.retain(|c| self.may_call_method(c, class));
+            (_, class) => {
+                // a method's name called on another project class (`FeatureStats.fit(x)` is no
+                // call of `Trainer.fit`), or on `self` in a class unrelated to this one: looked
+                // for among more sites, then cut to `max`
+                self.named_sites(&d.name, usize::from(d.is_method()), None, exclude, max * 4, &mut out);
+                if let Some(class) = class {
+                    out.retain(|c| self.may_call_method(c, class));
+                }
+                out.truncate(max);
+            }
         }
         out
     }
@@ -285,15 +292,15 @@ impl<'a> Index<'a> {
         ok
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn named_sites(&self, name: &str, callee: &str, offset: usize, via: Option<&str>, exclude: DefId, max: usize, out: &mut Vec<CallSite>) {
+    /// The calls of `name` (a function's, a method's or a class's) outside `exclude`, up to `max`.
+    fn named_sites(&self, name: &str, offset: usize, via: Option<&str>, exclude: DefId, max: usize, out: &mut Vec<CallSite>) {
         for &(sid, si) in self.calling(name) {
             if sid == exclude {
                 continue;
             }
             crate::analysis::flow::trace::stmt_exprs(&self.def(sid).stmts[si].kind, &mut |e| {
                 if let Expr::Call { func, args, kwargs } = e {
-                    if func.last_name() == Some(callee) && out.len() < max {
+                    if func.last_name() == Some(name) && out.len() < max {
                         let via = via.map(str::to_string);
                         out.push(CallSite { at: (sid, si), args: args.clone(), kwargs: kwargs.clone(), offset, via });
                     }
@@ -307,7 +314,7 @@ impl<'a> Index<'a> {
 
     /// The constructor calls of `class`'s `__init__` (see [`Index::call_sites`]).
     fn ctor_sites(&self, class: &str, via: Option<&str>, exclude: DefId, max: usize, depth: usize, out: &mut Vec<CallSite>) {
-        self.named_sites(class, class, 1, via, exclude, max, out);
+        self.named_sites(class, 1, via, exclude, max, out);
         if depth >= SUBCLASS_DEPTH {
             return;
         }
@@ -349,10 +356,59 @@ impl<'a> Index<'a> {
                     if forwards {
                         let how = format!("{sub} passes its arguments on to {class}'s constructor");
                         self.ctor_sites(sub, Some(&how), exclude, max, depth + 1, out);
-                    } else if (init, si) != (exclude, 0) && init != exclude && out.len() < max {
+                    } else if init != exclude && out.len() < max {
                         let via = Some(format!("{sub}'s constructor calls {class}'s"));
                         out.push(CallSite { at: (init, si), args, kwargs, offset, via });
                     }
+                }
+            }
+        }
+    }
+
+    /// The calls of a class through a module-level dict display that holds it: `R[key](…)`, or
+    /// `f = R[key]` and then `f(…)` in the same function.
+    fn lookup_sites(&self, class: &str, exclude: DefId, max: usize, out: &mut Vec<CallSite>) {
+        let registries: Vec<&str> = self
+            .globals
+            .iter()
+            .filter(|(_, sites)| {
+                sites.iter().any(|&(gid, gi)| {
+                    matches!(&self.def(gid).stmts[gi].kind, StmtKind::Assign { value, .. }
+                        if matches!(value.bare(), Expr::Dict(kv) if kv.iter().any(|(_, v)| v.bare().last_name() == Some(class))))
+                })
+            })
+            .map(|(n, _)| n.as_str())
+            .collect();
+        if registries.is_empty() {
+            return;
+        }
+        let is_lookup = |e: &Expr| matches!(e.bare(), Expr::Sub(b, _) if matches!(b.bare(), Expr::Name(r) if registries.contains(&r.as_str())));
+        let how = format!("{class} looked up in a registry");
+        for (fi, f) in self.files.iter().enumerate() {
+            for (di, d) in f.flow.iter().enumerate() {
+                if (fi, di) == exclude {
+                    continue;
+                }
+                // local names bound to a lookup (`factory = DATASETS[name]`)
+                let bound: Vec<&str> = d
+                    .stmts
+                    .iter()
+                    .filter_map(|s| match &s.kind {
+                        StmtKind::Assign { targets, value, op: None } if is_lookup(value) => match targets.first().map(Expr::bare) {
+                            Some(Expr::Name(n)) => Some(n.as_str()),
+                            _ => None,
+                        },
+                        _ => None,
+                    })
+                    .collect();
+                for (si, st) in d.stmts.iter().enumerate() {
+                    crate::analysis::flow::trace::stmt_exprs(&st.kind, &mut |e| {
+                        let Expr::Call { func, args, kwargs } = e else { return };
+                        let hit = is_lookup(func) || matches!(func.bare(), Expr::Name(n) if bound.contains(&n.as_str()));
+                        if hit && out.len() < max {
+                            out.push(CallSite { at: ((fi, di), si), args: args.clone(), kwargs: kwargs.clone(), offset: 1, via: Some(how.clone()) });
+                        }
+                    });
                 }
             }
         }
@@ -409,7 +465,7 @@ impl<'a> Index<'a> {
         let names: Vec<&str> = d.params.iter().skip(1).filter(|p| !p.star).map(|p| p.name.as_str()).collect();
         for (name, how) in factories {
             let mut sites = Vec::new();
-            self.named_sites(name, name, usize::MAX, Some(&how), exclude, max, &mut sites);
+            self.named_sites(name, usize::MAX, Some(&how), exclude, max, &mut sites);
             // only calls that name one of the constructor's parameters (positional arguments
             // are the factory's own)
             out.extend(sites.into_iter().filter(|c| c.kwargs.iter().any(|(k, _)| names.contains(&k.as_str()))).map(|mut c| {
