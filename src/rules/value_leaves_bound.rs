@@ -177,7 +177,9 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
             for s in flow::suspects_in(&near, category, &[], flow::Mode::Lint).into_iter().filter(|s| {
                 // reported where it is when that file is linted (found from any site: the
                 // slice that proves it may start in a file that imports it)
-                s.tier == Tier::Strong && s.score >= 0.97 && (files.index(&s.file).is_some_and(|i| files.is_site(i)) || config_site(files, &s.file))
+                s.tier == Tier::Strong
+                    && s.score >= 0.97
+                    && (files.index(&s.file).is_some_and(|i| files.is_site(i)) || config_site(files, &s.file))
             }) {
                 if out.iter().any(|o: &Finding| o.file == s.file && o.span.line == s.line) {
                     continue;

@@ -382,7 +382,8 @@ impl<'a> Index<'a> {
         if registries.is_empty() {
             return;
         }
-        let is_lookup = |e: &Expr| matches!(e.bare(), Expr::Sub(b, _) if matches!(b.bare(), Expr::Name(r) if registries.contains(&r.as_str())));
+        let is_lookup =
+            |e: &Expr| matches!(e.bare(), Expr::Sub(b, _) if matches!(b.bare(), Expr::Name(r) if registries.contains(&r.as_str())));
         let how = format!("{class} looked up in a registry");
         for (fi, f) in self.files.iter().enumerate() {
             for (di, d) in f.flow.iter().enumerate() {
@@ -406,7 +407,13 @@ impl<'a> Index<'a> {
                         let Expr::Call { func, args, kwargs } = e else { return };
                         let hit = is_lookup(func) || matches!(func.bare(), Expr::Name(n) if bound.contains(&n.as_str()));
                         if hit && out.len() < max {
-                            out.push(CallSite { at: ((fi, di), si), args: args.clone(), kwargs: kwargs.clone(), offset: 1, via: Some(how.clone()) });
+                            out.push(CallSite {
+                                at: ((fi, di), si),
+                                args: args.clone(),
+                                kwargs: kwargs.clone(),
+                                offset: 1,
+                                via: Some(how.clone()),
+                            });
                         }
                     });
                 }

@@ -1838,7 +1838,9 @@ impl<'a, 'i> Tracer<'a, 'i> {
         self.ix.mro(&obj.class).iter().find_map(|c| {
             self.ix.class_bodies(c).iter().find_map(|&body| {
                 self.ix.def(body).stmts.iter().find_map(|s| match &s.kind {
-                    StmtKind::Assign { targets, value: Expr::Str(v), .. } if targets.iter().any(|t| t.dotted().as_deref() == Some(a.as_str())) => {
+                    StmtKind::Assign { targets, value: Expr::Str(v), .. }
+                        if targets.iter().any(|t| t.dotted().as_deref() == Some(a.as_str())) =>
+                    {
                         Some(v.clone())
                     }
                     _ => None,
@@ -2395,7 +2397,10 @@ impl<'a, 'i> Tracer<'a, 'i> {
         }
         // `cls(…)` in a classmethod: its class (a subclass's call is not followed)
         let name = match func.bare() {
-            Expr::Name(n) if self.def(cx).decorators.iter().any(|d| d == "classmethod") && self.def(cx).params.first().is_some_and(|p| p.name == *n) => {
+            Expr::Name(n)
+                if self.def(cx).decorators.iter().any(|d| d == "classmethod")
+                    && self.def(cx).params.first().is_some_and(|p| p.name == *n) =>
+            {
                 self.def(cx).class.as_deref().map(str::to_string).unwrap_or(name)
             }
             _ => name,
