@@ -1786,18 +1786,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 }
             }
             Expr::Attr(o, a) => {
-                let class_default = |class: &str| {
-                    self.ix.class_bodies(class).iter().find_map(|&body| {
-                        self.ix.def(body).stmts.iter().find_map(|s| match &s.kind {
-                            StmtKind::Assign { targets, value: Expr::Str(v), .. }
-                                if targets.iter().any(|t| t.dotted().as_deref() == Some(a.as_str())) =>
-                            {
-                                Some(v.clone())
-                            }
-                            _ => None,
-                        })
-                    })
-                };
+                let class_default = |class: &str| self.class_string(class, a);
                 if let Some(v) = o.dotted().and_then(|c| class_default(&c)) {
                     return Some(v);
                 }
@@ -1835,16 +1824,17 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 return self.string_of(arg, caller, 0);
             }
         }
-        self.ix.mro(&obj.class).iter().find_map(|c| {
-            self.ix.class_bodies(c).iter().find_map(|&body| {
-                self.ix.def(body).stmts.iter().find_map(|s| match &s.kind {
-                    StmtKind::Assign { targets, value: Expr::Str(v), .. }
-                        if targets.iter().any(|t| t.dotted().as_deref() == Some(a.as_str())) =>
-                    {
-                        Some(v.clone())
-                    }
-                    _ => None,
-                })
+        self.ix.mro(&obj.class).iter().find_map(|c| self.class_string(c, a))
+    }
+
+    /// The string a class's body gives `field` (`name: str = "tcn"`, `LABEL = "y"`).
+    fn class_string(&self, class: &str, field: &str) -> Option<Text> {
+        self.ix.class_bodies(class).iter().find_map(|&body| {
+            self.ix.def(body).stmts.iter().find_map(|s| match &s.kind {
+                StmtKind::Assign { targets, value: Expr::Str(v), .. } if targets.iter().any(|t| t.dotted().as_deref() == Some(field)) => {
+                    Some(v.clone())
+                }
+                _ => None,
             })
         })
     }
