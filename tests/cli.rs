@@ -105,6 +105,18 @@ fn usage_error_is_exit_2() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// `repro --timeout inf` (or `1e999`) panicked with exit 101; `nan`, `0` and `-1` silently meant
+/// no limit. Each is a usage error now (exit 2, the flag named), and nothing is run.
+#[test]
+fn repro_timeout_that_is_not_a_positive_finite_number_is_a_usage_error() {
+    for bad in ["inf", "1e999", "nan", "0", "-1", "soon"] {
+        let out = bin().args(["repro", &format!("--timeout={bad}"), "--", "true"]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {err}");
+        assert!(err.contains("--timeout"), "{bad}: {err}");
+    }
+}
+
 #[test]
 fn binary_garbage_and_invalid_utf8_do_not_panic() {
     let mut data = Vec::new();

@@ -22,8 +22,9 @@ pub struct Args {
     /// Do not train: check every sample of the script's datasets against the model's bounds.
     #[arg(long)]
     sweep: bool,
-    /// Stop the command (and everything it started) after this many seconds.
-    #[arg(long, value_name = "S")]
+    /// Stop the command (and everything it started) after this many seconds (above 0, at most
+    /// 1e9; leave it out for no limit).
+    #[arg(long, value_name = "S", value_parser = seconds)]
     timeout: Option<f64>,
     /// Where to write the witness, the batch's tensors and the run's output (default: a
     /// fresh directory under the temporary directory).
@@ -58,12 +59,22 @@ pub struct Args {
     quiet: bool,
 }
 
+/// `--timeout`: a finite number of seconds above 0 and at most 1e9 (`inf` or `1e999` made a
+/// duration that panicked; `nan`, `0` and `-1` silently meant no limit).
+fn seconds(s: &str) -> Result<f64, String> {
+    let t: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    if !t.is_finite() || t <= 0.0 || t > 1e9 {
+        return Err(format!("`{s}`: give a number of seconds above 0 and at most 1e9 (leave --timeout out for no limit)"));
+    }
+    Ok(t)
+}
+
 pub fn run(a: Args) -> Result<u8, CliError> {
     let opts = repro::Options {
         argv: a.command,
         cpu: a.cpu,
         sweep: a.sweep,
-        timeout: a.timeout.filter(|t| *t > 0.0).map(std::time::Duration::from_secs_f64),
+        timeout: a.timeout.map(std::time::Duration::from_secs_f64),
         out: a.out,
         project: a.project.clone(),
         no_values: a.no_values,
