@@ -258,6 +258,17 @@ impl Def {
         }
     }
 
+    /// The last plain assignment `name = value` among the statements before `before`: its
+    /// statement's index and its value.
+    pub fn last_assign(&self, before: usize, name: &str) -> Option<(usize, &Expr)> {
+        (0..before.min(self.stmts.len())).rev().find_map(|i| match &self.stmts[i].kind {
+            StmtKind::Assign { targets, value, op: None } if targets.iter().any(|t| matches!(t, Expr::Name(x) if x == name)) => {
+                Some((i, value))
+            }
+            _ => None,
+        })
+    }
+
     pub fn param_index(&self, name: &str) -> Option<usize> {
         self.params.iter().position(|p| p.name == name)
     }

@@ -162,12 +162,8 @@ fn ctor_at(ix: &Index, func: &Expr, def: DefId, stmt: usize, hops: usize) -> Opt
             if let Some(over) = loop_source(d, stmt, n) {
                 return ctor_at(ix, &over, def, stmt, hops + 1).and_then(|c| element_ctor(c, 0));
             }
-            for i in (0..stmt.min(d.stmts.len())).rev() {
-                if let StmtKind::Assign { targets, value, op: None } = &d.stmts[i].kind {
-                    if targets.iter().any(|t| matches!(t, Expr::Name(x) if x == n)) {
-                        return matches!(value, Expr::Call { .. }).then(|| (unmoved(value), def, i));
-                    }
-                }
+            if let Some((i, value)) = d.last_assign(stmt, n) {
+                return matches!(value, Expr::Call { .. }).then(|| (unmoved(value), def, i));
             }
             let sites = ix.globals(n);
             let (gid, gi) = sites.iter().find(|(id, _)| id.0 == def.0).or(sites.first()).copied()?;

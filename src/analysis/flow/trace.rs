@@ -785,13 +785,20 @@ impl<'a, 'i> Tracer<'a, 'i> {
     /// The element of a comprehension, traced as the value itself (`max(len(s) for s in xs)`
     /// while following a length: the length is each element's).
     fn comprehension_element(&mut self, elt: &Expr, gens: &[(Expr, Expr)], cx: &Ctx, parent: Option<usize>) -> Val {
+        let vals = self.bind_gens(gens, cx, parent);
+        self.with_vals(cx, &vals, |tr, c| tr.expr(elt, c, parent))
+    }
+
+    /// The names `for` clauses bind, each target to an element of its iterable (traced in `cx`
+    /// with the earlier clauses' names bound).
+    fn bind_gens(&mut self, gens: &[(Expr, Expr)], cx: &Ctx, parent: Option<usize>) -> Vec<(String, Val)> {
         let mut vals: Vec<(String, Val)> = Vec::new();
         for (t, it) in gens {
             let v = self.in_iter(|tr| tr.with_vals(cx, &vals, |tr, c| tr.expr(it, c, parent)));
             let el = self.iterate(&v);
             bind_pattern(t, &el, &mut vals);
         }
-        self.with_vals(cx, &vals, |tr, c| tr.expr(elt, c, parent))
+        vals
     }
 
     /// Runs `f` in `cx` with `vals` bound as local names (comprehension targets).
@@ -969,14 +976,8 @@ impl<'a, 'i> Tracer<'a, 'i> {
         // a name bound by a comprehension of the statement being traced (a constructor inside
         // `nn.ModuleList([nn.Embedding(n, d) for n in cards])`, traced from its arguments)
         if let Some(gens) = d.stmts.get(cx.at).and_then(|s| comprehension_binding(&s.kind, n)) {
-            let c = Ctx { at: cx.at, ..cx.clone() };
-            let node = self.node(&c, cx.at, Tag::Pass, format!("`{n}` from the comprehension's loop"), parent);
-            let mut vals: Vec<(String, Val)> = Vec::new();
-            for (t, it) in &gens {
-                let v = self.in_iter(|tr| tr.with_vals(&c, &vals, |tr, c2| tr.expr(it, c2, node)));
-                let el = self.iterate(&v);
-                bind_pattern(t, &el, &mut vals);
-            }
+            let node = self.node(cx, cx.at, Tag::Pass, format!("`{n}` from the comprehension's loop"), parent);
+            let vals = self.bind_gens(&gens, cx, node);
             let v = vals.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone()).unwrap_or_else(|| Val::unknown("a loop target"));
             let v = self.force(v);
             self.finish(node, &v);
@@ -1151,15 +1152,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     let named: Vec<&str> = d.params.iter().filter(|q| !q.star).map(|q| q.name.as_str()).collect();
                     let mut fields: Vec<(String, Val)> = Vec::new();
                     for (k, e) in env.kwargs.iter().filter(|(k, _)| !named.contains(&k.as_str())) {
-                        let node = if caller.at < self.def(caller).stmts.len() {
-                            self.node(caller, caller.at, Tag::Pass, format!("passes `{}` as `{k}`", short(e)), parent)
-                        } else {
-                            parent
-                        };
-                        let v = self.expr(e, caller, node);
-                        if node != parent {
-                            self.finish(node, &v);
-                        }
+                        let v = self.passed(caller, e, format!("passes `{}` as `{k}`", short(e)), parent);
                         fields.push((k.to_string(), v));
                     }
                     for a in &env.args {
@@ -1173,26 +1166,9 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         return Val::Record(fields);
                     }
                 }
-                let arg = env
-                    .kwargs
-                    .iter()
-                    .find(|(k, _)| *k == p.name)
-                    .map(|(_, e)| e.clone())
-                    .or_else(|| self.splat_field(&env.args, &p.name, caller))
-                    .or_else(|| positional(&env.args, pi, offset));
+                let arg = self.argument(&env.args, &env.kwargs, &p.name, pi, offset, caller);
                 if let Some(arg) = arg {
-                    // the line that passes it is on the chain (the bound made in the call's
-                    // arguments, `Net(n_out=len(names) - 1)`, is that line's)
-                    let node = if caller.at < self.def(caller).stmts.len() {
-                        self.node(caller, caller.at, Tag::Pass, format!("passes `{}` as `{}`", short(&arg), p.name), parent)
-                    } else {
-                        parent
-                    };
-                    let v = self.expr(&arg, caller, node);
-                    if node != parent {
-                        self.finish(node, &v);
-                    }
-                    return v;
+                    return self.passed(caller, &arg, format!("passes `{}` as `{}`", short(&arg), p.name), parent);
                 }
                 if let Some(def) = &p.default {
                     let c = Ctx { at: 0, ..cx.clone() };
@@ -1226,24 +1202,13 @@ impl<'a, 'i> Tracer<'a, 'i> {
         for site in calls {
             let (sid, si) = site.at;
             let c = Ctx { def: sid, at: si, env: None, depth: cx.depth + 1 };
-            let arg = site
-                .kwargs
-                .iter()
-                .find(|(k, _)| *k == p.name)
-                .map(|(_, e)| e.clone())
-                .or_else(|| self.splat_field(&site.args, &p.name, &c))
-                .or_else(|| positional(&site.args, pi, site.offset));
+            let arg = self.argument(&site.args, &site.kwargs, &p.name, pi, site.offset, &c);
             let Some(arg) = arg else { continue };
             let via = site.via.as_deref().map(|v| format!(" ({v})")).unwrap_or_default();
             let node = self.node(&c, si, Tag::Pass, format!("passes `{}` as `{}`{via}", short(&arg), p.name), parent);
             // a call inside a comprehension (`[step(b) for b in loader]`): its targets bound
             let gens = enclosing_gens(&self.ix.def(sid).stmts[si].kind, &site.args);
-            let mut vals: Vec<(String, Val)> = Vec::new();
-            for (t, it) in &gens {
-                let v = self.in_iter(|tr| tr.with_vals(&c, &vals, |tr, c2| tr.expr(it, c2, node)));
-                let el = self.iterate(&v);
-                bind_pattern(t, &el, &mut vals);
-            }
+            let vals = self.bind_gens(&gens, &c, node);
             let v = self.with_vals(&c, &vals, |tr, c2| tr.expr(&arg, c2, node));
             self.finish(node, &v);
             join_into(&mut out, v);
@@ -1266,6 +1231,18 @@ impl<'a, 'i> Tracer<'a, 'i> {
         Val::unknown(format!("parameter `{}` of {} (no call site found)", p.name, d.qualified()))
     }
 
+    /// An argument traced in the call that passes it, with that call's line on the chain (the
+    /// bound made in the call's arguments, `Net(n_out=len(names) - 1)`, is that line's).
+    fn passed(&mut self, caller: &Ctx, arg: &Expr, what: String, parent: Option<usize>) -> Val {
+        if caller.at >= self.def(caller).stmts.len() {
+            return self.expr(arg, caller, parent);
+        }
+        let node = self.node(caller, caller.at, Tag::Pass, what, parent);
+        let v = self.expr(arg, caller, node);
+        self.finish(node, &v);
+        v
+    }
+
     /// Whether `recv.name(…)` is a method of a project class (the receiver is an instance of
     /// one that defines `name`), not a library value's method of the same name.
     fn project_method_on(&mut self, recv: &Expr, name: &str, cx: &Ctx) -> bool {
@@ -1276,6 +1253,17 @@ impl<'a, 'i> Tracer<'a, 'i> {
         let v = self.expr(recv, cx, None);
         self.nodes.truncate(keep);
         matches!(v, Val::Obj(o) if !self.ix.method(&o.class, name).is_empty())
+    }
+
+    /// The argument a call (made in `cx`) gives parameter `name` at position `pi`: by keyword,
+    /// inside a dict splatted into the call, or by position.
+    fn argument(&mut self, args: &[Expr], kwargs: &[(Text, Expr)], name: &str, pi: usize, offset: usize, cx: &Ctx) -> Option<Expr> {
+        kwargs
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, e)| e.clone())
+            .or_else(|| self.splat_field(args, name, cx))
+            .or_else(|| positional(args, pi, offset))
     }
 
     /// A keyword parameter passed inside a dict splatted into the call (`f(**kw)` where `kw`
@@ -1567,16 +1555,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         // field as a keyword: the argument
         if let Some(e) = o.ctor.clone().filter(|_| self.ix.method(&o.class, "__init__").is_empty()) {
             if let (Some((_, arg)), Some(caller)) = (e.kwargs.iter().find(|(k, _)| k == attr), &e.caller) {
-                let node = if caller.at < self.def(caller).stmts.len() {
-                    self.node(caller, caller.at, Tag::Pass, format!("builds {} with `{attr}={}`", o.class, short(arg)), parent)
-                } else {
-                    parent
-                };
-                let v = self.expr(arg, caller, node);
-                if node != parent {
-                    self.finish(node, &v);
-                }
-                return Some(v);
+                return Some(self.passed(caller, arg, format!("builds {} with `{attr}={}`", o.class, short(arg)), parent));
             }
         }
         for c in &mro {
@@ -1746,13 +1725,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             Expr::Str(s) => Some(s.clone()),
             Expr::Name(n) => {
                 let d = self.def(cx);
-                let local = d.stmts.iter().take(cx.at.min(d.stmts.len())).rev().find_map(|s| match &s.kind {
-                    StmtKind::Assign { targets, value, op: None } if targets.iter().any(|t| matches!(t, Expr::Name(x) if x == n)) => {
-                        Some(value)
-                    }
-                    _ => None,
-                });
-                if let Some(v) = local {
+                if let Some((_, v)) = d.last_assign(cx.at, n) {
                     return self.string_of(v, cx, hops + 1);
                 }
                 // a parameter: the string every call site passes (or its default)
@@ -2511,13 +2484,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         }
         match func.bare() {
             Expr::Name(n) => {
-                let d = self.def(cx);
-                let value = d.stmts.iter().take(cx.at.min(d.stmts.len())).rev().find_map(|s| match &s.kind {
-                    StmtKind::Assign { targets, value, op: None } if targets.iter().any(|t| matches!(t, Expr::Name(x) if x == n)) => {
-                        Some(value)
-                    }
-                    _ => None,
-                })?;
+                let (_, value) = self.def(cx).last_assign(cx.at, n)?;
                 match value.bare() {
                     Expr::Sub(..) => self.registry_class(value, cx, hops + 1),
                     _ => None,
