@@ -221,3 +221,65 @@ fn a_mask_after_the_gather_names_the_gather() {
     let got = tiered_suspects(&[("losses.py", &metric), ("rows.py", LATE_ROWS), ("fit.py", LATE_FIT)], "gather_over.async.log");
     assert_eq!(got.first().map(String::as_str), Some("rows.py:4 strong"), "{got:?}");
 }
+
+const FN_LOADERS: &str = r#"import torch
+from torch.utils.data import Dataset
+
+
+class Pairs(Dataset):
+    def __init__(self, feats, targets):
+        self.feats = feats
+        self.targets = targets
+
+    def __len__(self):
+        return len(self.targets)
+
+    def __getitem__(self, i):
+        return self.feats[i], self.targets[i]
+
+
+def tabular(rows, labels):
+    names = sorted(set(labels))
+    targets = torch.tensor([names.index(l) + 1 for l in labels])
+    return Pairs(torch.tensor(rows, dtype=torch.float32), targets), len(names)
+
+
+BUILDERS = {"tabular": tabular}
+"#;
+
+const FN_TRAIN: &str = r#"import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.data import DataLoader
+
+from loaders import BUILDERS
+
+
+def evaluate(model, loader):
+    total = 0.0
+    with torch.no_grad():
+        for xb, yb in loader:
+            total += F.cross_entropy(model(xb), yb).item()
+    return {"val_loss": total / len(loader)}
+
+
+def main(kind, rows, labels):
+    ds, n_classes = BUILDERS[kind](rows, labels)
+    model = nn.Linear(len(rows[0]), n_classes)
+    history = []
+    for epoch in range(3):
+        history.append({"epoch": epoch, **evaluate(model, DataLoader(ds, batch_size=32))})
+    return history
+"#;
+
+/// The only loss call is in a function whose one caller splats its result into a dict display
+/// (`{"epoch": e, **evaluate(…)}`), and the dataset comes from a dict of builder functions
+/// (`BUILDERS[kind](…)`): the targets are shifted by one in the builder.
+#[test]
+fn a_dataset_from_a_registry_of_functions_reaches_a_loss_called_in_a_dict_splat() {
+    let got = tiered_suspects(&[("loaders.py", FN_LOADERS), ("train.py", FN_TRAIN)], "ce_1d_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("loaders.py:19 strong"), "{got:?}");
+    let fixed = FN_LOADERS.replace("names.index(l) + 1", "names.index(l)");
+    let got = tiered_suspects(&[("loaders.py", &fixed), ("train.py", FN_TRAIN)], "ce_1d_over.async.log");
+    assert!(!got.iter().any(|s| s.ends_with(" strong")), "the fixed targets fit the head: {got:?}");
+}

@@ -294,14 +294,21 @@ fn clip(s: &str) -> Text {
     if s.len() <= OTHER_TEXT && !s.contains(['\n', '\r', '\t']) && !s.contains("  ") {
         return Text::from(s);
     }
-    let one: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one.chars().count() <= OTHER_TEXT {
-        one.into()
-    } else {
-        let mut t: String = one.chars().take(OTHER_TEXT).collect();
-        t.push('…');
-        t.into()
+    // words taken until the text is full: the cost is the kept text's, not the node's (a call
+    // nested 200,000 deep is 200,000 nodes, each holding the rest of the line)
+    let mut t = String::new();
+    let mut chars = 0;
+    for (i, w) in s.split_whitespace().enumerate() {
+        for c in (i > 0).then_some(' ').into_iter().chain(w.chars()) {
+            if chars == OTHER_TEXT {
+                t.push('…');
+                return t.into();
+            }
+            t.push(c);
+            chars += 1;
+        }
     }
+    t.into()
 }
 
 fn named<'t>(n: Node<'t>) -> Vec<Node<'t>> {
@@ -444,8 +451,13 @@ impl<'s> Build<'s> {
             "dictionary" => Expr::Dict(
                 named(n)
                     .into_iter()
-                    .filter(|p| p.kind_name() == "pair")
+                    .filter(|p| matches!(p.kind_name(), "pair" | "dictionary_splat"))
                     .map(|p| {
+                        // `**other` is kept as the key `*other` with no value: its calls are
+                        // calls (`{**self.evaluate(loader)}`), its fields a record's
+                        if p.kind_name() == "dictionary_splat" {
+                            return (self.expr(p, d), Expr::Slice);
+                        }
                         let k = p.field(F::Key).map(|x| self.expr(x, d)).unwrap_or(Expr::Slice);
                         let v = p.field(F::Value).map(|x| self.lined(x, d)).unwrap_or(Expr::Slice);
                         (k, v)

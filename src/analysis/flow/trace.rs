@@ -558,22 +558,35 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 }
             }
             Expr::Dict(pairs) => {
-                if pairs.iter().all(|(k, _)| matches!(k, Expr::Str(_))) && !pairs.is_empty() {
+                let splat = |k: &Expr| matches!(k, Expr::Star(_));
+                if pairs.iter().all(|(k, _)| matches!(k, Expr::Str(_)) || splat(k)) && pairs.iter().any(|(k, _)| !splat(k)) {
                     // a literal table of ints (`{"cat": 1, "dog": 2}`) is a map; other dicts
-                    // with literal keys are records, their fields evaluated when used
-                    let table = pairs.iter().all(|(_, v)| matches!(v, Expr::Int(_)));
-                    let fields = pairs
-                        .iter()
-                        .map(|(k, v)| {
-                            let Expr::Str(k) = k else { unreachable!() };
-                            let val = if table {
-                                self.expr(v, cx, parent)
-                            } else {
-                                Val::Thunk(Rc::new(Thunk { expr: v.clone(), cx: cx.clone(), parent, count: self.count }))
-                            };
-                            (k.to_string(), val)
-                        })
-                        .collect::<Vec<_>>();
+                    // with literal keys are records, their fields evaluated when used; a
+                    // splatted record (`{**batch, "labels": y}`) gives its fields first
+                    let table = pairs.iter().all(|(k, v)| !splat(k) && matches!(v, Expr::Int(_)));
+                    let mut fields: Vec<(String, Val)> = Vec::new();
+                    for (k, v) in pairs {
+                        let k = match k {
+                            Expr::Star(inner) => {
+                                if let Val::Record(xs) = self.expr(inner, cx, parent) {
+                                    for (k, v) in xs {
+                                        fields.retain(|(f, _)| *f != k);
+                                        fields.push((k, v));
+                                    }
+                                }
+                                continue;
+                            }
+                            Expr::Str(k) => k,
+                            _ => unreachable!(),
+                        };
+                        let val = if table {
+                            self.expr(v, cx, parent)
+                        } else {
+                            Val::Thunk(Rc::new(Thunk { expr: v.clone(), cx: cx.clone(), parent, count: self.count }))
+                        };
+                        fields.retain(|(f, _)| **f != **k);
+                        fields.push((k.to_string(), val));
+                    }
                     if table {
                         let val = fields.iter().skip(1).fold(fields[0].1.clone(), |a, (_, b)| a.join(b));
                         return Val::Map {
@@ -585,15 +598,16 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     return Val::Record(fields);
                 }
                 let n = pairs.len() as i64;
+                let len = (!pairs.iter().any(|(k, _)| splat(k))).then(|| Sym::num(n));
                 let mut val = None::<Val>;
-                for (_, v) in pairs {
+                for (_, v) in pairs.iter().filter(|(k, _)| !splat(k)) {
                     let x = self.expr(v, cx, parent);
                     val = Some(match val {
                         Some(a) => a.join(&x),
                         None => x,
                     });
                 }
-                Val::Map { key: Box::new(Val::unknown("key")), val: Box::new(val.unwrap_or(Val::unknown("empty"))), len: Some(Sym::num(n)) }
+                Val::Map { key: Box::new(Val::unknown("key")), val: Box::new(val.unwrap_or(Val::unknown("empty"))), len }
             }
             Expr::Comp { kind, elt, value, gens, .. } => self.comprehension(*kind, elt, value.as_deref(), gens, cx, parent),
             Expr::IfElse(a, _, b) => {
@@ -2368,9 +2382,9 @@ impl<'a, 'i> Tracer<'a, 'i> {
             }
             _ => name,
         };
-        // a class looked up in a registry (`MODELS[cfg.name](…)`, `factory = DATASETS[k]`)
+        // a class or function looked up in a registry (`MODELS[cfg.name](…)`, `factory = DATASETS[k]`)
         let name = match func.bare() {
-            Expr::Sub(..) | Expr::Name(_) if !self.ix.is_class(&name) => self.registry_class(func, cx, 0).unwrap_or(name),
+            Expr::Sub(..) | Expr::Name(_) if !self.ix.is_class(&name) => self.registry_callee(func, cx, 0).unwrap_or(name),
             _ => name,
         };
         // a project class: an instance (its constructor's arguments kept for its fields)
@@ -2473,12 +2487,12 @@ impl<'a, 'i> Tracer<'a, 'i> {
             .find(|&id| crate::analysis::shared::module_name(self.ix.path(id)) == stem && self.ix.def(id).class.is_none())
     }
 
-    /// The project class a registry lookup gives: `R[key]` (or a local name assigned it) where
-    /// `R` is a module-level dict display of classes (the entry of `key` when it is a known
-    /// string, else the one class all entries name) or a dict a decorator fills
-    /// (`@register("transe")` over a class, `R[name] = cls` in the decorator): the class
-    /// decorated with `key`, or the one class so decorated.
-    fn registry_class(&mut self, func: &Expr, cx: &Ctx, hops: usize) -> Option<String> {
+    /// The project class or function a registry lookup gives: `R[key]` (or a local name
+    /// assigned it) where `R` is a module-level dict display of classes or functions (the entry
+    /// of `key` when it is a known string, else the one callee all entries name) or a dict a
+    /// decorator fills (`@register("transe")` over a class or a function, `R[name] = cls` in
+    /// the decorator): the one decorated with `key`, or the one so decorated.
+    fn registry_callee(&mut self, func: &Expr, cx: &Ctx, hops: usize) -> Option<String> {
         if hops > 3 {
             return None;
         }
@@ -2486,7 +2500,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             Expr::Name(n) => {
                 let (_, value) = self.def(cx).last_assign(cx.at, n)?;
                 match value.bare() {
-                    Expr::Sub(..) => self.registry_class(value, cx, hops + 1),
+                    Expr::Sub(..) => self.registry_callee(value, cx, hops + 1),
                     _ => None,
                 }
             }
@@ -2496,7 +2510,8 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 let &(gid, gi) = self.ix.globals(r).iter().find(|(id, _)| id.0 == cx.def.0).or(self.ix.globals(r).first())?;
                 let StmtKind::Assign { value, .. } = &self.ix.def(gid).stmts[gi].kind else { return None };
                 let pick = |cands: Vec<(Option<Text>, String)>| -> Option<String> {
-                    let cands: Vec<_> = cands.into_iter().filter(|(_, c)| self.ix.is_class(c)).collect();
+                    let callee = |c: &str| self.ix.is_class(c) || self.ix.functions(c).iter().any(|&id| self.ix.def(id).class.is_none());
+                    let cands: Vec<_> = cands.into_iter().filter(|(_, c)| callee(c)).collect();
                     if let Some(k) = &key {
                         if let Some((_, c)) = cands.iter().find(|(ck, _)| ck.as_ref() == Some(k)) {
                             return Some(c.clone());
@@ -2537,7 +2552,9 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         }
                         let mut cands = Vec::new();
                         for f in &self.ix.files {
-                            for d in f.flow.iter().filter(|d| d.kind == DefKind::Class) {
+                            for d in
+                                f.flow.iter().filter(|d| d.kind == DefKind::Class || (d.kind == DefKind::Function && d.class.is_none()))
+                            {
                                 for dec in &d.decorators {
                                     let (fname, rest) = dec.split_once('(').unwrap_or((dec.as_str(), ""));
                                     let fname = fname.rsplit('.').next().unwrap_or_default();
