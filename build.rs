@@ -13,6 +13,38 @@ fn main() {
     // the shim package's modules, for `repro` to write out: splitting or adding a module needs
     // no code change
     embed("python/cudasleuth_shim", ".py", "SHIM_FILES", "shim_files.rs");
+    source_stamp();
+}
+
+/// Writes `OUT_DIR/source_stamp.rs`: `CACHE_VERSION`, the package version and a hash of every file under `src/` and `grammars/`, so a lint
+/// cache written by another build of the same version (whose scan may lower Python differently)
+/// is read as stale, not trusted.
+fn source_stamp() {
+    use std::hash::{Hash, Hasher};
+    fn walk(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
+        println!("cargo:rerun-if-changed={}", dir.display());
+        let Ok(rd) = std::fs::read_dir(dir) else { return };
+        for e in rd.filter_map(|e| e.ok()) {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, files);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(Path::new("src"), &mut files);
+    walk(Path::new("grammars"), &mut files);
+    files.sort();
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for f in &files {
+        f.hash(&mut h);
+        std::fs::read(f).unwrap_or_default().hash(&mut h);
+    }
+    let dest = Path::new(&std::env::var("OUT_DIR").unwrap()).join("source_stamp.rs");
+    let version = std::env::var("CARGO_PKG_VERSION").unwrap_or_default();
+    std::fs::write(dest, format!("pub const CACHE_VERSION: &str = \"{version}+{:016x}\";\n", h.finish())).unwrap();
 }
 
 /// Writes `OUT_DIR/<out_name>`: a constant `name` listing every file of `dir` whose name ends with

@@ -125,7 +125,7 @@ fn summary_follows_a_constant_in_another_file() {
     }
     // the first run records every file's stamp and the project's results
     let (all, _) = p.json(&[]);
-    let summary = std::fs::read_dir(p.cache.join(format!("facts-v5-{}", env!("CARGO_PKG_VERSION"))))
+    let summary = std::fs::read_dir(p.cache.join(format!("facts-v5-{}", cudasleuth::scan::cache::CACHE_VERSION)))
         .unwrap()
         .flatten()
         .find(|e| e.file_name().to_string_lossy().starts_with("summary-"))
@@ -184,7 +184,7 @@ fn a_file_added_to_a_recorded_tree_is_seen() {
 
 /// The files of the project's summary in the cache: (the summary itself, its recent changes).
 fn summary_files(p: &Project) -> (bool, bool) {
-    let names: Vec<String> = std::fs::read_dir(p.cache.join(format!("facts-v5-{}", env!("CARGO_PKG_VERSION"))))
+    let names: Vec<String> = std::fs::read_dir(p.cache.join(format!("facts-v5-{}", cudasleuth::scan::cache::CACHE_VERSION)))
         .unwrap()
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
@@ -247,7 +247,7 @@ fn runs_on_some_files_record_their_changes_beside_the_summary() {
     assert!(rules_of(&v).is_empty(), "{v}");
     assert_eq!(changed_files(&p, &["model.py"]), 0, "both changes are recorded");
     // the cache entries of the versions edited away are kept until the summary is written whole
-    let dir = p.cache.join(format!("facts-v5-{}", env!("CARGO_PKG_VERSION")));
+    let dir = p.cache.join(format!("facts-v5-{}", cudasleuth::scan::cache::CACHE_VERSION));
     let entries =
         || std::fs::read_dir(&dir).unwrap().flatten().filter(|e| !e.file_name().to_string_lossy().starts_with("summary-")).count();
     assert_eq!(entries(), 6);
@@ -427,7 +427,7 @@ fn corrupt_fact_cache_entries_are_parsed_again() {
     p.write("data/dataset.py", DATASET);
     let (first, _) = p.json(&["model.py"]);
     assert_eq!(rules_of(&first).len(), 1, "{first}");
-    let dir = p.cache.join(format!("facts-v5-{}", env!("CARGO_PKG_VERSION")));
+    let dir = p.cache.join(format!("facts-v5-{}", cudasleuth::scan::cache::CACHE_VERSION));
     let (summaries, entries): (Vec<_>, Vec<_>) =
         std::fs::read_dir(&dir).unwrap().flatten().partition(|e| e.file_name().to_string_lossy().starts_with("summary-"));
     assert!(entries.len() >= 3, "one entry per file");

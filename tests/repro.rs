@@ -311,7 +311,7 @@ fn print_env_arms_a_run_that_read_turns_into_a_report() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("export PYTHONPATH=") && text.contains("export CUDA_LAUNCH_BLOCKING=\"1\""), "{text}");
+    assert!(text.contains("export PYTHONPATH=") && text.contains("export CUDA_LAUNCH_BLOCKING=1\n"), "{text}");
     // run the script the way a launcher would: a shell that sources the variables
     let proj = common::root().join("fixtures/projects/000-seed-blog");
     let env_file = results.join("env.sh");

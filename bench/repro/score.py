@@ -2,7 +2,7 @@
 """Score `cudasleuth repro` reports of the value-provenance corpus (bench/repro/corpus.sh).
 
   bench/repro/score.py REPORTS_DIR [HALF...]     # totals per half of bench/corpus/split.txt
-  V=1 bench/repro/score.py REPORTS_DIR tune      # and each project's outcome (never for unseen2)
+  V=1 bench/repro/score.py REPORTS_DIR tune      # and each project's outcome (never for the unseen halves)
 
 Per half: caught (a witness), culprit first and confirmed, a wrong line confirmed, culprit among
 the suspects at all; controls: quiet (no witness, nothing confirmed). The culprit is the
@@ -19,7 +19,7 @@ CORPUS = os.path.join(HERE, "..", "corpus")
 
 def truths():
     out = {}
-    for t in ("projects.tar.gz", "projects2.tar.gz"):
+    for t in ("projects.tar.gz", "projects2.tar.gz", "projects3.tar.gz"):
         with tarfile.open(os.path.join(CORPUS, t)) as tf:
             for m in tf.getmembers():
                 if m.name.endswith("/truth.json") and m.name.count("/") == 2:
@@ -45,7 +45,7 @@ def main():
                 r = json.load(open(path))
             except (OSError, ValueError):
                 stats["missing"] += 1
-                if verbose and half != "unseen2":
+                if verbose and not half.startswith("unseen"):
                     print("  %s: no report" % n)
                 continue
             rc = os.path.join(rdir, n[:3] + ".rc")
@@ -60,7 +60,7 @@ def main():
                 stats["controls"] += 1
                 q = r.get("witness") is None and not conf
                 stats["quiet"] += q
-                if verbose and half != "unseen2":
+                if verbose and not half.startswith("unseen"):
                     print("  %s control: %s" % (n, "quiet" if q else "witness/confirmed %s" % conf))
                 continue
             ok = {t["culprit"]} | set(t.get("also_acceptable") or [])
@@ -73,7 +73,7 @@ def main():
             wrong = [c for c in conf if c not in ok]
             stats["wrong_confirmed"] += bool(wrong)
             stats["any"] += any(p in ok for p in places)
-            if verbose and half != "unseen2":
+            if verbose and not half.startswith("unseen"):
                 born = ((r.get("witness") or {}).get("born") or {})
                 vb = ((born.get("value_chain") or {}).get("born") or {})
                 print("  %s: caught=%s first=%s confirmed=%s wrong=%s culprit=%s top3=%s born=%s:%s(%s) same=%s" % (

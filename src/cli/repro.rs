@@ -26,10 +26,18 @@ pub struct Args {
     /// 1e9; leave it out for no limit).
     #[arg(long, value_name = "S", value_parser = seconds)]
     timeout: Option<f64>,
-    /// Where to write the witness, the batch's tensors and the run's output (default: a
-    /// fresh directory under the temporary directory).
+    /// Where to write the witness, the batch's tensors and the run's output: a new or empty
+    /// directory (default: a new one under `runs/` in cudasleuth's cache directory, where the
+    /// 20 most recent runs are kept).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Keep this run's results in the cache directory for good (not removed with old runs).
+    #[arg(long, conflicts_with = "out")]
+    keep: bool,
+    /// Let the command read this terminal's stdin (`input()`, `breakpoint()`, pdb); without
+    /// it the command's stdin is closed.
+    #[arg(long)]
+    stdin: bool,
     /// Keep tensor values out of the witness (positions, shapes and bounds only; no .npy).
     #[arg(long)]
     no_values: bool,
@@ -81,6 +89,8 @@ pub fn run(a: Args) -> Result<u8, CliError> {
         born: !a.no_born && !a.sweep,
         echo_to_stderr: a.format != Format::Human,
         quiet: a.quiet,
+        stdin: a.stdin,
+        keep: a.keep,
     };
     if a.print_env {
         let text = repro::print_env(&opts, &repro::lasting_shim_dir()).map_err(failure)?;
@@ -95,7 +105,9 @@ pub fn run(a: Args) -> Result<u8, CliError> {
         format: a.format,
         terminal: terminal(a.color),
     };
-    explain::repro(&req, &mut std::io::stdout().lock()).map_err(failure)
+    // stdout is not locked while the command runs: its output is copied there (holding the
+    // lock made the copy wait for ever, and the command with it once the pipe filled)
+    explain::repro(&req, &mut std::io::stdout()).map_err(failure)
 }
 
 fn failure(e: ReproError) -> CliError {

@@ -47,7 +47,10 @@ impl Incident {
     }
 }
 
-const MAX_NOTES: usize = 256;
+/// Distinct messages kept of one kind (an OOM message per step, a warning per rank): past
+/// this, more of that kind are left out with a warning, and a kind not seen yet (the assert's
+/// own error line after 10,000 OOM messages) is always kept.
+const MAX_NOTES_PER_KIND: usize = 64;
 const MAX_WRAP_JOINS: usize = 3;
 const MAX_WRAP_LEN: usize = 16 << 10;
 
@@ -78,6 +81,8 @@ pub struct Collector {
     dsa: DsaParser,
     pending: Option<Pending>,
     note_index: HashMap<(String, String), usize>,
+    /// Distinct messages of each kind: kept, and left out.
+    per_kind: HashMap<String, (usize, u64)>,
 }
 
 impl LineSink for Collector {
@@ -271,9 +276,18 @@ impl Collector {
                 self.incident.notes[*i].count += 1;
                 continue;
             }
-            if self.incident.notes.len() >= MAX_NOTES {
+            let kept = self.per_kind.entry(sig.kind.clone()).or_default();
+            if kept.0 >= MAX_NOTES_PER_KIND {
+                kept.1 += 1;
+                if kept.1 == 1 {
+                    self.incident.warnings.push(format!(
+                        "more than {MAX_NOTES_PER_KIND} distinct {} messages: those from line {lineno} on are not listed",
+                        sig.kind
+                    ));
+                }
                 continue;
             }
+            kept.0 += 1;
             self.note_index.insert(key, self.incident.notes.len());
             self.incident.notes.push(HostNote {
                 kind: sig.kind.clone(),

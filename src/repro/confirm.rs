@@ -80,6 +80,23 @@ pub fn finish(report: &mut Report, outcome: &Outcome, argv: &[String], sweep: bo
             report.platform = Some(crate::model::Platform::Cuda);
         }
     }
+    if report.witness.is_none() && report.sweep.is_none() {
+        // a run that failed on its own: what it said last, not guesses
+        let how = match outcome.ending {
+            Ending::Exited(Some(0)) => None,
+            Ending::Exited(Some(c)) => Some(format!("exited with code {c}")),
+            Ending::Exited(None) => Some("was killed by a signal".to_string()),
+            _ => None,
+        };
+        if let Some(how) = how {
+            let tail = last_lines(&outcome.log, 8);
+            report.warnings.push(if tail.is_empty() {
+                format!("the command {how} without printing anything")
+            } else {
+                format!("the command {how}; its last lines ({}):\n{}", outcome.log.display(), tail.join("\n"))
+            });
+        }
+    }
     if outcome.collected.loaded.is_empty() {
         report.warnings.push(
             "the shim never loaded: the command did not start Python, Python ran without site (-I/-E/-S), torch was never imported, or a launcher dropped PYTHONPATH; `cudasleuth repro --print-env` gives the variables to set by hand".into(),
@@ -100,4 +117,25 @@ pub fn finish(report: &mut Report, outcome: &Outcome, argv: &[String], sweep: bo
         Ending::Exited(Some(0)) => exit::CLEAN,
         _ => exit::COMMAND_FAILED,
     }
+}
+
+/// The last `n` non-blank lines of a run's log (its last 64 KiB read), each cut to 300
+/// characters, with control characters left out.
+fn last_lines(log: &std::path::Path, n: usize) -> Vec<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut f) = std::fs::File::open(log) else { return Vec::new() };
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let _ = f.seek(SeekFrom::Start(len.saturating_sub(64 << 10)));
+    let mut bytes = Vec::new();
+    let _ = f.take(64 << 10).read_to_end(&mut bytes);
+    let text = String::from_utf8_lossy(&bytes);
+    let mut lines: Vec<String> = text
+        .lines()
+        .rev()
+        .map(|l| l.chars().filter(|c| !c.is_control() || *c == '\t').take(300).collect::<String>())
+        .filter(|l| !l.trim().is_empty())
+        .take(n)
+        .collect();
+    lines.reverse();
+    lines
 }

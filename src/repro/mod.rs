@@ -41,7 +41,7 @@ pub enum ReproError {
     NoCommand,
     #[error("`{flag}` makes Python skip sitecustomize, so the shim would never load")]
     SkipsSite { flag: String },
-    #[error("--out {0}: already holds a witness or sweep from an earlier run")]
+    #[error("--out {0}: already holds the results of an earlier run (a witness, a sweep or run.log)")]
     OutNotEmpty(PathBuf),
     #[error("cannot write {path}: {source}")]
     Write { path: PathBuf, source: std::io::Error },
@@ -67,6 +67,11 @@ pub struct Options {
     /// Child output to stderr (machine-readable formats keep stdout for the report).
     pub echo_to_stderr: bool,
     pub quiet: bool,
+    /// The command reads cudasleuth's stdin (`--stdin`); else its stdin is closed and it runs
+    /// in a session of its own.
+    pub stdin: bool,
+    /// Keep this run's results directory out of the cleanup of old runs (`--keep`).
+    pub keep: bool,
 }
 
 /// What a run left behind, read back from the out directory.
@@ -190,17 +195,70 @@ impl Drop for TempDir {
     }
 }
 
-fn prepare_out(out: Option<&Path>) -> Result<PathBuf, ReproError> {
+fn prepare_out(out: Option<&Path>, keep: bool) -> Result<PathBuf, ReproError> {
     match out {
         Some(dir) => {
             std::fs::create_dir_all(dir).map_err(|source| ReproError::Write { path: dir.to_path_buf(), source })?;
+            // an earlier run's results are neither overwritten nor read as this run's
             let stale = collect(dir);
-            if !stale.witnesses.is_empty() || !stale.sweeps.is_empty() {
+            if !stale.witnesses.is_empty() || !stale.sweeps.is_empty() || dir.join("run.log").exists() {
                 return Err(ReproError::OutNotEmpty(dir.to_path_buf()));
             }
             Ok(std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf()))
         }
-        None => fresh_dir("cudasleuth-repro").map_err(|source| ReproError::Write { path: std::env::temp_dir(), source }),
+        None => {
+            let runs = runs_dir();
+            let dir = new_run_dir(&runs).map_err(|source| ReproError::Write { path: runs.clone(), source })?;
+            if keep {
+                let _ = std::fs::write(dir.join(KEEP_MARK), "");
+            }
+            Ok(dir)
+        }
+    }
+}
+
+/// Where runs without `--out` keep their results: `runs/` in cudasleuth's cache directory.
+pub fn runs_dir() -> PathBuf {
+    crate::scan::cache::base_dir().unwrap_or_else(|| std::env::temp_dir().join("cudasleuth")).join("runs")
+}
+
+/// The most recent runs kept in `runs_dir()` (besides those run with `--keep`).
+pub const RUNS_KEPT: usize = 20;
+
+/// A run's results directory holding this file was run with `--keep`.
+const KEEP_MARK: &str = ".keep";
+
+/// A new results directory in `runs`, named so that names sort by time.
+fn new_run_dir(runs: &Path) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(runs)?;
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    for n in 0..1000u32 {
+        let dir = runs.join(format!("run-{secs:011}-{}-{n}", std::process::id()));
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other("no free run directory name"))
+}
+
+/// Removes the results of runs older than the `RUNS_KEPT` most recent, except those run with
+/// `--keep` and `current`.
+fn clean_old_runs(runs: &Path, current: &Path) {
+    let Ok(rd) = std::fs::read_dir(runs) else { return };
+    let mut names: Vec<PathBuf> = rd
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("run-")) && p != current && !p.join(KEEP_MARK).exists())
+        .collect();
+    names.sort();
+    let drop = names.len().saturating_sub(RUNS_KEPT - 1);
+    for p in &names[..drop] {
+        // a results directory is plain files the shim wrote; one that is a link is left alone
+        if std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()) {
+            let _ = std::fs::remove_dir_all(p);
+        }
     }
 }
 
@@ -211,8 +269,20 @@ pub fn run(opts: &Options) -> Result<Outcome, ReproError> {
     if let Some(flag) = python_skips_site(&opts.argv) {
         return Err(ReproError::SkipsSite { flag });
     }
-    let out_dir = prepare_out(opts.out.as_deref())?;
-    let (ran, env) = run_shimmed(opts, &out_dir, &[], opts.echo_to_stderr, opts.quiet)?;
+    let out_dir = prepare_out(opts.out.as_deref(), opts.keep)?;
+    let (ran, env) = match run_shimmed(opts, &out_dir, &[], opts.echo_to_stderr, opts.quiet) {
+        Ok(r) => r,
+        Err(e) => {
+            // a command that never started leaves no results directory behind
+            if opts.out.is_none() {
+                let _ = std::fs::remove_dir_all(&out_dir);
+            }
+            return Err(e);
+        }
+    };
+    if opts.out.is_none() {
+        clean_old_runs(&runs_dir(), &out_dir);
+    }
     let environment: Vec<String> = env
         .iter()
         .filter(|(k, _)| !matches!(k.as_str(), "PYTHONPATH" | "CUDASLEUTH_OUT" | "CUDASLEUTH_PROJECT"))
@@ -236,7 +306,7 @@ fn run_shimmed(
     write_shim(&shim_dir)?;
     let mut env = shim_env(&shim_dir, out_dir, opts);
     env.extend(extra.iter().cloned());
-    let spec = process::Spec { argv: &opts.argv, env: &env, out_dir, timeout: opts.timeout, echo_to_stderr, quiet };
+    let spec = process::Spec { argv: &opts.argv, env: &env, out_dir, timeout: opts.timeout, echo_to_stderr, quiet, stdin: opts.stdin };
     let ran = process::run(&spec).map_err(|source| ReproError::Spawn { program: opts.argv[0].clone(), source })?;
     Ok((ran, env))
 }
@@ -302,12 +372,16 @@ pub fn print_env(opts: &Options, shim_dir: &Path) -> Result<String, ReproError> 
         Some(o) => std::fs::canonicalize(o).unwrap_or_else(|_| o.clone()),
         None => PathBuf::from("cudasleuth-out"),
     };
+    // every value quoted for the shell: a path holding `$(…)`, a quote or a space stays text
+    // when the file is sourced
+    // (no path or variable holds a NUL byte, the one thing quoting refuses)
+    let quote = |v: &str| shlex::try_quote(v).map_or_else(|_| v.replace('\0', ""), |q| q.into_owned());
     let mut text = String::new();
     for (k, v) in shim_env(shim_dir, &out, opts) {
         if k == "PYTHONPATH" {
-            text.push_str(&format!("export PYTHONPATH=\"{}${{PYTHONPATH:+:$PYTHONPATH}}\"\n", shim_dir.display()));
+            text.push_str(&format!("export PYTHONPATH={}\"${{PYTHONPATH:+:$PYTHONPATH}}\"\n", quote(&shim_dir.to_string_lossy())));
         } else {
-            text.push_str(&format!("export {k}=\"{v}\"\n"));
+            text.push_str(&format!("export {k}={}\n", quote(&v)));
         }
     }
     Ok(text)
@@ -351,6 +425,8 @@ mod tests {
             born: false,
             echo_to_stderr: false,
             quiet: true,
+            stdin: false,
+            keep: false,
         };
         let env = shim_env(Path::new("/tmp/shim"), Path::new("/tmp/out"), &opts);
         let get = |k: &str| env.iter().find(|(a, _)| a == k).map(|(_, b)| b.as_str());

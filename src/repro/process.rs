@@ -1,10 +1,11 @@
-//! Running the user's command: its own process group, output copied to the terminal and to
-//! `run.log`, stopped as a whole at the timeout, on Ctrl-C, or once a witness is written.
+//! Running the user's command: its own session (or, with `--stdin`, its own group holding the
+//! terminal), output copied to the terminal and to `run.log`, stopped as a whole at the
+//! timeout, on any signal that ends cudasleuth, or once a witness is written.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -27,29 +28,54 @@ pub struct Spec<'a> {
     /// Where the child's output goes besides run.log: the terminal's stdout or stderr.
     pub echo_to_stderr: bool,
     pub quiet: bool,
+    /// The command reads cudasleuth's stdin (`--stdin`); else its stdin is closed.
+    pub stdin: bool,
 }
 
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// The signal cudasleuth received while the command ran (0: none yet).
+static RECEIVED: AtomicI32 = AtomicI32::new(0);
 
 #[cfg(unix)]
-extern "C" fn on_sigint(_: libc::c_int) {
-    INTERRUPTED.store(true, Ordering::SeqCst);
+extern "C" fn on_signal(sig: libc::c_int) {
+    RECEIVED.store(sig, Ordering::SeqCst);
 }
 
+/// The signals that end a run: each is passed on to the command's group, which is then stopped,
+/// and the run's temporary files removed before cudasleuth exits (Ctrl-C, `kill`, a closed
+/// terminal or SSH session, Ctrl-\\).
 #[cfg(unix)]
-fn catch_sigint() {
+const ENDING_SIGNALS: [libc::c_int; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
+
+#[cfg(unix)]
+fn catch_signals() {
     // SAFETY: installs an async-signal-safe handler that only stores to an atomic.
     unsafe {
         let mut act: libc::sigaction = std::mem::zeroed();
-        act.sa_sigaction = on_sigint as extern "C" fn(libc::c_int) as usize;
+        act.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
         libc::sigemptyset(&mut act.sa_mask);
-        libc::sigaction(libc::SIGINT, &act, std::ptr::null_mut());
-        libc::sigaction(libc::SIGTERM, &act, std::ptr::null_mut());
+        for sig in ENDING_SIGNALS {
+            libc::sigaction(sig, &act, std::ptr::null_mut());
+        }
     }
 }
 
 #[cfg(not(unix))]
-fn catch_sigint() {}
+fn catch_signals() {}
+
+/// The default actions back once the command is gone: a Ctrl-C while the report is made ends
+/// cudasleuth.
+#[cfg(unix)]
+fn restore_signals() {
+    // SAFETY: resets dispositions to their defaults
+    unsafe {
+        for sig in ENDING_SIGNALS {
+            libc::signal(sig, libc::SIG_DFL);
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn restore_signals() {}
 
 #[cfg(unix)]
 fn signal_group(child: &Child, sig: libc::c_int) {
@@ -60,15 +86,12 @@ fn signal_group(child: &Child, sig: libc::c_int) {
     }
 }
 
-/// Stop the whole group: a polite signal first, then SIGKILL for whatever is left.
-fn stop_group(child: &mut Child, first: Signal) -> Option<i32> {
+/// Stop the whole group: a polite signal first (the one cudasleuth got, else SIGTERM), then
+/// SIGKILL for whatever is left.
+fn stop_group(child: &mut Child, first: Option<i32>) -> Option<i32> {
     #[cfg(unix)]
     {
-        let sig = match first {
-            Signal::Int => libc::SIGINT,
-            Signal::Term => libc::SIGTERM,
-        };
-        signal_group(child, sig);
+        signal_group(child, first.unwrap_or(libc::SIGTERM));
         let deadline = Instant::now() + Duration::from_secs(3);
         let mut status = None;
         while Instant::now() < deadline {
@@ -91,18 +114,20 @@ fn stop_group(child: &mut Child, first: Signal) -> Option<i32> {
     }
 }
 
-#[derive(Clone, Copy)]
-enum Signal {
-    Int,
-    Term,
-}
+/// How long the output copies may go on after the command's group is gone: a process of another
+/// session (a daemon started with `start_new_session=True`) can hold the pipe open for ever.
+const DRAIN: Duration = Duration::from_millis(1500);
 
+/// Copies one of the command's streams to run.log and the terminal until it closes, or until
+/// `closed` is set (then the thread stops writing, and is left to end with the process).
 fn copy_stream(
     mut from: impl Read + Send + 'static,
     log: Arc<Mutex<std::fs::File>>,
     to_stderr: bool,
     quiet: bool,
-) -> std::thread::JoinHandle<()> {
+    closed: Arc<AtomicBool>,
+) -> std::sync::mpsc::Receiver<()> {
+    let (done, ended) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let mut buf = [0u8; 16 * 1024];
         loop {
@@ -110,6 +135,9 @@ fn copy_stream(
                 Ok(0) | Err(_) => break,
                 Ok(n) => n,
             };
+            if closed.load(Ordering::SeqCst) {
+                break;
+            }
             if let Ok(mut f) = log.lock() {
                 let _ = f.write_all(&buf[..n]);
             }
@@ -123,7 +151,9 @@ fn copy_stream(
                 }
             }
         }
-    })
+        let _ = done.send(());
+    });
+    ended
 }
 
 fn witness_written(dir: &Path) -> bool {
@@ -144,22 +174,24 @@ pub struct Ran {
 
 pub fn run(spec: &Spec) -> std::io::Result<Ran> {
     let log_path = spec.out_dir.join("run.log");
-    let log = Arc::new(Mutex::new(std::fs::File::create(&log_path)?));
+    let log = Arc::new(Mutex::new(std::fs::File::create_new(&log_path)?));
     let mut cmd = Command::new(&spec.argv[0]);
-    cmd.args(&spec.argv[1..]).stdin(Stdio::inherit()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.args(&spec.argv[1..]).stdout(Stdio::piped()).stderr(Stdio::piped());
     for (k, v) in spec.env {
         cmd.env(k, v);
     }
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        cmd.process_group(0);
-    }
-    catch_sigint();
+    // the command in a group of its own, to be stopped as a whole; without `--stdin` also in a
+    // session of its own with no terminal and stdin closed (`input()` and `breakpoint()` end
+    // at once instead of stopping the run with SIGTTIN); with it, the terminal is lent to the
+    // command's group while it runs
+    let terminal = if spec.stdin { Terminal::inherit(&mut cmd) } else { Terminal::detach(&mut cmd) };
+    catch_signals();
     let start = Instant::now();
     let mut child = cmd.spawn()?;
-    let out = child.stdout.take().map(|s| copy_stream(s, log.clone(), spec.echo_to_stderr, spec.quiet));
-    let err = child.stderr.take().map(|s| copy_stream(s, log.clone(), true, spec.quiet));
+    let lent = terminal.lend(&child);
+    let closed = Arc::new(AtomicBool::new(false));
+    let out = child.stdout.take().map(|s| copy_stream(s, log.clone(), spec.echo_to_stderr, spec.quiet, closed.clone()));
+    let err = child.stderr.take().map(|s| copy_stream(s, log.clone(), true, spec.quiet, closed.clone()));
     let mut seen_witness: Option<Instant> = None;
     let ending = loop {
         if let Some(status) = child.try_wait()? {
@@ -169,27 +201,113 @@ pub fn run(spec: &Spec) -> std::io::Result<Ran> {
             signal_group(&child, libc::SIGKILL);
             break if seen_witness.is_some() || witness_written(spec.out_dir) { Ending::Witness(code) } else { Ending::Exited(code) };
         }
-        if INTERRUPTED.swap(false, Ordering::SeqCst) {
-            stop_group(&mut child, Signal::Int);
+        let sig = RECEIVED.swap(0, Ordering::SeqCst);
+        if sig != 0 {
+            stop_group(&mut child, Some(sig));
             break Ending::Interrupted;
         }
         if spec.timeout.is_some_and(|t| start.elapsed() >= t) {
-            stop_group(&mut child, Signal::Term);
+            stop_group(&mut child, None);
             break Ending::TimedOut;
         }
         match seen_witness {
             None if witness_written(spec.out_dir) => seen_witness = Some(Instant::now()),
             // the process that wrote it exits by itself; other ranks may hang in a collective
             Some(t) if t.elapsed() > Duration::from_secs(2) => {
-                let code = stop_group(&mut child, Signal::Term);
+                let code = stop_group(&mut child, None);
                 break Ending::Witness(code);
             }
             _ => {}
         }
         std::thread::sleep(Duration::from_millis(25));
     };
-    for h in [out, err].into_iter().flatten() {
-        let _ = h.join();
+    lent.give_back();
+    restore_signals();
+    // the output written before the end is copied; a pipe still held open after DRAIN (by a
+    // process outside the group) is let go, and the copies stop writing
+    let deadline = Instant::now() + DRAIN;
+    for ended in [out, err].into_iter().flatten() {
+        let _ = ended.recv_timeout(deadline.saturating_duration_since(Instant::now()));
     }
+    closed.store(true, Ordering::SeqCst);
     Ok(Ran { ending, seconds: start.elapsed().as_secs_f64(), log: log_path })
+}
+
+/// The command's relation to cudasleuth's terminal.
+enum Terminal {
+    /// Its own session: no terminal, stdin closed.
+    Detached,
+    /// Stdin inherited: the terminal's descriptor when stdin is one (its foreground group is
+    /// lent to the command's group).
+    Inherited(Option<i32>),
+}
+
+/// The terminal lent to the command's group, to be given back to cudasleuth's.
+struct Lent(Option<i32>);
+
+impl Terminal {
+    fn detach(cmd: &mut Command) -> Terminal {
+        cmd.stdin(Stdio::null());
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            // SAFETY: setsid is async-signal-safe; it cannot fail in a fresh child that is no
+            // group leader, and an error would only leave the child in cudasleuth's session.
+            unsafe {
+                cmd.pre_exec(|| {
+                    libc::setsid();
+                    Ok(())
+                });
+            }
+        }
+        Terminal::Detached
+    }
+
+    fn inherit(cmd: &mut Command) -> Terminal {
+        cmd.stdin(Stdio::inherit());
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            cmd.process_group(0);
+            // SAFETY: isatty only reads the descriptor's state
+            let tty = unsafe { libc::isatty(0) } == 1;
+            return Terminal::Inherited(tty.then_some(0));
+        }
+        #[allow(unreachable_code)]
+        Terminal::Inherited(None)
+    }
+
+    fn lend(&self, child: &Child) -> Lent {
+        match self {
+            #[cfg(unix)]
+            Terminal::Inherited(Some(fd)) => {
+                // SAFETY: plain syscalls; SIGTTOU is ignored around tcsetpgrp so a background
+                // cudasleuth is not stopped by it
+                unsafe {
+                    let old = libc::signal(libc::SIGTTOU, libc::SIG_IGN);
+                    let ok = libc::tcsetpgrp(*fd, child.id() as libc::pid_t) == 0;
+                    libc::signal(libc::SIGTTOU, old);
+                    Lent(ok.then_some(*fd))
+                }
+            }
+            _ => {
+                let _ = child;
+                Lent(None)
+            }
+        }
+    }
+}
+
+impl Lent {
+    fn give_back(self) {
+        #[cfg(unix)]
+        if let Some(fd) = self.0 {
+            // SAFETY: as in `lend`
+            unsafe {
+                let old = libc::signal(libc::SIGTTOU, libc::SIG_IGN);
+                libc::tcsetpgrp(fd, libc::getpgrp());
+                libc::signal(libc::SIGTTOU, old);
+            }
+        }
+    }
 }

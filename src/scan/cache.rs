@@ -50,17 +50,38 @@ impl FactsStore for Cache {
 const MAP_AT_LEAST: u64 = 64 << 10;
 
 /// cudasleuth's cache directory: `$CUDASLEUTH_CACHE_DIR`, else `$XDG_CACHE_HOME/cudasleuth`, else
-/// `~/.cache/cudasleuth`.
+/// `~/.cache/cudasleuth`; always an absolute path, so the cache never lands in the directory
+/// cudasleuth runs in (the user's project). An empty variable counts as unset; a relative
+/// `XDG_CACHE_HOME` is ignored (the XDG rule); a relative `CUDASLEUTH_CACHE_DIR` turns the cache
+/// off, with a warning once per run.
 pub fn base_dir() -> Option<PathBuf> {
-    std::env::var_os("CUDASLEUTH_CACHE_DIR")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|x| PathBuf::from(x).join("cudasleuth")))
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/cudasleuth")))
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(dir) = var("CUDASLEUTH_CACHE_DIR") {
+        if dir.is_absolute() {
+            return Some(dir);
+        }
+        static WARNED: std::sync::Once = std::sync::Once::new();
+        WARNED.call_once(|| {
+            eprintln!(
+                "cudasleuth: warning: CUDASLEUTH_CACHE_DIR={} is not an absolute path; running without a cache (set an absolute path, or unset it for ~/.cache/cudasleuth)",
+                dir.display()
+            )
+        });
+        return None;
+    }
+    var("XDG_CACHE_HOME")
+        .filter(|x| x.is_absolute())
+        .map(|x| x.join("cudasleuth"))
+        .or_else(|| var("HOME").filter(|h| h.is_absolute()).map(|h| h.join(".cache/cudasleuth")))
 }
+
+// The version a cache entry is written for: the package version and a hash of the sources
+// it was built from (two builds of one version may lower Python differently).
+include!(concat!(env!("OUT_DIR"), "/source_stamp.rs"));
 
 impl Cache {
     pub fn open() -> Option<Cache> {
-        let dir = base_dir()?.join(format!("facts-v5-{}", env!("CARGO_PKG_VERSION")));
+        let dir = base_dir()?.join(format!("facts-v5-{CACHE_VERSION}"));
         std::fs::create_dir_all(&dir).ok()?;
         Some(Cache { dir })
     }

@@ -372,8 +372,9 @@ pub fn rescan(path: &str, text: &str, old: &FileFacts, old_chunks: &[Chunk]) -> 
             None => {
                 let a = starts[c.start as usize];
                 let b = starts.get(c.end as usize).copied().unwrap_or(text.len());
+                // a chunk that does not parse, or is too deep, sends the file to a whole scan
                 let part = crate::scan::python::scan_source(path, &text[a..b]);
-                if part.parse_errors {
+                if part.parse_errors || part.too_deep > 0 {
                     return None;
                 }
                 take_all(&mut out, part, c.start as i64);

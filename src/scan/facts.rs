@@ -172,6 +172,10 @@ pub struct FileFacts {
     pub flow: Vec<crate::scan::flow::Def>,
     /// The file did not parse cleanly (facts were still read from the parts that did).
     pub parse_errors: bool,
+    /// The syntax tree was deeper than the scan walks (`scan::MAX_TREE_DEPTH`): this deep, and
+    /// its facts are incomplete (the file is skipped with a warning, never cached).
+    #[serde(skip)]
+    pub too_deep: usize,
     /// The words of `imports`, computed once when a rule first asks (`imports_module`).
     #[serde(skip)]
     pub import_words: std::sync::OnceLock<std::collections::HashSet<String>>,
@@ -182,6 +186,9 @@ pub struct FileFacts {
 pub enum SkipReason {
     /// Brackets nested this deep (the scan stops at 1,000; CPython at 200).
     TooDeep(usize),
+    /// A syntax tree this deep (the scan stops at `scan::MAX_TREE_DEPTH`): 40,000 signs before
+    /// a number, a chain of 2 million calls.
+    TreeTooDeep(usize),
     /// Larger than this many MiB.
     TooLarge(u64),
     /// The file could not be read (the system's error).
@@ -195,7 +202,7 @@ impl SkipReason {
     /// The warning's code in lint output.
     pub fn code(&self) -> &'static str {
         match self {
-            SkipReason::TooDeep(_) => "too-deep",
+            SkipReason::TooDeep(_) | SkipReason::TreeTooDeep(_) => "too-deep",
             SkipReason::TooLarge(_) => "too-large",
             SkipReason::Unreadable(_) => "unreadable",
             SkipReason::NotUtf8 => "not-utf8",
@@ -208,6 +215,7 @@ impl std::fmt::Display for SkipReason {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             SkipReason::TooDeep(d) => write!(f, "skipped: brackets nested {d} deep (CPython allows 200)"),
+            SkipReason::TreeTooDeep(d) => write!(f, "skipped: expressions nested more than {d} levels deep (deeper than CPython compiles)"),
             SkipReason::TooLarge(mib) => write!(f, "skipped: larger than {mib} MiB"),
             SkipReason::Unreadable(e) => write!(f, "unreadable: {e}"),
             SkipReason::NotUtf8 => f.write_str("skipped: not valid UTF-8"),

@@ -28,10 +28,22 @@ const MAX_FILE_BYTES: u64 = 4 << 20;
 /// file nested 100,000 deep is deeper than the stack a walk over it can use.
 const MAX_NESTING: usize = 1000;
 
+/// A syntax tree deeper than this skips the file (checked as the scan walks it): CPython's
+/// compiler gives up far sooner (40,000 unary signs, a chain of 100,000 calls), and the
+/// walks over deeper trees cost memory in proportion to depth times size.
+pub const MAX_TREE_DEPTH: usize = 5000;
+
 fn too_deep(rel: &str, code: &str) -> Result<(), Skipped> {
     match chunks::deepest_brackets(code) {
         d if d > MAX_NESTING => Err((rel.to_string(), SkipReason::TooDeep(d))),
         _ => Ok(()),
+    }
+}
+
+fn tree_too_deep(rel: &str, facts: &FileFacts) -> Result<(), Skipped> {
+    match facts.too_deep {
+        0 => Ok(()),
+        d => Err((rel.to_string(), SkipReason::TreeTooDeep(d))),
     }
 }
 
@@ -135,6 +147,7 @@ fn scan_read(
         let nb = notebook::Notebook::read(&text).ok_or_else(|| (rel.to_string(), SkipReason::NotNotebook))?;
         too_deep(rel, &nb.code)?;
         let mut facts = python::scan_source(rel, &nb.code);
+        tree_too_deep(rel, &facts)?;
         nb.place_facts(&mut facts);
         return put(Entry { facts, chunks: None });
     }
@@ -153,6 +166,7 @@ fn scan_read(
     }
     // chunks are only worth finding for a cache entry
     let (facts, chunks) = if cache.is_some() { python::scan_source_chunked(rel, &text) } else { (python::scan_source(rel, &text), None) };
+    tree_too_deep(rel, &facts)?;
     put(Entry { facts, chunks })
 }
 

@@ -83,19 +83,27 @@ impl<'a> Source<'a> {
 }
 
 fn int_literal(src: &Source, n: Node) -> Option<i64> {
-    match n.kind_name() {
-        "integer" => parse_int(src.node_text(n)),
-        "unary_operator" => {
-            let op = n.field(F::Operator).map(|o| src.node_text(o))?;
-            let v = int_literal(src, n.field(F::Argument)?)?;
-            match op {
-                "-" => Some(-v),
-                "+" => Some(v),
-                _ => None,
-            }
+    // signs and parentheses peeled in a loop, not by recursion: `x = ` and 40,000 `-` is one
+    // line of a file, and CPython folds it
+    let (mut n, mut negate, mut layers) = (n, false, 0);
+    loop {
+        layers += 1;
+        if layers > crate::scan::flow::MAX_DEPTH {
+            return None;
         }
-        "parenthesized_expression" => int_literal(src, n.named_child(0)?),
-        _ => None,
+        match n.kind_name() {
+            "integer" => return parse_int(src.node_text(n)).map(|v| if negate { v.checked_neg().unwrap_or(i64::MAX) } else { v }),
+            "unary_operator" => {
+                match n.field(F::Operator).map(|o| src.node_text(o))? {
+                    "-" => negate = !negate,
+                    "+" => {}
+                    _ => return None,
+                }
+                n = n.field(F::Argument)?;
+            }
+            "parenthesized_expression" => n = n.named_child(0)?,
+            _ => return None,
+        }
     }
 }
 
@@ -169,7 +177,15 @@ fn element_texts(src: &Source, n: Node) -> Vec<Text> {
             let mut c = n.walk();
             n.named_children(&mut c).filter(|x| x.kind_name() != "comment").map(|x| src.clipped(x)).collect()
         }
-        "parenthesized_expression" => n.named_child(0).map(|x| element_texts(src, x)).unwrap_or_default(),
+        // `((a, b))`: the parentheses peeled in a loop
+        "parenthesized_expression" => {
+            let mut inner = n;
+            while inner.kind_name() == "parenthesized_expression" {
+                let Some(x) = inner.named_child(0) else { return Vec::new() };
+                inner = x;
+            }
+            element_texts(src, inner)
+        }
         _ => vec![src.clipped(n)],
     }
 }
@@ -277,7 +293,20 @@ fn scan_tree(path: &str, text: &str) -> (FileFacts, Option<tree_sitter::Tree>) {
             p.set_language(&language()).expect("tree-sitter-python matches the tree-sitter version");
             p
         });
-        parser.parse(text, None)
+        // long runs of comment lines are left out of the parse (their bytes keep their
+        // places): tree-sitter-python's scanner reads every comment line after a line's end
+        // again for each of them, so a run of n comment lines costs n times its length
+        let runs = long_comment_runs(text);
+        if runs.is_empty() {
+            return parser.parse(text, None);
+        }
+        let included = included_between(text, &runs);
+        if parser.set_included_ranges(&included).is_err() {
+            return parser.parse(text, None);
+        }
+        let tree = parser.parse(text, None);
+        let _ = parser.set_included_ranges(&[]);
+        tree
     });
     let mut facts = FileFacts { path: path.to_string(), mentions_torch: text.contains("torch"), ..Default::default() };
     let Some(tree) = tree else { return (facts, None) };
@@ -299,6 +328,11 @@ fn scan_tree(path: &str, text: &str) -> (FileFacts, Option<tree_sitter::Tree>) {
         let node = cursor.node();
         b.assignment = b.ancestors.last().and_then(|&(p, pa)| assignment_of(node, p, pa));
         b.node(node);
+        if b.ancestors.len() >= crate::scan::MAX_TREE_DEPTH {
+            // deeper than any code CPython compiles: the file is skipped (see `scan_read`)
+            b.facts.too_deep = crate::scan::MAX_TREE_DEPTH;
+            break 'walk;
+        }
         if cursor.goto_first_child() {
             b.ancestors.push((node, b.assignment));
             continue;
@@ -315,10 +349,111 @@ fn scan_tree(path: &str, text: &str) -> (FileFacts, Option<tree_sitter::Tree>) {
     assign_scopes(&mut facts, ranges, marks);
     // the statement trees are for the value tracing of a project's own code: a file longer
     // than this (a model library's module) has none, and the chains that reach it end there
-    if text.len() <= crate::scan::flow::MAX_FILE_BYTES {
+    if text.len() <= crate::scan::flow::MAX_FILE_BYTES && facts.too_deep == 0 {
         facts.flow = crate::scan::flow::defs(tree.root_node(), text);
     }
     (facts, Some(tree))
+}
+
+/// Runs of at least this many lines that are comments and nothing else are not parsed.
+const COMMENT_RUN: usize = 8;
+
+/// The byte ranges of the runs of `COMMENT_RUN` or more consecutive lines holding only a
+/// comment (whitespace before the `#`) outside triple-quoted strings, each from its first
+/// line's start to its last line's end (newline included).
+fn long_comment_runs(text: &str) -> Vec<std::ops::Range<usize>> {
+    let b = text.as_bytes();
+    let mut runs = Vec::new();
+    // inside a triple-quoted string: its quote byte
+    let mut string: Option<u8> = None;
+    let (mut run_start, mut run_lines) = (0, 0);
+    let mut at = 0;
+    while at < b.len() {
+        let end = memchr::memchr(b'\n', &b[at..]).map_or(b.len(), |p| at + p + 1);
+        let line = &b[at..end];
+        let first = line.iter().position(|&c| !matches!(c, b' ' | b'\t' | b'\x0c'));
+        let comment = string.is_none() && first.is_some_and(|i| line[i] == b'#');
+        if comment {
+            if run_lines == 0 {
+                run_start = at;
+            }
+            run_lines += 1;
+        } else {
+            if run_lines >= COMMENT_RUN {
+                runs.push(run_start..at);
+            }
+            run_lines = 0;
+            string = triple_quotes_after(line, string);
+        }
+        at = end;
+    }
+    if run_lines >= COMMENT_RUN {
+        runs.push(run_start..b.len());
+    }
+    runs
+}
+
+/// Whether a triple-quoted string is open after `line`, given whether one was before it (quotes
+/// after a `#` outside a string, and escaped quotes, are not counted; one-line strings are
+/// skipped).
+fn triple_quotes_after(line: &[u8], mut string: Option<u8>) -> Option<u8> {
+    let mut i = 0;
+    while i < line.len() {
+        let c = line[i];
+        match string {
+            Some(q) => {
+                if c == b'\\' {
+                    i += 2;
+                    continue;
+                }
+                if line[i..].starts_with(&[q, q, q]) {
+                    string = None;
+                    i += 3;
+                    continue;
+                }
+            }
+            None => match c {
+                b'#' => return None,
+                b'"' | b'\'' if line[i..].starts_with(&[c, c, c]) => {
+                    string = Some(c);
+                    i += 3;
+                    continue;
+                }
+                b'"' | b'\'' => {
+                    // a one-line string: to its closing quote
+                    i += 1;
+                    while i < line.len() && line[i] != c && line[i] != b'\n' {
+                        i += if line[i] == b'\\' { 2 } else { 1 };
+                    }
+                }
+                _ => {}
+            },
+        }
+        i += 1;
+    }
+    string
+}
+
+/// The parts of `text` between `runs` (ordered, disjoint), as tree-sitter ranges.
+fn included_between(text: &str, runs: &[std::ops::Range<usize>]) -> Vec<tree_sitter::Range> {
+    // rows counted forward from the last point asked for (the points come in order)
+    let (mut seen, mut row) = (0, 0);
+    let mut point = |byte: usize| {
+        let b = text.as_bytes();
+        row += memchr::memchr_iter(b'\n', &b[seen..byte]).count();
+        seen = byte;
+        let column = byte - memchr::memrchr(b'\n', &b[..byte]).map_or(0, |p| p + 1);
+        tree_sitter::Point { row, column }
+    };
+    let mut out = Vec::with_capacity(runs.len() + 1);
+    let mut from = 0;
+    for r in runs.iter().chain(std::iter::once(&(text.len()..text.len()))) {
+        if r.start > from {
+            out.push(tree_sitter::Range { start_byte: from, end_byte: r.start, start_point: point(from), end_point: point(r.start) });
+        }
+        from = r.end;
+    }
+    out
 }
 
 /// The facts of one parse, gathered node by node: each node kind the queries in

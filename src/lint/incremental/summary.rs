@@ -183,7 +183,7 @@ impl Stored {
         let rest = &bytes[8 + first_len..];
         let (first, rest) = rayon::join(|| bincode::deserialize::<First>(first).ok(), || bincode::deserialize::<Second>(rest).ok());
         let (mut first, rest) = (first?, rest?);
-        if first.version != env!("CARGO_PKG_VERSION") {
+        if first.version != crate::scan::cache::CACHE_VERSION {
             return None;
         }
         first.entries.extend(rest.entries);
@@ -202,7 +202,7 @@ impl Stored {
     /// The summary with its recent changes in `bytes` (`Delta`), when they are this summary's.
     fn apply(&mut self, bytes: &[u8]) {
         let Ok(delta) = bincode::deserialize::<Delta>(bytes) else { return };
-        if self.id == 0 || delta.base != self.id || delta.version != env!("CARGO_PKG_VERSION") {
+        if self.id == 0 || delta.base != self.id || delta.version != crate::scan::cache::CACHE_VERSION {
             return;
         }
         let mut paths = Vec::with_capacity(delta.entries.len() + delta.dropped.len());
@@ -520,7 +520,7 @@ impl Summary {
             return false;
         }
         let delta = DeltaOut {
-            version: env!("CARGO_PKG_VERSION"),
+            version: crate::scan::cache::CACHE_VERSION,
             base: self.stored.id,
             entries: changed.iter().filter_map(|&i| per_file[i].as_ref()).collect(),
             dropped: changed.iter().filter(|&&i| per_file[i].is_none()).map(|&i| paths[i].as_str()).collect(),
@@ -559,7 +559,7 @@ impl Summary {
             bincode::serialize_into(
                 &mut out,
                 &FirstOut {
-                    version: env!("CARGO_PKG_VERSION"),
+                    version: crate::scan::cache::CACHE_VERSION,
                     id,
                     walk: self.walk.as_ref().map(|w| w.with_files(files)),
                     entries: &entries[..half],
