@@ -357,3 +357,206 @@ fn runs_keep_their_results_in_the_cache_and_old_ones_are_removed() {
     assert_eq!(std::fs::read_dir(&runs).unwrap().count(), 21);
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Trial item 12: write errors were ignored: `lint --format sarif --exit-zero > /dev/full`
+/// exited 0 with nothing written. A closed pipe still ends quietly.
+#[test]
+fn a_full_disk_is_an_error_and_a_closed_pipe_is_not() {
+    if !Path::new("/dev/full").exists() {
+        return;
+    }
+    let d = tmp("full");
+    std::fs::write(d.join("train.py"), "import torch.nn as nn\nloss = nn.BCELoss()\n").unwrap();
+    let full = || std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    for args in [&["lint", "--no-cache", "--format", "sarif", "--exit-zero"][..], &["lint", "--no-cache", "--format", "json"][..]] {
+        let out = bin().args(args).arg(&d).stdout(full()).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("cannot write the output"), "{args:?}");
+    }
+    let out = bin().args(["explain", SEED_LOG]).current_dir(common::root()).stdout(full()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    // a reader that stops early: no error
+    let mut child = bin().args(["rule"]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Trial item 10: `--format markdown` put log text in raw: a code line broke out of its
+/// backticks into links, images, @mentions and `</details>`. Rendered with a CommonMark parser,
+/// nothing the log holds may become a link, an image, HTML or a mention.
+#[test]
+fn markdown_output_keeps_log_text_inert() {
+    use pulldown_cmark::{Event, Parser, Tag};
+    let d = tmp("markdown");
+    let log = d.join("crash.log");
+    let evil = "t >= 0 ` && [x](http://evil.example) ![i](http://evil.example/i.png) @octocat </details> <img src=x> | y";
+    std::fs::write(
+        &log,
+        format!(
+            "/pytorch/aten/src/ATen/native/cuda/Loss.cu:245: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [1,0,0] Assertion `{evil}` failed.\n\u{1b}[31mRuntimeError: CUDA error: device-side assert triggered [y](http://evil.example) @octocat\u{7}\n"
+        ),
+    )
+    .unwrap();
+    let out = bin().args(["explain", "--format", "markdown"]).arg(&log).output().unwrap();
+    let md = String::from_utf8(out.stdout).unwrap();
+    assert!(!md.contains('\u{1b}') && !md.contains('\u{7}'), "control bytes pass through: {md:?}");
+    for ev in Parser::new_ext(&md, pulldown_cmark::Options::ENABLE_TABLES) {
+        match ev {
+            Event::Start(Tag::Link { dest_url, .. }) | Event::Start(Tag::Image { dest_url, .. }) => {
+                panic!("a link or image to {dest_url}: {md}")
+            }
+            Event::Html(h) | Event::InlineHtml(h) => {
+                assert!(h.trim() == "<details><summary>Next steps</summary>" || h.trim() == "</details>", "HTML from the log: {h:?}\n{md}")
+            }
+            // GitHub links a mention in text, not in code
+            Event::Text(t) => assert!(!t.contains("@octocat"), "a mention: {t:?}\n{md}"),
+            _ => {}
+        }
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Trial item 16: an 8 MB assertion was echoed whole; BS, BEL and a C1 CSI from the log reached
+/// the terminal and GitHub output; a capped count of distinct threads was printed as exact.
+#[test]
+fn hygiene_log_text_is_echoed_bounded_and_inert_and_capped_counts_say_so() {
+    let d = tmp("hygiene");
+    let head = "/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:93: operator(): block: [0,0,0], thread: [";
+    let mut log = String::new();
+    // 20,000 distinct threads: past the exact count's cap of 16,384 per site
+    let head = head.replace("block: [0,0,0], thread: [", "");
+    for t in 0..20_000u32 {
+        log.push_str(&format!(
+            "{}block: [{},0,0], thread: [{},0,0] Assertion `-sizes[i] <= index && index < sizes[i] && \"index out of bounds\"` failed.\n",
+            head,
+            t / 1024,
+            t % 1024
+        ));
+    }
+    let noisy = format!(
+        "{log}/pytorch/aten/src/ATen/native/cuda/Loss.cu:245: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [1,0,0] Assertion `t >= 0 \u{8}\u{7}\u{9b}2J && {}` failed.\nRuntimeError: CUDA error: device-side assert triggered\n",
+        "x".repeat(2_000_000)
+    );
+    let path = d.join("crash.log");
+    std::fs::write(&path, noisy).unwrap();
+    for format in ["human", "github"] {
+        let out = bin().args(["explain", "--color", "never", "--format", format]).arg(&path).output().unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.chars().all(|c| c == '\n' || !c.is_control()), "{format}: a control character reaches the output");
+        let longest = text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+        assert!(longest <= cudasleuth::report::MAX_LINE + 1, "{format}: a line of {longest} characters");
+        if format == "human" {
+            assert!(text.contains("at least 16384 distinct GPU threads"), "{}", &text[..text.len().min(3000)]);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Trial item 16: the commands the report suggests were built from names in the log unquoted:
+/// a script named `$(touch x) a.py` in a traceback became a command that runs `touch x`.
+#[test]
+fn suggested_commands_quote_names_from_the_log() {
+    let d = tmp("quote");
+    let path = d.join("q.log");
+    std::fs::write(
+        &path,
+        "Traceback (most recent call last):\n  File \"/home/u/$(touch x) a.py\", line 3, in <module>\n    loss = f(x)\nRuntimeError: CUDA error: device-side assert triggered\n",
+    )
+    .unwrap();
+    let out = bin().args(["explain", "--format", "json"]).arg(&path).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let steps = v["next_steps"].to_string();
+    assert!(steps.contains("python '$(touch x) a.py'") && !steps.contains("python $(touch"), "{steps}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Trial item 13: a notebook over 4 MiB because of one image output was dropped whole, its
+/// findings with it. The size limit is the notebook's code's, not its outputs'.
+#[test]
+fn a_notebook_with_a_large_image_output_is_still_linted() {
+    let d = tmp("notebook");
+    let image = "iVBORw0KGgo".repeat(500_000);
+    let nb = serde_json::json!({
+        "cells": [
+            {"cell_type": "code", "execution_count": 1, "metadata": {}, "source": ["import matplotlib.pyplot as plt\n", "plt.imshow(x)\n"],
+             "outputs": [{"output_type": "display_data", "metadata": {}, "data": {"image/png": image, "text/plain": ["<Figure>"]}}]},
+            {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [],
+             "source": ["import torch.nn as nn\n", "loss_fn = nn.BCELoss()\n"]}
+        ],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5
+    });
+    let path = d.join("explore.ipynb");
+    std::fs::write(&path, serde_json::to_string(&nb).unwrap()).unwrap();
+    assert!(std::fs::metadata(&path).unwrap().len() > 5 << 20);
+    let out = bin().args(["lint", "--no-cache", "--format", "json", "--exit-zero"]).arg(&d).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["diagnostics"].as_array().unwrap().iter().any(|f| f["rule"] == "CS106"), "{v}");
+    assert!(v["warnings"].as_array().unwrap().is_empty(), "{v}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Trial item 14: `lint link.py` (a link to a file outside the project) exited 0 saying
+/// nothing; a data file reached through a linked directory was read outside the project; the
+/// cache's temporary files were opened through links.
+#[test]
+fn links_are_said_not_followed_out_of_the_project() {
+    let d = tmp("links");
+    let outside = d.join("outside");
+    let proj = d.join("proj");
+    std::fs::create_dir_all(outside.join("shared")).unwrap();
+    std::fs::create_dir_all(&proj).unwrap();
+    std::fs::write(proj.join("pyproject.toml"), "[project]\nname = \"p\"\n").unwrap();
+    std::fs::write(outside.join("real.py"), "import torch.nn as nn\nloss = nn.BCELoss()\n").unwrap();
+    std::os::unix::fs::symlink(outside.join("real.py"), proj.join("link.py")).unwrap();
+    let out = bin().args(["lint", "--no-cache", "--format", "json", "link.py"]).current_dir(&proj).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    let w = v["warnings"].to_string();
+    assert!(w.contains("link.py") && w.contains("symbolic link"), "{v}");
+    // the data behind a linked directory: the labels file is outside the project, not read
+    std::fs::write(outside.join("shared/labels.csv"), "text,label\na,0\nb,1\nc,2\n").unwrap();
+    std::os::unix::fs::symlink(outside.join("shared"), proj.join("data")).unwrap();
+    std::fs::write(proj.join("train.py"), "import pandas as pd\ndf = pd.read_csv(\"data/labels.csv\")\n").unwrap();
+    let facts = cudasleuth::scan::scan_project(&proj, &cudasleuth::scan::files::ProjectFiles::walk(&proj));
+    assert!(!facts.files.iter().any(|f| f.path.ends_with("labels.csv")), "a data file was read through a link out of the project");
+    // a link planted where the cache writes its temporary file is not followed
+    let cache = d.join("cache");
+    let victim = d.join("victim.txt");
+    std::fs::write(&victim, "keep me").unwrap();
+    let c = cudasleuth::scan::cache::Cache::open_at(&cache).unwrap();
+    let key = cudasleuth::scan::cache::Cache::key("train.py", b"x = 1\n");
+    std::os::unix::fs::symlink(&victim, c.dir().join(format!("{key}.tmp{}", std::process::id()))).unwrap();
+    c.put(&key, &cudasleuth::scan::cache::Entry { facts: cudasleuth::scan::python::scan_source("train.py", "x = 1\n"), chunks: None });
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+    assert!(c.get_entry(&key).is_some());
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Trial item 15: an unreadable subdirectory was skipped silently, and a file in it named
+/// explicitly was "no such file".
+#[test]
+fn an_unreadable_directory_is_said_and_a_file_in_it_is_unreadable_not_missing() {
+    let d = tmp("unreadable");
+    std::fs::create_dir_all(d.join("secret")).unwrap();
+    std::fs::write(d.join("pyproject.toml"), "[project]\nname = \"p\"\n").unwrap();
+    std::fs::write(d.join("train.py"), "x = 1\n").unwrap();
+    std::fs::write(d.join("secret/model.py"), "import torch.nn as nn\nloss = nn.BCELoss()\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(d.join("secret"), std::fs::Permissions::from_mode(0o000)).unwrap();
+    // root reads every directory: the case cannot be made
+    let readable = std::fs::read_dir(d.join("secret")).is_ok();
+    if !readable {
+        let out = bin().args(["lint", "--no-cache", "--format", "json", "."]).current_dir(&d).output().unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let w = v["warnings"].to_string();
+        assert!(w.contains("secret") && w.contains("permission denied"), "{v}");
+        let out = bin().args(["lint", "--no-cache", "secret/model.py"]).current_dir(&d).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("permission denied"), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    std::fs::set_permissions(d.join("secret"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -9,6 +9,7 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<u8, CliError> {
     use clap::CommandFactory;
-    clap_complete::generate(a.shell, &mut Cli::command(), "cudasleuth", &mut std::io::stdout());
-    Ok(0)
+    let mut out = super::Out::new();
+    clap_complete::generate(a.shell, &mut Cli::command(), "cudasleuth", &mut out);
+    out.finish(0)
 }

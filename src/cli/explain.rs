@@ -32,10 +32,10 @@ pub fn run(a: Args) -> Result<u8, CliError> {
         eprintln!("cudasleuth: reading the log from stdin; paste it, then press Ctrl-D");
     }
     let opts = Options { logs: a.logs, project: a.project, format: a.format, redact: a.redact, terminal: terminal(a.color) };
-    let mut out = std::io::stdout().lock();
+    let mut out = super::Out::new();
     let mut unreadable = |e| eprint!("{:?}", miette::Report::new(CliError::Input(e)));
     match explain::run(&opts, &mut out, &mut unreadable) {
-        Ok(done) => Ok(done.exit_code()),
+        Ok(done) => out.finish(done.exit_code()),
         Err(explain::Error::Project(p)) => Err(CliError::Project(p)),
         Err(explain::Error::UserKb(e)) => Err(CliError::UserKb(e)),
     }

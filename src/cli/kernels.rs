@@ -35,6 +35,7 @@ pub fn run(a: Args) -> Result<u8, CliError> {
         }
         Format::Table => cudasleuth::kb::doc::table(&kb.select(a.op.as_deref(), a.category.as_deref())),
     };
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
-    Ok(0)
+    let mut out = super::Out::new();
+    let _ = out.write_all(text.as_bytes());
+    out.finish(0)
 }

@@ -57,17 +57,26 @@ pub fn run(a: Args) -> Result<u8, CliError> {
     if let Some(message) = flags.into_iter().find_map(|(flag, codes)| config::unknown_selector(codes, flag)) {
         return Err(CliError::Selector(message));
     }
-    if let Some(p) = opts.paths.iter().find(|p| !p.exists()) {
-        return Err(CliError::Input(cudasleuth::log::InputError::NotFound { path: p.clone() }));
+    for p in &opts.paths {
+        // a file in a directory cudasleuth may not enter is unreadable, not missing
+        if let Err(e) = std::fs::metadata(p) {
+            let path = p.clone();
+            return Err(CliError::Input(match e.kind() {
+                std::io::ErrorKind::PermissionDenied => cudasleuth::log::InputError::PermissionDenied { path },
+                std::io::ErrorKind::NotFound => cudasleuth::log::InputError::NotFound { path },
+                _ => cudasleuth::log::InputError::Io { path, source: e },
+            }));
+        }
     }
     let result = lint::run(&opts).map_err(CliError::Config)?;
     let term = terminal(a.color);
     let text = match a.format {
-        Format::Human => output::human(&result, term.color, term.width),
+        Format::Human => cudasleuth::report::inert(&output::human(&result, term.color, term.width)),
         Format::Json => serde_json::to_string(&result).unwrap_or_default() + "\n",
-        Format::Github => output::github(&result),
+        Format::Github => cudasleuth::report::inert(&output::github(&result)),
         Format::Sarif => serde_json::to_string_pretty(&output::sarif(&result, "cudasleuth/lint")).unwrap_or_default() + "\n",
     };
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
-    Ok(if result.diagnostics.is_empty() || a.exit_zero { 0 } else { 1 })
+    let mut out = super::Out::new();
+    let _ = out.write_all(text.as_bytes());
+    out.finish(if result.diagnostics.is_empty() || a.exit_zero { 0 } else { 1 })
 }

@@ -9,7 +9,7 @@ mod lint;
 mod repro;
 mod rule;
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -77,6 +77,9 @@ pub enum CliError {
     #[error("{0}")]
     #[diagnostic(code(cudasleuth::repro), help("{1}"))]
     Repro(cudasleuth::repro::ReproError, String),
+    #[error("cannot write the output: {0}")]
+    #[diagnostic(code(cudasleuth::output), help("check that the disk is not full and the output file or pipe is writable"))]
+    Output(std::io::Error),
     #[error("{0}")]
     #[diagnostic(
         code(cudasleuth::pyproject),
@@ -107,6 +110,63 @@ pub fn main() -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => e.report(),
+    }
+}
+
+/// Standard output that remembers its first write error: the commands write with `let _ =
+/// writeln!(…)`, and `finish` turns an error into exit code 2 with a diagnostic (a full disk
+/// was an exit 0 with nothing written). A closed pipe (`| head`) is no error: output stops.
+pub struct Out {
+    error: Option<std::io::Error>,
+}
+
+impl Out {
+    pub fn new() -> Out {
+        Out { error: None }
+    }
+
+    fn keep<T>(&mut self, r: std::io::Result<T>) -> std::io::Result<T> {
+        if let Err(e) = &r {
+            if self.error.is_none() {
+                self.error = Some(std::io::Error::new(e.kind(), e.to_string()));
+            }
+        }
+        r
+    }
+
+    /// Flushes, and gives back `code` or the write error.
+    pub fn finish(mut self, code: u8) -> Result<u8, CliError> {
+        let r = std::io::stdout().flush();
+        let _ = self.keep(r);
+        match self.error {
+            None => Ok(code),
+            Some(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(code),
+            Some(e) => Err(CliError::Output(e)),
+        }
+    }
+}
+
+impl Write for Out {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.error.is_some() {
+            // nothing more is written after the first error
+            return Ok(buf.len());
+        }
+        let r = std::io::stdout().lock().write(buf);
+        self.keep(r)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        if self.error.is_some() {
+            return Ok(());
+        }
+        let r = std::io::stdout().lock().write_all(buf);
+        self.keep(r)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let r = std::io::stdout().flush();
+        self.keep(r)
     }
 }
 

@@ -94,8 +94,9 @@ pub fn run(a: Args) -> Result<u8, CliError> {
     };
     if a.print_env {
         let text = repro::print_env(&opts, &repro::lasting_shim_dir()).map_err(failure)?;
-        print!("{text}");
-        return Ok(0);
+        let mut out = super::Out::new();
+        let _ = std::io::Write::write_all(&mut out, text.as_bytes());
+        return out.finish(0);
     }
     let req = ReproRequest {
         opts,
@@ -107,7 +108,9 @@ pub fn run(a: Args) -> Result<u8, CliError> {
     };
     // stdout is not locked while the command runs: its output is copied there (holding the
     // lock made the copy wait for ever, and the command with it once the pipe filled)
-    explain::repro(&req, &mut std::io::stdout()).map_err(failure)
+    let mut out = super::Out::new();
+    let code = explain::repro(&req, &mut out).map_err(failure)?;
+    out.finish(code)
 }
 
 fn failure(e: ReproError) -> CliError {

@@ -32,6 +32,7 @@ pub fn run(a: Args) -> Result<u8, CliError> {
             }
         }
     };
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
-    Ok(0)
+    let mut out = super::Out::new();
+    let _ = out.write_all(text.as_bytes());
+    out.finish(0)
 }

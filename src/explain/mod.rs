@@ -128,7 +128,7 @@ pub fn run(opts: &Options, out: &mut dyn Write, on_unreadable: &mut dyn FnMut(In
                 let quoted = quoted();
                 let sep = if i > 0 { "\n" } else { "" };
                 let style = human::Style { color: opts.terminal.color, width: opts.terminal.width, quoted };
-                write!(out, "{sep}{}", human::render(&report, &style))
+                write!(out, "{sep}{}", crate::report::inert(&human::render(&report, &style)))
             }
             Format::Github | Format::Sarif | Format::Markdown => {
                 quotes.push(quoted());
@@ -151,7 +151,7 @@ pub fn run(opts: &Options, out: &mut dyn Write, on_unreadable: &mut dyn FnMut(In
 pub fn ci_text(reports: &[Report], quotes: &[Quoted], format: Format, project: Option<&Path>, redact: bool) -> String {
     let prefix = quote::repo_prefix(project);
     match format {
-        Format::Github => ci::github(reports, &prefix),
+        Format::Github => crate::report::inert(&ci::github(reports, &prefix)),
         Format::Sarif => serde_json::to_string_pretty(&ci::sarif(reports, &prefix)).unwrap_or_default() + "\n",
         Format::Markdown => ci::markdown(reports, quotes, &prefix, redact),
         Format::Human | Format::Json => String::new(),

@@ -148,7 +148,7 @@ fn write_report(report: &Report, req: &ReproRequest, root: PathBuf, out: &mut dy
         Format::Human => {
             let quoted = quoted();
             let style = human::Style { color: req.terminal.color, width: req.terminal.width, quoted };
-            write!(out, "\n{}", human::render(report, &style))
+            write!(out, "\n{}", crate::report::inert(&human::render(report, &style)))
         }
         _ => out.write_all(ci_text(std::slice::from_ref(report), &[quoted()], req.format, Some(&root), false).as_bytes()),
     }

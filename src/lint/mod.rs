@@ -95,36 +95,61 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
     cfg.override_with(opts.select.clone(), &opts.extend_select, &opts.ignore);
     let cache = if opts.no_cache { None } else { crate::scan::cache::Cache::open() };
     let (summary, files) = incremental::open(cache.as_ref(), &root);
-    let wanted = chosen_files(&opts.paths, &files, &root, &cwd);
+    let (wanted, unselected) = chosen_files(&opts.paths, &files, &root, &cwd);
+    // what the walk could not read, and paths given that select no file: warnings, never silence
+    let mut said: Vec<LintWarning> = files
+        .problems
+        .iter()
+        .map(|(path, why)| LintWarning { file: display_path(&root, path, cwd.as_path()), code: "walk".into(), message: why.clone() })
+        .collect();
+    said.extend(unselected);
     let (findings, scan_warnings) = incremental::findings(&root, &files, cache.as_ref(), summary, wanted.as_ref());
-    Ok(apply(findings, scan_warnings, &cfg, wanted.as_ref(), &files, root, &cwd))
+    let mut result = apply(findings, scan_warnings, &cfg, wanted.as_ref(), &files, root, &cwd);
+    result.warnings.splice(0..0, said);
+    Ok(result)
 }
 
 /// Which project files to report on: the paths given (files or directories, as project paths),
-/// else all (None).
-fn chosen_files(paths: &[PathBuf], files: &ProjectFiles, root: &Path, cwd: &Path) -> Option<BTreeSet<String>> {
+/// else all (None); and a warning for each path given that selects no file (a link to a file
+/// outside the project, a file the walk leaves out, a directory with no Python in it).
+fn chosen_files(paths: &[PathBuf], files: &ProjectFiles, root: &Path, cwd: &Path) -> (Option<BTreeSet<String>>, Vec<LintWarning>) {
     if paths.is_empty() {
-        None
-    } else {
-        let mut set = BTreeSet::new();
-        let mut dirs = Vec::new();
-        let known = |rel: &str| files.paths().binary_search_by(|p| p.as_str().cmp(rel)).is_ok();
-        for p in paths {
-            let abs = std::fs::canonicalize(p).unwrap_or_else(|_| cwd.join(p));
-            let Ok(rel) = abs.strip_prefix(root) else { continue };
-            let rel = rel.to_string_lossy().replace('\\', "/");
-            if known(&rel) {
-                set.insert(rel);
-            } else {
-                dirs.push(if rel.is_empty() { rel } else { format!("{rel}/") });
-            }
-        }
-        // directories given: the files under them
-        if !dirs.is_empty() {
-            set.extend(files.paths().iter().filter(|f| dirs.iter().any(|d| f.starts_with(d.as_str()))).cloned());
-        }
-        Some(set)
+        return (None, Vec::new());
     }
+    let mut set = BTreeSet::new();
+    let mut warnings = Vec::new();
+    let known = |rel: &str| files.paths().binary_search_by(|p| p.as_str().cmp(rel)).is_ok();
+    for p in paths {
+        let abs = std::fs::canonicalize(p).unwrap_or_else(|_| cwd.join(p));
+        let is_link = std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
+        let Ok(rel) = abs.strip_prefix(root) else {
+            let why = if is_link {
+                format!("a symbolic link to {}, outside the project ({}): not linted", abs.display(), root.display())
+            } else {
+                format!("outside the project ({}): not linted", root.display())
+            };
+            warnings.push(LintWarning { file: p.display().to_string(), code: "not-linted".into(), message: why });
+            continue;
+        };
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        let before = set.len();
+        if known(&rel) {
+            set.insert(rel);
+        } else {
+            // a directory given: the files under it
+            let dir = if rel.is_empty() { rel } else { format!("{rel}/") };
+            set.extend(files.paths().iter().filter(|f| f.starts_with(dir.as_str())).cloned());
+        }
+        if set.len() == before && !abs.is_dir() {
+            let why = if is_link {
+                "a symbolic link: the project walk does not follow links; lint the file it points to".to_string()
+            } else {
+                "not a file the project's walk keeps (ignored by .gitignore, in a virtualenv, or not Python): not linted".to_string()
+            };
+            warnings.push(LintWarning { file: p.display().to_string(), code: "not-linted".into(), message: why });
+        }
+    }
+    (Some(set), warnings)
 }
 
 /// The findings and warnings as reported: the configuration's rules, the files asked for,

@@ -111,6 +111,8 @@ pub struct Hits {
     pub threads: Vec<[u32; 3]>,
     pub blocks: Vec<[u32; 3]>,
     pub truncated: bool,
+    /// `distinct` stopped at its cap: the log holds at least that many distinct pairs.
+    pub distinct_capped: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]

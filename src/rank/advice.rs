@@ -12,7 +12,8 @@ pub fn user_command(report: &Report) -> String {
         .map(|f| {
             let base = f.file.replace('\\', "/");
             let base = base.rsplit('/').next().unwrap_or(&base).to_string();
-            format!("python {base}")
+            // a name from the log, quoted for the shell the user pastes it into
+            format!("python {}", shell_word(&base))
         })
         .unwrap_or_else(|| "python train.py".to_string())
 }
@@ -120,10 +121,9 @@ fn capitalize(s: &str) -> String {
 fn shell_word(s: &str) -> String {
     if s == "<stdin>" {
         "crash.log".to_string()
-    } else if s.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c)) {
-        s.to_string()
     } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
+        let s: String = s.chars().filter(|c| !c.is_control()).collect();
+        shlex::try_quote(&s).map(|q| q.into_owned()).unwrap_or(s)
     }
 }
 

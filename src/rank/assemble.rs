@@ -144,6 +144,7 @@ fn assert_site(site: &Site, context: &str, kb: &kb::Kb) -> AssertSite {
             threads: site.threads.iter().copied().collect(),
             blocks: site.blocks.iter().copied().collect(),
             truncated: site.distinct_capped || site.samples_capped,
+            distinct_capped: site.distinct_capped,
         },
         ranks: site.ranks.iter().cloned().collect(),
         log_lines: site.log_lines(),

@@ -174,19 +174,98 @@ pub fn redact(text: &str) -> String {
     out
 }
 
-fn md_cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+/// Text from a log or the user's code, fit to be shown: control characters (C0 but tab, DEL,
+/// C1: a terminal or a renderer acts on them) dropped, lines joined, at most `MAX_SHOWN`
+/// characters.
+pub fn shown(s: &str) -> String {
+    let mut out = String::with_capacity(s.len().min(MAX_SHOWN + 4));
+    for (n, c) in s.chars().map(|c| if matches!(c, '\n' | '\r' | '\t') { ' ' } else { c }).filter(|c| !c.is_control()).enumerate() {
+        if n == MAX_SHOWN {
+            out.push('…');
+            break;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The longest text from a log or the user's code shown in one place.
+pub const MAX_SHOWN: usize = 500;
+
+/// Plain Markdown text: every character Markdown or GitHub acts on is escaped (emphasis, links,
+/// images, HTML such as `</details>`, table pipes), and `@` cannot start a mention.
+fn md_text(s: &str) -> String {
+    // the message's own `code` spans stay code (each made safe by md_code); an unpaired
+    // backtick is text
+    let t = shown(s);
+    let parts: Vec<&str> = t.split('`').collect();
+    let paired = parts.len() % 2 == 1;
+    let mut out = String::new();
+    for (i, part) in parts.iter().enumerate() {
+        if i % 2 == 1 && (paired || i + 1 < parts.len()) {
+            out.push_str(&md_code(part, true));
+        } else {
+            if i % 2 == 1 {
+                out.push_str("\\`");
+            }
+            out.push_str(&md_escape(part));
+        }
+    }
+    out
+}
+
+fn md_escape(s: &str) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        let word = |j: Option<usize>| j.and_then(|j| chars.get(j)).is_some_and(|c| c.is_alphanumeric());
+        match c {
+            // `snake_case` stays as it is: an underscore inside a word starts no emphasis
+            '_' if word(i.checked_sub(1)) && word(Some(i + 1)) => out.push(c),
+            // emphasis, strikethrough, links and images (`[`), HTML and autolinks (`<`), cells
+            '\\' | '*' | '_' | '[' | ']' | '<' | '~' | '|' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '&' => out.push_str("&amp;"),
+            // a zero-width space after `@`: no mention, no notification
+            '@' => out.push_str("@\u{200B}"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// An inline code span holding `s` as it is: delimited by more backticks than `s` holds in a
+/// row, padded when it starts or ends with one; `table` escapes the pipes a table would split on.
+fn md_code(s: &str, table: bool) -> String {
+    let mut t = shown(s);
+    if table {
+        t = t.replace('|', "\\|");
+    }
+    let run = t.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(run + 1);
+    let pad = if t.starts_with('`') || t.ends_with('`') || t.is_empty() { " " } else { "" };
+    format!("{fence}{pad}{t}{pad}{fence}")
+}
+
+/// A fenced code block for one line of code: the fence longer than any run of backticks in it.
+fn md_block(code: &str, lang: &str) -> String {
+    let t = shown(code);
+    let run = t.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat((run + 1).max(3));
+    format!("{fence}{lang}\n   {t}\n   {fence}")
 }
 
 /// The Markdown summary of the reports.
 pub fn markdown(reports: &[Report], quotes: &[Quoted], prefix: &str, redact_paths: bool) -> String {
     let mut out = String::new();
     for (ri, r) in reports.iter().enumerate() {
-        let _ = writeln!(out, "### {}\n", title(r));
+        let _ = writeln!(out, "### {}\n", md_text(&title(r)));
         let _ = writeln!(
             out,
-            "`{}` — verdict **{}**{}\n",
-            r.source,
+            "{} — verdict **{}**{}\n",
+            md_code(&r.source, false),
             serde_json::to_value(r.verdict).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default(),
             r.platform
                 .map(|p| format!(" on {}", serde_json::to_value(p).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()))
@@ -202,33 +281,41 @@ pub fn markdown(reports: &[Report], quotes: &[Quoted], prefix: &str, redact_path
                 };
                 let _ = writeln!(
                     out,
-                    "| `{}` | {} | `{}` | {} | {} |",
-                    md_cell(a.kernel.as_deref().unwrap_or("-")),
-                    op,
-                    md_cell(a.assertion.as_deref().unwrap_or("")),
+                    "| {} | {} | {} | {} | {} |",
+                    md_code(a.kernel.as_deref().unwrap_or("-"), true),
+                    md_text(op),
+                    md_code(a.assertion.as_deref().unwrap_or(""), true),
                     a.count,
                     th
                 );
             }
             out.push('\n');
         } else if let Some(e) = &r.error {
-            let _ = writeln!(out, "> {}\n", md_cell(&e.message));
+            let _ = writeln!(out, "> {}\n", md_text(&e.message));
         }
         if let Some(w) = &r.witness {
-            let _ = writeln!(out, "**Repro caught** {}\n", crate::model::witness::Witness::of(w).caught_line());
+            let _ = writeln!(out, "**Repro caught** {}\n", md_text(&crate::model::witness::Witness::of(w).caught_line()));
         }
         if let Some(c) = &r.call {
-            let _ = writeln!(out, "Called from `{}:{}`: `{}`\n", c.file, c.line, md_cell(&c.code));
+            let _ = writeln!(out, "Called from {}: {}\n", md_code(&format!("{}:{}", c.file, c.line), false), md_code(&c.code, false));
         }
         if !r.suspects.is_empty() {
             let _ = writeln!(out, "**Where the bad value came from**\n");
             for (i, s) in r.suspects.iter().take(3).enumerate() {
-                let _ = writeln!(out, "{}. `{prefix}{}:{}` — {} (`{}`, {})", i + 1, s.file, s.line, s.message, s.rule, s.tier);
+                let _ = writeln!(
+                    out,
+                    "{}. {} — {} ({}, {})",
+                    i + 1,
+                    md_code(&format!("{prefix}{}:{}", s.file, s.line), false),
+                    md_text(&s.message),
+                    md_code(&s.rule, false),
+                    s.tier
+                );
                 if let Some(code) = quotes.get(ri).and_then(|q| q.line(&s.file, s.line)).map(str::trim) {
-                    let _ = writeln!(out, "   ```python\n   {code}\n   ```");
+                    let _ = writeln!(out, "   {}", md_block(code, "python"));
                 }
                 for e in s.evidence.iter().take(4) {
-                    let _ = writeln!(out, "   - {}", md_cell(e));
+                    let _ = writeln!(out, "   - {}", md_text(e));
                 }
             }
             out.push('\n');
@@ -236,7 +323,7 @@ pub fn markdown(reports: &[Report], quotes: &[Quoted], prefix: &str, redact_path
         if !r.next_steps.is_empty() {
             let _ = writeln!(out, "<details><summary>Next steps</summary>\n");
             for s in &r.next_steps {
-                let _ = writeln!(out, "- {}", md_cell(s));
+                let _ = writeln!(out, "- {}", md_text(s));
             }
             let _ = writeln!(out, "\n</details>\n");
         }
@@ -244,13 +331,15 @@ pub fn markdown(reports: &[Report], quotes: &[Quoted], prefix: &str, redact_path
             let _ = writeln!(
                 out,
                 "_Also in the log (symptoms, not causes): {}_\n",
-                r.secondary
-                    .iter()
-                    .map(|s| s.kind.as_str())
-                    .collect::<std::collections::BTreeSet<_>>()
-                    .into_iter()
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                md_text(
+                    &r.secondary
+                        .iter()
+                        .map(|s| s.kind.as_str())
+                        .collect::<std::collections::BTreeSet<_>>()
+                        .into_iter()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
             );
         }
     }

@@ -253,7 +253,15 @@ fn hits_summary(a: &AssertSite) -> String {
     }
     let threads: Vec<String> = a.hits.threads.iter().take(8).map(|t| t[0].to_string()).collect();
     let more = if a.hits.threads.len() > 8 || a.hits.truncated { ", …" } else { "" };
-    format!(" from {} distinct GPU threads in {} block(s); thread x = {}{more}", a.hits.distinct, a.hits.blocks.len(), threads.join(", "))
+    // past its cap the count is a floor, and said so
+    let at_least = if a.hits.distinct_capped { "at least " } else { "" };
+    // the blocks are samples (32 at most): a full sample is a floor too
+    let blocks = if a.hits.distinct_capped || (a.hits.truncated && a.hits.blocks.len() >= 32) {
+        format!("at least {}", a.hits.blocks.len())
+    } else {
+        a.hits.blocks.len().to_string()
+    };
+    format!(" from {at_least}{} distinct GPU threads in {blocks} block(s); thread x = {}{more}", a.hits.distinct, threads.join(", "))
 }
 
 fn clip(s: &str, n: usize) -> String {

@@ -3,3 +3,71 @@
 
 pub mod ci;
 pub mod human;
+
+/// The longest line of text output (terminal, GitHub annotations): longer lines (an 8 MB
+/// assertion, a 400,000-character path) are cut, marked with `…`.
+pub const MAX_LINE: usize = 4000;
+
+/// Text output made inert for the terminal or a CI log: control characters a terminal acts on
+/// (BS, BEL, CR, C1 controls such as CSI, escape sequences other than the colours the report
+/// itself sets) are dropped, and each line is cut at `MAX_LINE` characters.
+pub fn inert(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut width = 0usize;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\n' => {
+                width = 0;
+                out.push(c);
+            }
+            '\u{1b}' => {
+                // a colour (SGR: ESC [ digits and `;` m) is kept; anything else is dropped
+                let mut seq = String::from(c);
+                if chars.peek() == Some(&'[') {
+                    seq.push(chars.next().unwrap_or('['));
+                    while let Some(&d) = chars.peek() {
+                        if d.is_ascii_digit() || d == ';' {
+                            seq.push(d);
+                            chars.next();
+                        } else {
+                            break;
+                        }
+                    }
+                    if chars.peek() == Some(&'m') {
+                        chars.next();
+                        seq.push('m');
+                        out.push_str(&seq);
+                    }
+                }
+            }
+            '\t' => {
+                if width < MAX_LINE {
+                    out.push(c);
+                }
+                width += 1;
+            }
+            c if c.is_control() => {}
+            c => {
+                if width < MAX_LINE {
+                    out.push(c);
+                } else if width == MAX_LINE {
+                    out.push('…');
+                }
+                width += 1;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn inert_keeps_colours_and_drops_what_a_terminal_acts_on() {
+        assert_eq!(super::inert("\u{1b}[31merror\u{1b}[0m a\u{8}b\u{7}c\u{9b}2Jd\r\n"), "\u{1b}[31merror\u{1b}[0m abc2Jd\n");
+        assert_eq!(super::inert("\u{1b}]0;title\u{7}x\u{1b}[2Jy"), "]0;titlexJy");
+        let long = "x".repeat(super::MAX_LINE + 10);
+        assert_eq!(super::inert(&long).chars().count(), super::MAX_LINE + 1);
+    }
+}

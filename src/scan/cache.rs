@@ -81,7 +81,12 @@ include!(concat!(env!("OUT_DIR"), "/source_stamp.rs"));
 
 impl Cache {
     pub fn open() -> Option<Cache> {
-        let dir = base_dir()?.join(format!("facts-v5-{CACHE_VERSION}"));
+        Cache::open_at(&base_dir()?)
+    }
+
+    /// The cache under `base` (a cache directory as `base_dir` gives it).
+    pub fn open_at(base: &std::path::Path) -> Option<Cache> {
+        let dir = base.join(format!("facts-v5-{CACHE_VERSION}"));
         std::fs::create_dir_all(&dir).ok()?;
         Some(Cache { dir })
     }
@@ -136,12 +141,20 @@ impl Cache {
     }
 }
 
+/// A new file at `path`, never through a link: a name left there (a stale temporary file, or a
+/// link planted in a shared cache directory) is removed first, and the create fails rather than
+/// follow a link made in between (O_EXCL).
+pub(crate) fn create_fresh(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    let _ = std::fs::remove_file(path);
+    std::fs::OpenOptions::new().write(true).create_new(true).open(path)
+}
+
 /// Writes `value` encoded (bincode) to a new file at `path`, through a small buffer rather than
 /// a whole encoded copy in memory (a large file's facts are hundreds of kilobytes: fresh pages
 /// to fault in, for bytes written once). Whether it was written whole.
 pub(crate) fn write_encoded<T: Serialize>(path: &std::path::Path, value: &T) -> bool {
     use std::io::Write;
-    let Ok(file) = std::fs::File::create(path) else { return false };
+    let Ok(file) = create_fresh(path) else { return false };
     let mut out = std::io::BufWriter::with_capacity(64 << 10, file);
     bincode::serialize_into(&mut out, value).is_ok() && out.flush().is_ok()
 }

@@ -55,12 +55,21 @@ pub fn referenced_paths(f: &FileFacts) -> BTreeSet<String> {
 
 /// Where a literal path named in `from` points inside the project: relative to the project
 /// root, else to the naming file's directory. Never leaves the root.
+/// Whether `full` is inside `root` once every link on its way is resolved: a data file reached
+/// through a linked directory (`data -> /mnt/shared`) is outside the project, and not read.
+fn inside(root: &Path, full: &Path) -> bool {
+    match (std::fs::canonicalize(root), std::fs::canonicalize(full)) {
+        (Ok(r), Ok(f)) => f.starts_with(r),
+        _ => false,
+    }
+}
+
 pub fn resolve_reference(root: &Path, from: &str, path: &str) -> Option<String> {
     let candidates = reference_candidates(from, path);
     for rel in &candidates {
         let full = root.join(rel);
         let Ok(meta) = std::fs::symlink_metadata(&full) else { continue };
-        if meta.is_file() {
+        if meta.is_file() && inside(root, &full) {
             return Some(rel.clone());
         }
     }
@@ -77,7 +86,7 @@ pub fn resolve_reference(root: &Path, from: &str, path: &str) -> Option<String> 
             continue;
         }
         let rel = format!("{name}/{clean}");
-        if std::fs::symlink_metadata(root.join(&rel)).is_ok_and(|m| m.is_file()) {
+        if std::fs::symlink_metadata(root.join(&rel)).is_ok_and(|m| m.is_file()) && inside(root, &root.join(&rel)) {
             if found.is_some() {
                 return None;
             }

@@ -8,10 +8,40 @@ use std::path::Path;
 /// relative to its root.
 pub struct ProjectFiles {
     files: Vec<String>,
+    /// What the walk could not enter or read, or left out (path, why): said as warnings.
+    pub problems: Vec<(String, String)>,
 }
+
+/// The most files a walk lists (a home directory given as the project would take minutes).
+const MAX_FILES: usize = 200_000;
 
 const SKIP_DIRS: &[&str] =
     &["site-packages", "dist-packages", "node_modules", "__pycache__", ".git", ".venv", "venv", ".tox", ".mypy_cache"];
+
+/// The path an error of the walk is about.
+fn error_path(e: &ignore::Error) -> Option<&Path> {
+    match e {
+        ignore::Error::WithPath { path, .. } => Some(path),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => error_path(err),
+        ignore::Error::Loop { child, .. } => Some(child),
+        ignore::Error::Partial(errs) => errs.iter().find_map(error_path),
+        _ => None,
+    }
+}
+
+/// An error of the walk in a few words (the system's message, without the path).
+fn walk_error_text(e: &ignore::Error) -> String {
+    match e {
+        ignore::Error::WithPath { err, .. } | ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            walk_error_text(err)
+        }
+        ignore::Error::Io(io) if io.kind() == std::io::ErrorKind::PermissionDenied => {
+            "not readable (permission denied): its files were not scanned".into()
+        }
+        ignore::Error::Loop { .. } => "a link loop".into(),
+        other => format!("not walked: {other}"),
+    }
+}
 
 impl ProjectFiles {
     /// Walks the project honouring .gitignore, skipping virtualenvs and never following a link.
@@ -34,7 +64,17 @@ impl ProjectFiles {
                 !(e.file_type().is_some_and(|t| t.is_dir()) && (SKIP_DIRS.contains(&name.as_ref()) || e.path().join("pyvenv.cfg").exists()))
             })
             .build();
-        for entry in walker.flatten() {
+        let mut problems = Vec::new();
+        for entry in walker {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(e) => {
+                    // an unreadable directory (or a link loop): said, not skipped silently
+                    let path = error_path(&e).and_then(|p| p.strip_prefix(root).ok().map(|r| r.display().to_string()));
+                    problems.push((path.unwrap_or_else(|| root.display().to_string()), walk_error_text(&e)));
+                    continue;
+                }
+            };
             let p = entry.path();
             let rel = || {
                 p.strip_prefix(root)
@@ -66,7 +106,8 @@ impl ProjectFiles {
             if let Some(r) = rel() {
                 files.push(r);
             }
-            if files.len() >= 200_000 {
+            if files.len() >= MAX_FILES {
+                problems.push((root.display().to_string(), format!("more than {MAX_FILES} files: the rest of the tree was not walked")));
                 break;
             }
         }
@@ -77,15 +118,16 @@ impl ProjectFiles {
         };
         // the record's files are the walk's (`WalkRecord::with_files` writes them together)
         let record = WalkRecord { files: Vec::new(), dirs, json_over, ignores };
-        let trusted = files.len() < 200_000
+        let trusted = files.len() < MAX_FILES
+            && problems.is_empty()
             && record.dirs.iter().all(|(_, t)| settled(*t))
             && record.ignores.iter().chain(&record.json_over).all(|(_, s)| s.map_or(true, |s| settled(Some(s.1))));
-        (ProjectFiles { files }, trusted.then_some(record))
+        (ProjectFiles { files, problems }, trusted.then_some(record))
     }
 
     pub fn from_list(mut files: Vec<String>) -> ProjectFiles {
         files.sort();
-        ProjectFiles { files }
+        ProjectFiles { files, problems: Vec::new() }
     }
 
     /// The files, in path order.
@@ -254,7 +296,7 @@ impl WalkRecord {
 
     /// The files the walk found, taken from the record.
     pub fn take_files(&mut self) -> ProjectFiles {
-        ProjectFiles { files: std::mem::take(&mut self.files) }
+        ProjectFiles { files: std::mem::take(&mut self.files), problems: Vec::new() }
     }
 
     /// The record with the files of its walk, to write (in `WalkRecord`'s layout).
@@ -284,6 +326,17 @@ pub fn glob_match(pattern: &str, path: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn walk_errors_name_their_path_and_say_why() {
+        let denied = ignore::Error::WithPath {
+            path: std::path::PathBuf::from("/p/secret"),
+            err: Box::new(ignore::Error::Io(std::io::Error::from(std::io::ErrorKind::PermissionDenied))),
+        };
+        let deep = ignore::Error::WithDepth { depth: 2, err: Box::new(denied) };
+        assert_eq!(error_path(&deep), Some(Path::new("/p/secret")));
+        assert!(walk_error_text(&deep).contains("permission denied"), "{}", walk_error_text(&deep));
+    }
 
     #[test]
     fn longest_suffix_wins_and_ties_stay_unknown() {

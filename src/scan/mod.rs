@@ -92,7 +92,7 @@ fn scan_one(
     }
     let full = root.join(rel);
     let size = std::fs::metadata(&full).map(|m| m.len()).unwrap_or(0);
-    if size > MAX_FILE_BYTES {
+    if size > size_limit(rel) {
         return Err(too_large(rel));
     }
     let bytes = std::fs::read(&full).map_err(|e| (rel.clone(), SkipReason::Unreadable(e.to_string())))?;
@@ -100,7 +100,17 @@ fn scan_one(
 }
 
 fn too_large(rel: &str) -> Skipped {
-    (rel.to_string(), SkipReason::TooLarge(MAX_FILE_BYTES >> 20))
+    (rel.to_string(), SkipReason::TooLarge(size_limit(rel) >> 20))
+}
+
+/// The largest file read: a notebook's size is mostly its outputs (one plotted image is
+/// megabytes), so its limit is higher and its code is held to `MAX_FILE_BYTES` once read.
+fn size_limit(rel: &str) -> u64 {
+    if rel.ends_with(".ipynb") {
+        notebook::MAX_NOTEBOOK
+    } else {
+        MAX_FILE_BYTES
+    }
 }
 
 /// `scan_file` of bytes already read, and their cache key when it is known (a file is read
@@ -108,7 +118,7 @@ fn too_large(rel: &str) -> Skipped {
 pub fn scan_bytes(rel: &str, bytes: Vec<u8>, known_key: Option<String>, cache: Option<&dyn FactsStore>, prior: Prior<'_>) -> Scanned {
     let mut key = None;
     let r =
-        if bytes.len() as u64 > MAX_FILE_BYTES { Err(too_large(rel)) } else { scan_read(rel, bytes, known_key, cache, prior, &mut key) };
+        if bytes.len() as u64 > size_limit(rel) { Err(too_large(rel)) } else { scan_read(rel, bytes, known_key, cache, prior, &mut key) };
     (r, key)
 }
 
@@ -145,6 +155,9 @@ fn scan_read(
     }
     if rel.ends_with(".ipynb") {
         let nb = notebook::Notebook::read(&text).ok_or_else(|| (rel.to_string(), SkipReason::NotNotebook))?;
+        if nb.code.len() as u64 > MAX_FILE_BYTES {
+            return Err((rel.to_string(), SkipReason::TooLarge(MAX_FILE_BYTES >> 20)));
+        }
         too_deep(rel, &nb.code)?;
         let mut facts = python::scan_source(rel, &nb.code);
         tree_too_deep(rel, &facts)?;

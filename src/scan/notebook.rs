@@ -205,8 +205,9 @@ pub fn cell_number(file: &str) -> Option<u32> {
     (in_kernel_dir && name.ends_with(".py")).then_some(0)
 }
 
-/// Notebooks larger than this are not searched for a traceback's cell.
-const MAX_NOTEBOOK: u64 = 64 << 20;
+/// Notebooks larger than this (outputs included) are not scanned or searched for a
+/// traceback's cell.
+pub const MAX_NOTEBOOK: u64 = 64 << 20;
 
 /// The project's notebooks (paths relative to `root`), read once for all the frames to place.
 pub fn read_all<'p>(root: &std::path::Path, paths: impl IntoIterator<Item = &'p str>) -> Vec<(&'p str, Notebook)> {

@@ -553,7 +553,7 @@ impl Summary {
         let write = || -> std::io::Result<()> {
             // through a small buffer rather than a whole encoded copy in memory: a large
             // project's summary is megabytes, fresh pages to fault in for bytes written once
-            let mut out = Counted { inner: std::io::BufWriter::with_capacity(64 << 10, std::fs::File::create(&tmp)?), n: 0 };
+            let mut out = Counted { inner: std::io::BufWriter::with_capacity(64 << 10, crate::scan::cache::create_fresh(&tmp)?), n: 0 };
             let half = entries.len() / 2;
             out.write_all(&[0; 8])?;
             bincode::serialize_into(
