@@ -47,3 +47,18 @@ for h in names[:3000]:
     with open(os.path.join(OUT2, h), 'wb') as g:
         g.write(slices[h])
 print(f'{len(logs) + len(small)} explain seeds, {min(3000, len(names))} assert_line seeds')
+
+# corpus/scan: the fixture projects' Python files, one per seed, and each project's files
+# joined at NUL bytes (the target reads up to three files so split)
+OUT3 = os.path.join(HERE, 'corpus', 'scan')
+os.makedirs(OUT3, exist_ok=True)
+n = 0
+for proj in sorted(glob.glob(os.path.join(FIX, 'projects', '*'))):
+    pys = sorted(glob.glob(os.path.join(proj, '**', '*.py'), recursive=True))
+    texts = [open(p, 'rb').read() for p in pys]
+    for t in texts + [b'\0'.join(texts[:3])]:
+        if len(t) <= 64 << 10:
+            with open(os.path.join(OUT3, hashlib.sha1(t).hexdigest()[:16]), 'wb') as g:
+                g.write(t)
+            n += 1
+print(f'{n} scan seeds')

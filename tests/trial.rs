@@ -560,3 +560,84 @@ fn an_unreadable_directory_is_said_and_a_file_in_it_is_unreadable_not_missing() 
     std::fs::set_permissions(d.join("secret"), std::fs::Permissions::from_mode(0o755)).unwrap();
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Trial item 18: real CUDA errors ("unknown error", "invalid argument", "uncorrectable ECC
+/// error encountered", …) were read as "nothing found" with exit 0. Every error string of the
+/// CUDA runtime (cudaGetErrorString), as PyTorch prints it, gets the CUDA-error verdict, a kind
+/// of its own and advice.
+#[test]
+fn every_cuda_runtime_error_string_gets_a_verdict_and_advice() {
+    const STRINGS: &[&str] = &[
+        "invalid argument",
+        "out of memory",
+        "initialization error",
+        "driver shutting down",
+        "CUDA driver is a stub library",
+        "CUDA-capable device(s) is/are busy or unavailable",
+        "no CUDA-capable device is detected",
+        "invalid device ordinal",
+        "CUDA driver version is insufficient for CUDA runtime version",
+        "invalid configuration argument",
+        "invalid device pointer",
+        "invalid device function",
+        "device kernel image is invalid",
+        "invalid device context",
+        "no kernel image is available for execution on the device",
+        "uncorrectable ECC error encountered",
+        "limit is not supported on this architecture",
+        "peer access is not supported between these two devices",
+        "a PTX JIT compilation failed",
+        "uncorrectable NVLink error detected during the execution",
+        "PTX JIT compiler library not found",
+        "the provided PTX was compiled with an unsupported toolchain.",
+        "Invalid access of peer GPU memory over nvlink or a hardware error",
+        "shared object initialization failed",
+        "invalid resource handle",
+        "the operation cannot be performed in the present state",
+        "named symbol not found",
+        "device not ready",
+        "an illegal memory access was encountered",
+        "too many resources requested for launch",
+        "the launch timed out and was terminated",
+        "cannot set while device is active in this process",
+        "context is destroyed",
+        "device-side assert triggered",
+        "hardware stack error",
+        "an illegal instruction was encountered",
+        "misaligned address",
+        "operation not supported on global/shared address space",
+        "invalid program counter",
+        "unspecified launch failure",
+        "too many blocks in cooperative launch",
+        "operation not permitted",
+        "operation not supported",
+        "system not yet initialized",
+        "system has unsupported display driver / cuda driver combination",
+        "forward compatibility was attempted on non supported HW",
+        "MPS client failed to connect to the MPS control daemon or the MPS server",
+        "operation not permitted when stream is capturing",
+        "operation failed due to a previous error during capture",
+        "capturing stream has unjoined work",
+        "operation would make the legacy stream depend on a capturing blocking stream",
+        "wait operation timed out",
+        "unknown error",
+    ];
+    let d = tmp("cuda-errors");
+    let path = d.join("crash.log");
+    for s in STRINGS {
+        std::fs::write(&path, format!("Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n    loss.backward()\nRuntimeError: CUDA error: {s}\nCUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\n")).unwrap();
+        let out = bin().args(["explain", "--format", "json"]).arg(&path).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{s}: exit");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let want = if *s == "device-side assert triggered" { "device_assert" } else { "cuda_error" };
+        assert_eq!(v["verdict"], want, "{s}");
+        assert_ne!(v["error"]["kind"], "cuda_error_other", "{s}: a kind of its own");
+        assert!(!v["next_steps"].as_array().unwrap().is_empty(), "{s}: advice");
+    }
+    // a string no CUDA version had yet is still a CUDA error
+    std::fs::write(&path, "RuntimeError: CUDA error: a new failure of a later CUDA\n").unwrap();
+    let out = bin().args(["explain", "--format", "json"]).arg(&path).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((v["verdict"].as_str(), v["error"]["kind"].as_str()), (Some("cuda_error"), Some("cuda_error_other")));
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
 use cudasleuth::log::{collect::Collector, input, read_from, scan, Incident};
-use cudasleuth::report::assemble::assemble;
+use cudasleuth::rank::assemble::assemble;
 use libfuzzer_sys::fuzz_target;
 
 mod known;

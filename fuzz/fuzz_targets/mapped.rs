@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
 use cudasleuth::log::{read_from, read_mapped_file};
-use cudasleuth::report::assemble::assemble;
+use cudasleuth::rank::assemble::assemble;
 use libfuzzer_sys::fuzz_target;
 
 mod known;

@@ -34,6 +34,10 @@ pub struct MessageSig {
     pub category: Option<String>,
     #[serde(default)]
     pub explain: Option<String>,
+    /// Matches only when no other signature matches the line: the catch-all for `CUDA error: <a
+    /// string the table does not know>` (`CUBLAS_STATUS_…` after it is cuBLAS's).
+    #[serde(default)]
+    pub fallback: bool,
 }
 
 #[derive(Deserialize)]
@@ -93,11 +97,19 @@ pub fn classify(s: &str) -> impl Iterator<Item = &'static MessageSig> + '_ {
         seen[m.pattern().as_usize()] = true;
         any_seen = true;
     }
-    signatures().iter().zip(n.ids.iter()).filter_map(move |(sig, (all, any, none))| {
-        let ok =
-            any_seen && all.iter().all(|i| seen[*i]) && (any.is_empty() || any.iter().any(|i| seen[*i])) && !none.iter().any(|i| seen[*i]);
-        ok.then_some(sig)
-    })
+    let matched: Vec<&'static MessageSig> = signatures()
+        .iter()
+        .zip(n.ids.iter())
+        .filter_map(|(sig, (all, any, none))| {
+            let ok = any_seen
+                && all.iter().all(|i| seen[*i])
+                && (any.is_empty() || any.iter().any(|i| seen[*i]))
+                && !none.iter().any(|i| seen[*i]);
+            ok.then_some(sig)
+        })
+        .collect();
+    let named = matched.iter().any(|m| !m.fallback);
+    matched.into_iter().filter(move |m| !(m.fallback && named))
 }
 
 /// A Python exception line: `torch.AcceleratorError: CUDA error: ...` → (type, message).

@@ -163,73 +163,121 @@ pub fn scan<R: Read>(mut reader: R, ac: &AhoCorasick, sink: &mut impl LineSink) 
     Ok(stats)
 }
 
-/// Size of the window a mapped file is read through: pages are released as the scan moves on,
-/// so memory stays bounded whatever the file size.
+/// Size of the windows a large file is read in (three buffers at most are alive: memory stays
+/// bounded whatever the file size).
 const WINDOW: usize = 8 << 20;
 
 /// Scans a regular file through a moving memory map: no copy into a buffer (the kernel's
 /// `read` copy was a fifth of the time on large logs).
 pub fn scan_mapped(file: &std::fs::File, ac: &AhoCorasick, sink: &mut impl LineSink) -> io::Result<ScanStats> {
-    let len = file.metadata()?.len() as usize;
-    let mut stats = ScanStats { bytes: len as u64, lines: 0, long_lines_cut: 0 };
-    // One thread maps windows and runs the prefilter; this one reads the selected lines.
+    scan_windows(file, file.metadata()?.len(), ac, sink)
+}
+
+/// `scan_mapped` of a file whose size was `len` when it was looked at (it may be shorter now).
+fn scan_windows(file: &std::fs::File, len: u64, ac: &AhoCorasick, sink: &mut impl LineSink) -> io::Result<ScanStats> {
+    let mut stats = ScanStats { bytes: 0, lines: 0, long_lines_cut: 0 };
+    // One thread reads windows and runs the prefilter; this one reads the selected lines. The
+    // windows are read (pread), not mapped: a log truncated while it is read (a rerun doing
+    // `> train.log`) ends the reading early, where a map would fault (SIGBUS). The buffers go
+    // back to the reader to be filled again.
     let (tx, rx) = std::sync::mpsc::sync_channel::<io::Result<Window>>(1);
-    let (lines, cut) = std::thread::scope(|scope| {
-        scope.spawn(move || produce(file, len, ac, tx));
-        let mut last = (0u64, 0u64);
+    let (back, spare) = std::sync::mpsc::channel::<Vec<u8>>();
+    let (lines, cut, bytes) = std::thread::scope(|scope| {
+        scope.spawn(move || produce(file, len, ac, tx, spare));
+        let mut last = (0u64, 0u64, 0u64);
         for w in rx {
             let w = match w {
                 Ok(w) => w,
                 Err(e) => return Err(e),
             };
-            let region = &w.map[w.start..w.end];
-            consume(region, &w.cands, w.first_lineno, sink, &w.prev_tail);
-            last = (w.lines_after, last.1 + u64::from(w.cut));
+            consume(&w.buf[..w.end], &w.cands, w.first_lineno, sink, &w.prev_tail);
+            last = (w.lines_after, last.1 + u64::from(w.cut), w.bytes_after);
+            let _ = back.send(w.buf);
         }
         Ok(last)
     })?;
     stats.lines = lines;
     stats.long_lines_cut = cut;
+    stats.bytes = bytes;
     Ok(stats)
 }
 
 /// One window of whole lines with the lines the prefilter selected in it.
 struct Window {
-    map: memmap2::Mmap,
-    start: usize,
+    buf: Vec<u8>,
+    /// The window's whole lines are `buf[..end]`; the rest starts the next window.
     end: usize,
     cands: Vec<Cand>,
     first_lineno: u64,
     prev_tail: Vec<u8>,
     /// Lines read so far (the log's line count once the last window is done).
     lines_after: u64,
+    /// Bytes read so far.
+    bytes_after: u64,
     cut: bool,
 }
 
-fn produce(file: &std::fs::File, len: usize, ac: &AhoCorasick, tx: std::sync::mpsc::SyncSender<io::Result<Window>>) {
-    let page = 4096usize;
+/// Reads into `buf` from `offset` until it is full or the file ends: the bytes read.
+fn read_full(file: &std::fs::File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        #[cfg(unix)]
+        let n = std::os::unix::fs::FileExt::read_at(file, &mut buf[got..], offset + got as u64);
+        #[cfg(not(unix))]
+        let n = {
+            use std::io::Seek;
+            let mut f = file;
+            f.seek(io::SeekFrom::Start(offset + got as u64)).and_then(|_| f.read(&mut buf[got..]))
+        };
+        match n {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
+fn produce(
+    file: &std::fs::File,
+    len: u64,
+    ac: &AhoCorasick,
+    tx: std::sync::mpsc::SyncSender<io::Result<Window>>,
+    spare: std::sync::mpsc::Receiver<Vec<u8>>,
+) {
     let mut lineno: u64 = 1;
     let mut prev_tail: Vec<u8> = Vec::new();
-    let mut pos = 0usize;
-    while pos < len {
-        let base = pos / page * page;
-        let map_len = (len - base).min(WINDOW + (pos - base));
-        // SAFETY: the map is read-only; a log truncated while it is being read can fault, as
-        // with any memory-mapped reader.
-        let map = match unsafe { memmap2::MmapOptions::new().offset(base as u64).len(map_len).map(file) } {
-            Ok(m) => m,
+    // the bytes after the last whole line of the previous window
+    let mut carry: Vec<u8> = Vec::new();
+    // the file's offset of the next byte to read
+    let mut pos = 0u64;
+    loop {
+        let mut buf = spare.try_recv().unwrap_or_default();
+        buf.clear();
+        buf.extend_from_slice(&carry);
+        let room = WINDOW.max(carry.len() + 1);
+        // read up to the size the file had when the reading began (a log still being written
+        // is read as it was then)
+        let want = (room - carry.len()).min(len.saturating_sub(pos) as usize);
+        let have = buf.len();
+        buf.resize(have + want, 0);
+        let got = match read_full(file, &mut buf[have..], pos) {
+            Ok(n) => n,
             Err(e) => {
                 let _ = tx.send(Err(e));
                 return;
             }
         };
-        #[cfg(unix)]
-        let _ = map.advise(memmap2::Advice::Sequential);
-        let start = pos - base;
-        let window = &map[start..];
-        let at_eof = base + map_len == len;
-        let (limit, cut) = whole_lines(window, at_eof);
-        let region = &window[..limit];
+        buf.truncate(have + got);
+        pos += got as u64;
+        // the end: the size it had, or less if it was truncated meanwhile
+        let at_eof = got < want || pos >= len;
+        if buf.is_empty() {
+            return;
+        }
+        let (limit, cut) = whole_lines(&buf, at_eof);
+        let region = &buf[..limit];
         let (cands, next) = candidates(region, ac, lineno);
         let ends_line = region.last() == Some(&b'\n');
         let lines_after = if ends_line { next - 1 } else { next };
@@ -237,9 +285,14 @@ fn produce(file: &std::fs::File, len: usize, ac: &AhoCorasick, tx: std::sync::mp
         remember_last_line(region, &mut prev_tail);
         let first = lineno;
         lineno = next;
-        pos += limit;
-        let w = Window { map, start, end: start + limit, cands, first_lineno: first, prev_tail: tail, lines_after, cut };
+        carry.clear();
+        carry.extend_from_slice(&buf[limit..]);
+        let bytes_after = pos - carry.len() as u64;
+        let w = Window { buf, end: limit, cands, first_lineno: first, prev_tail: tail, lines_after, bytes_after, cut };
         if tx.send(Ok(w)).is_err() {
+            return;
+        }
+        if at_eof && carry.is_empty() {
             return;
         }
     }
@@ -380,6 +433,24 @@ mod tests {
         assert_eq!(r.0[0].2, "noise");
         assert_eq!(r.0[1].0, 5);
         assert_eq!(st.lines, 6);
+    }
+
+    /// Trial item 3: a log truncated while it was read through a map faulted (SIGBUS, exit 135,
+    /// no message). Read as a file 20 MB long whose bytes end at 1 MB (truncated after its size
+    /// was looked at), it is read to where it ends.
+    #[test]
+    fn a_log_truncated_while_it_is_read_is_read_to_its_end() {
+        let path = std::env::temp_dir().join(format!("cudasleuth-truncated-{}.log", std::process::id()));
+        let mut text = "noise line\n".repeat(100_000);
+        text.push_str("RuntimeError: CUDA error: device-side assert triggered\n");
+        std::fs::write(&path, &text).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        let mut r = Rec(Vec::new(), false);
+        let st = scan_windows(&file, 20 << 20, &prefilter(), &mut r).unwrap();
+        assert_eq!(st.bytes, text.len() as u64);
+        assert_eq!(st.lines, 100_001);
+        assert_eq!(r.0.last().map(|x| x.0), Some(100_001));
+        let _ = std::fs::remove_file(&path);
     }
 
     #[test]

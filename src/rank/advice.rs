@@ -79,6 +79,12 @@ pub fn next_steps(report: &Report, _incident: &Incident) -> Vec<String> {
                 );
             } else if msg.contains("no kernel image") || msg.contains("invalid device function") {
                 steps.push("This torch build has no kernels for this GPU's architecture: install a wheel built for it (check `torch.cuda.get_arch_list()` against `nvidia-smi`)".to_string());
+            } else if let Some(explain) = own_advice(kind) {
+                // an error of the GPU, the driver or CUDA's state, not of a value: its own advice
+                steps.push(capitalize(explain));
+                if kind == "invalid_launch_configuration" || kind == "cuda_error_other" {
+                    steps.push(format!("Re-run synchronized to find the call: `{sync_env} {cmd}`"));
+                }
             } else {
                 steps.push(format!(
                     "An illegal access or launch failure is often an out-of-range index in disguise. Re-run synchronized to find the call: `{sync_env} {cmd}`, or on the CPU for a readable error"
@@ -95,7 +101,8 @@ pub fn next_steps(report: &Report, _incident: &Incident) -> Vec<String> {
             steps.push("No device-side assert or CUDA error found. Paste the full output (stdout and stderr: `2>&1`), including the lines above the traceback".to_string());
         }
     }
-    if report.verdict != Verdict::None && report.suspects.is_empty() {
+    let kind = report.error.as_ref().and_then(|e| e.kind.as_deref()).unwrap_or("");
+    if report.verdict != Verdict::None && report.suspects.is_empty() && !NOT_A_VALUE.contains(&kind) {
         steps.push(format!(
             "Find the line in your code that made the bad value: `cudasleuth explain {} --project .`",
             shell_word(&report.source)
@@ -116,6 +123,29 @@ fn capitalize(s: &str) -> String {
         Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
         None => String::new(),
     }
+}
+
+/// CUDA errors whose cause is the GPU, the driver, the build or CUDA's state, not a bad value
+/// in the user's data: no "find the line that made the bad value".
+const NOT_A_VALUE: &[&str] = &[
+    "gpu_hardware_fault",
+    "launch_timeout",
+    "device_unavailable",
+    "cuda_graph_capture",
+    "cuda_state_error",
+    "ptx_jit_failure",
+    "driver_error",
+    "out_of_memory",
+    "no_kernel_image",
+];
+
+/// The knowledge base's advice for the kinds of CUDA error that have their own (the message
+/// table's `explain`), for the kinds in `NOT_A_VALUE` and the launch configuration.
+fn own_advice(kind: &str) -> Option<&'static str> {
+    if !(NOT_A_VALUE.contains(&kind) || kind == "invalid_launch_configuration" || kind == "cuda_error_other") {
+        return None;
+    }
+    crate::log::host::signatures().iter().find(|s| s.kind == kind).and_then(|s| s.explain.as_deref())
 }
 
 fn shell_word(s: &str) -> String {
