@@ -172,11 +172,67 @@ impl Write for Out {
 
 /// Colour (auto: a terminal and NO_COLOR unset) and width for human output.
 fn terminal(color: ColorChoice) -> cudasleuth::explain::Terminal {
+    let tty = std::io::stdout().is_terminal();
     let color = match color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
-        ColorChoice::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        ColorChoice::Auto => auto_color(tty, &|k| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned())),
     };
-    let width = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(100);
+    let width = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse().ok())
+        .filter(|&w: &usize| w > 0)
+        .or_else(|| tty.then(terminal_width).flatten())
+        .unwrap_or(100);
     cudasleuth::explain::Terminal { color, width }
+}
+
+/// `--color auto` by the conventions other tools follow: `NO_COLOR` set to anything but the
+/// empty string turns colour off (no-color.org), and so does `TERM=dumb`; `FORCE_COLOR` or
+/// `CLICOLOR_FORCE` (set, not empty, not `0`) turns it on even when the output is piped;
+/// otherwise colour on a terminal.
+fn auto_color(tty: bool, var: &dyn Fn(&str) -> Option<String>) -> bool {
+    let set = |k: &str| var(k).is_some_and(|v| !v.is_empty());
+    if set("NO_COLOR") {
+        return false;
+    }
+    if ["FORCE_COLOR", "CLICOLOR_FORCE"].iter().any(|k| var(k).is_some_and(|v| !v.is_empty() && v != "0")) {
+        return true;
+    }
+    tty && var("TERM").as_deref() != Some("dumb")
+}
+
+/// The width of the terminal on stdout (bash does not export COLUMNS).
+fn terminal_width() -> Option<usize> {
+    #[cfg(unix)]
+    {
+        // SAFETY: TIOCGWINSZ fills a winsize; a failure leaves it zeroed and is reported
+        let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
+        let ok = unsafe { libc::ioctl(1, libc::TIOCGWINSZ, &mut ws) } == 0;
+        (ok && ws.ws_col > 0).then_some(usize::from(ws.ws_col))
+    }
+    #[cfg(not(unix))]
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::auto_color;
+
+    fn env<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |k| pairs.iter().find(|(a, _)| *a == k).map(|(_, v)| v.to_string())
+    }
+
+    #[test]
+    fn colour_follows_the_conventions() {
+        assert!(auto_color(true, &env(&[])));
+        assert!(!auto_color(false, &env(&[])));
+        assert!(auto_color(true, &env(&[("NO_COLOR", "")])), "an empty NO_COLOR is unset");
+        assert!(!auto_color(true, &env(&[("NO_COLOR", "1")])));
+        assert!(!auto_color(true, &env(&[("TERM", "dumb")])));
+        assert!(auto_color(false, &env(&[("FORCE_COLOR", "1")])));
+        assert!(auto_color(false, &env(&[("CLICOLOR_FORCE", "1")])));
+        assert!(!auto_color(false, &env(&[("FORCE_COLOR", "0")])));
+        assert!(!auto_color(false, &env(&[("FORCE_COLOR", "1"), ("NO_COLOR", "1")])), "NO_COLOR wins");
+    }
 }
