@@ -399,3 +399,31 @@ fn a_cell_frame_becomes_the_notebook_line_in_the_evidence() {
     assert!(evidence.iter().any(|e| e.starts_with("call:") && e.ends_with(&want)), "{evidence:?}");
     assert_eq!(v["suspects"][0]["tier"], "strong");
 }
+
+/// `kernels --op bogus` and `--category bogus` printed nothing and exited 0; `--op
+/// CrossEntropyLoss` (a Python API, not an op) found nothing.
+#[test]
+fn kernels_filters_that_select_nothing_are_usage_errors_and_apis_select_their_ops() {
+    for args in [&["kernels", "--op", "bogus"][..], &["kernels", "--category", "bogus"][..]] {
+        let out = bin().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("label_out_of_range") && err.contains("--op matches"), "{err}");
+    }
+    let out = bin().args(["kernels", "--op", "CrossEntropyLoss"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("nll_loss"));
+}
+
+/// `lint --output-format json` (ruff's flag) was refused with a misleading tip.
+#[test]
+fn lint_takes_ruffs_output_format_flag() {
+    let out = bin()
+        .args(["lint", "--no-cache", "--exit-zero", "--output-format", "json", "fixtures/projects/000-seed-blog"])
+        .current_dir(common::root())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["kind"], "lint");
+}

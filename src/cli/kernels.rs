@@ -27,6 +27,17 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<u8, CliError> {
     let kb = cudasleuth::kb::kb();
+    // a filter that selects nothing is a mistake to say, not an empty table
+    if (a.op.is_some() || a.category.is_some()) && kb.select(a.op.as_deref(), a.category.as_deref()).is_empty() {
+        let categories: std::collections::BTreeSet<&str> = kb.sites.iter().map(|s| s.category.as_str()).collect();
+        let what = match (&a.op, &a.category) {
+            (Some(o), Some(c)) => format!("no site of op `{o}` in category `{c}`"),
+            (Some(o), None) => format!("no site of an op or Python API matching `{o}`"),
+            (None, Some(c)) => format!("no site in category `{c}`"),
+            (None, None) => unreachable!(),
+        };
+        return Err(CliError::KernelFilter(format!("{what}; categories: {}", categories.into_iter().collect::<Vec<_>>().join(", "))));
+    }
     let text = match a.format {
         Format::Markdown => cudasleuth::kb::doc::markdown(kb),
         Format::Json => {

@@ -19,7 +19,8 @@ enum Format {
 pub struct Args {
     /// Files or directories to report on (as pre-commit passes them); none: the whole project.
     paths: Vec<PathBuf>,
-    #[arg(long, value_enum, default_value_t = Format::Human)]
+    /// human, json, github or sarif (`--output-format`, ruff's name for it, works too).
+    #[arg(long, visible_alias = "output-format", value_enum, default_value_t = Format::Human)]
     format: Format,
     /// Exit 0 even when there are findings.
     #[arg(long)]

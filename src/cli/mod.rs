@@ -68,6 +68,12 @@ pub enum CliError {
     #[error("{0}")]
     #[diagnostic(code(cudasleuth::usage), help("`cudasleuth rule` lists the rules; a prefix such as CS1 selects the rules it begins"))]
     Selector(String),
+    #[error("{0}")]
+    #[diagnostic(
+        code(cudasleuth::usage),
+        help("`cudasleuth kernels` lists every site; --op matches part of an op or Python API name (nll_loss, CrossEntropyLoss, embedding), --category is one of the categories above")
+    )]
+    KernelFilter(String),
     #[error("unknown rule {0}")]
     #[diagnostic(code(cudasleuth::rule), help("`cudasleuth rule` lists the rules"))]
     UnknownRule(String),

@@ -221,10 +221,16 @@ impl MatchKind {
 impl Kb {
     /// The sites of an op (substring of `op`) and of a failure class (`category` or one of
     /// `classes`); None selects all.
+    /// The sites of an op (a substring of the op's name, or of a Python API that reaches it,
+    /// in any case: `nll_loss`, `CrossEntropyLoss`, `embedding`) and of a failure class.
     pub fn select(&self, op: Option<&str>, category: Option<&str>) -> Vec<&KernelSite> {
+        let op = op.map(str::to_lowercase);
         self.sites
             .iter()
-            .filter(|s| op.map_or(true, |o| s.op.contains(o)))
+            .filter(|s| {
+                op.as_deref()
+                    .map_or(true, |o| s.op.to_lowercase().contains(o) || s.python_apis.iter().any(|a| a.to_lowercase().contains(o)))
+            })
             .filter(|s| category.map_or(true, |c| s.category == c || s.classes.iter().any(|x| x == c)))
             .collect()
     }
