@@ -37,10 +37,7 @@ macro_rules! need_torch {
 }
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("cs-repro-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::fresh_tmp("cs-repro", name)
 }
 
 fn repro(dir: &Path, args: &[&str], cmd: &[&str]) -> Output {

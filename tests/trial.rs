@@ -13,10 +13,14 @@ fn bin() -> Command {
 
 /// A fresh directory of its own under the system's temporary directory.
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("cudasleuth-trial-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::fresh_tmp("cudasleuth-trial", name)
+}
+
+/// `lint --no-cache --format json --exit-zero DIR`, ready to run.
+fn lint_json(dir: &Path) -> Command {
+    let mut c = bin();
+    c.args(["lint", "--no-cache", "--format", "json", "--exit-zero"]).arg(dir);
+    c
 }
 
 /// Runs `cmd`, killing it after `limit` (a hang or a quadratic blow-up fails the test instead
@@ -67,7 +71,7 @@ fn forty_thousand_unary_minus_signs_do_not_overflow_the_stack() {
         std::fs::write(d.join(name), format!("x = {}1\n", op.repeat(40_000))).unwrap();
     }
     std::fs::write(d.join("ok.py"), "import torch.nn as nn\nloss = nn.BCELoss()\n").unwrap();
-    let out = bin().args(["lint", "--no-cache", "--format", "json", "--exit-zero"]).arg(&d).output().unwrap();
+    let out = lint_json(&d).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("too-deep") && text.contains("minus.py"), "{text}");
@@ -82,7 +86,7 @@ fn forty_thousand_unary_minus_signs_do_not_overflow_the_stack() {
 fn a_chain_of_two_hundred_thousand_calls_is_skipped_with_a_warning() {
     let d = tmp("calls");
     std::fs::write(d.join("chain.py"), format!("y = f{}\n", "()".repeat(200_000))).unwrap();
-    let out = bin().args(["lint", "--no-cache", "--format", "json", "--exit-zero"]).arg(&d).output().unwrap();
+    let out = lint_json(&d).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("too-deep") && text.contains("chain.py"), "{text}");
@@ -99,9 +103,7 @@ fn thousands_of_long_comment_lines_after_code_are_read_in_linear_time() {
     text.push_str(&format!("# {}\n", "x".repeat(900)).repeat(4000));
     text.push_str("\n\nclass Late:\n    def f(self):\n        return nn.BCELoss()\n");
     std::fs::write(d.join("long.py"), &text).unwrap();
-    let mut cmd = bin();
-    cmd.args(["lint", "--no-cache", "--format", "json", "--exit-zero"]).arg(&d);
-    let out = run_within(cmd, Duration::from_secs(30)).expect("lint finished within 30 s");
+    let out = run_within(lint_json(&d), Duration::from_secs(30)).expect("lint finished within 30 s");
     assert_eq!(out.status.code(), Some(0));
     // the code on both sides of the comments is still read: its line numbers stay right
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -492,7 +494,7 @@ fn a_notebook_with_a_large_image_output_is_still_linted() {
     let path = d.join("explore.ipynb");
     std::fs::write(&path, serde_json::to_string(&nb).unwrap()).unwrap();
     assert!(std::fs::metadata(&path).unwrap().len() > 5 << 20);
-    let out = bin().args(["lint", "--no-cache", "--format", "json", "--exit-zero"]).arg(&d).output().unwrap();
+    let out = lint_json(&d).output().unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["diagnostics"].as_array().unwrap().iter().any(|f| f["rule"] == "CS106"), "{v}");
     assert!(v["warnings"].as_array().unwrap().is_empty(), "{v}");

@@ -33,6 +33,7 @@ pub fn next_steps(report: &Report, _incident: &Incident) -> Vec<String> {
     let sync_env = if rocm { "AMD_SERIALIZE_KERNEL=3" } else { "CUDA_LAUNCH_BLOCKING=1" };
     let triton = report.asserts.iter().any(|a| a.shape == "triton");
     let notebook = in_notebook(report);
+    let kind = report.error.as_ref().and_then(|e| e.kind.as_deref()).unwrap_or("");
     match report.verdict {
         Verdict::DeviceAssert => {
             if report.asserts.is_empty() && notebook {
@@ -67,7 +68,6 @@ pub fn next_steps(report: &Report, _incident: &Incident) -> Vec<String> {
         Verdict::CudaError => {
             let kinds: Vec<&str> = report.secondary.iter().map(|s| s.kind.as_str()).collect();
             let msg = report.error.as_ref().map(|e| e.message.as_str()).unwrap_or("");
-            let kind = report.error.as_ref().and_then(|e| e.kind.as_deref()).unwrap_or("");
             if kind == "rocm_queue_abort" {
                 steps.push(format!(
                     "ROCm builds of torch 2.8+ call abort() when a kernel assert fails, so no assert line is printed. Run the same script on the CPU to get PyTorch's readable error (`HIP_VISIBLE_DEVICES= {cmd}`), or synchronized (`AMD_SERIALIZE_KERNEL=3 {cmd}`) to find the call"
@@ -101,7 +101,6 @@ pub fn next_steps(report: &Report, _incident: &Incident) -> Vec<String> {
             steps.push("No device-side assert or CUDA error found. Paste the full output (stdout and stderr: `2>&1`), including the lines above the traceback".to_string());
         }
     }
-    let kind = report.error.as_ref().and_then(|e| e.kind.as_deref()).unwrap_or("");
     if report.verdict != Verdict::None && report.suspects.is_empty() && !NOT_A_VALUE.contains(&kind) {
         steps.push(format!(
             "Find the line in your code that made the bad value: `cudasleuth explain {} --project .`",

@@ -177,7 +177,7 @@ pub fn redact(text: &str) -> String {
 /// Text from a log or the user's code, fit to be shown: control characters (C0 but tab, DEL,
 /// C1: a terminal or a renderer acts on them) dropped, lines joined, at most `MAX_SHOWN`
 /// characters.
-pub fn shown(s: &str) -> String {
+fn shown(s: &str) -> String {
     let mut out = String::with_capacity(s.len().min(MAX_SHOWN + 4));
     for (n, c) in s.chars().map(|c| if matches!(c, '\n' | '\r' | '\t') { ' ' } else { c }).filter(|c| !c.is_control()).enumerate() {
         if n == MAX_SHOWN {
@@ -190,7 +190,7 @@ pub fn shown(s: &str) -> String {
 }
 
 /// The longest text from a log or the user's code shown in one place.
-pub const MAX_SHOWN: usize = 500;
+const MAX_SHOWN: usize = 500;
 
 /// Plain Markdown text: every character Markdown or GitHub acts on is escaped (emphasis, links,
 /// images, HTML such as `</details>`, table pipes), and `@` cannot start a mention.
@@ -243,17 +243,21 @@ fn md_code(s: &str, table: bool) -> String {
     if table {
         t = t.replace('|', "\\|");
     }
-    let run = t.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let fence = "`".repeat(run + 1);
+    let fence = fence_for(&t, 1);
     let pad = if t.starts_with('`') || t.ends_with('`') || t.is_empty() { " " } else { "" };
     format!("{fence}{pad}{t}{pad}{fence}")
+}
+
+/// Backticks enough to fence `t`: one more than its longest run of them, and at least `least`.
+fn fence_for(t: &str, least: usize) -> String {
+    let run = t.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    "`".repeat((run + 1).max(least))
 }
 
 /// A fenced code block for one line of code: the fence longer than any run of backticks in it.
 fn md_block(code: &str, lang: &str) -> String {
     let t = shown(code);
-    let run = t.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let fence = "`".repeat((run + 1).max(3));
+    let fence = fence_for(&t, 3);
     format!("{fence}{lang}\n   {t}\n   {fence}")
 }
 

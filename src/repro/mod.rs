@@ -173,17 +173,21 @@ pub fn shim_env(shim_dir: &Path, out_dir: &Path, opts: &Options) -> Vec<(String,
 
 /// A fresh directory under the system's temporary directory.
 pub fn fresh_dir(prefix: &str) -> std::io::Result<PathBuf> {
-    let base = std::env::temp_dir();
     let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    new_dir(&std::env::temp_dir(), |n| format!("{prefix}-{}-{:x}", std::process::id(), stamp as u64 ^ u64::from(n)))
+}
+
+/// A directory made new in `base`, named by `name(n)` for the first n whose name is free.
+fn new_dir(base: &Path, name: impl Fn(u32) -> String) -> std::io::Result<PathBuf> {
     for n in 0..1000u32 {
-        let dir = base.join(format!("{prefix}-{}-{:x}", std::process::id(), stamp as u64 ^ u64::from(n)));
+        let dir = base.join(name(n));
         match std::fs::create_dir(&dir) {
             Ok(()) => return Ok(dir),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),
         }
     }
-    Err(std::io::Error::other("no free temporary directory name"))
+    Err(std::io::Error::other("no free directory name"))
 }
 
 /// Removes the shim's temporary directory when dropped (also on early returns).
@@ -232,15 +236,7 @@ const KEEP_MARK: &str = ".keep";
 fn new_run_dir(runs: &Path) -> std::io::Result<PathBuf> {
     std::fs::create_dir_all(runs)?;
     let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-    for n in 0..1000u32 {
-        let dir = runs.join(format!("run-{secs:011}-{}-{n}", std::process::id()));
-        match std::fs::create_dir(&dir) {
-            Ok(()) => return Ok(dir),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        }
-    }
-    Err(std::io::Error::other("no free run directory name"))
+    new_dir(runs, |n| format!("run-{secs:011}-{}-{n}", std::process::id()))
 }
 
 /// Removes the results of runs older than the `RUNS_KEPT` most recent, except those run with

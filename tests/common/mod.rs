@@ -12,6 +12,15 @@ use cudasleuth::rank::assemble;
 use cudasleuth::rules::Finding;
 use cudasleuth::scan::facts::{Facts, FileFacts};
 
+/// A fresh, empty directory of its own under the system's temporary directory
+/// (`<prefix>-<pid>-<name>`; an older one of that name is removed first).
+pub fn fresh_tmp(prefix: &str, name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("{prefix}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
