@@ -22,6 +22,6 @@ fuzz_target!(|data: &[u8]| {
     let _ = cudasleuth::rules::run_all(&facts);
     let refs: Vec<&FileFacts> = facts.files.iter().collect();
     for category in ["label_out_of_range", "index_out_of_range", "probability_out_of_range", "invalid_distribution"] {
-        let _ = cudasleuth::analysis::flow::suspects(&refs, category, &[("train.py".to_string(), 3)]);
+        let _ = cudasleuth::analysis::flow::suspects(&refs, category, &[("train.py".to_string(), 3)], &[]);
     }
 });

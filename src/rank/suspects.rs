@@ -148,9 +148,12 @@ pub fn rank(report: &Report, facts: &Facts) -> Vec<Suspect> {
     let frames: Vec<(String, u32)> =
         report.frames.iter().filter(|f| f.user_code).filter_map(|f| f.path.clone().map(|p| (p, f.line))).collect();
     let flow_cats: Vec<&str> = if cats.is_empty() { vec![""] } else { cats.iter().map(String::as_str).collect() };
+    // the Python APIs that reach the failing ops, as the knowledge base lists them
+    let apis: Vec<String> =
+        report.asserts.iter().filter_map(|a| a.signature.as_ref()).flat_map(|s| s.python_apis.iter().cloned()).collect();
     let mut traced: Vec<crate::analysis::flow::FlowSuspect> = Vec::new();
     for c in flow_cats {
-        for s in rules::value_leaves_bound::ranked(&files, c, &frames) {
+        for s in rules::value_leaves_bound::ranked(&files, c, &frames, &apis) {
             if !traced.iter().any(|t| t.file == s.file && t.line == s.line) {
                 traced.push(s);
             }

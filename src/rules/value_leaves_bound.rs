@@ -174,7 +174,7 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
             continue;
         }
         for category in ["label_out_of_range", "embedding_index_out_of_range", "probability_out_of_range"] {
-            for s in flow::suspects_in(&near, category, &[], flow::Mode::Lint).into_iter().filter(|s| {
+            for s in flow::suspects_in(&near, category, &[], &[], flow::Mode::Lint).into_iter().filter(|s| {
                 // reported where it is when that file is linted (found from any site: the
                 // slice that proves it may start in a file that imports it)
                 s.tier == Tier::Strong
@@ -213,6 +213,6 @@ fn finding(s: &FlowSuspect, category: &'static str) -> Finding {
 pub const CODE: &str = "CS118";
 
 /// The ranked slice suspects for a crash of `category` (explain's join reads them).
-pub fn ranked(files: &[&FileFacts], category: &str, frames: &[(String, u32)]) -> Vec<FlowSuspect> {
-    flow::suspects(files, category, frames)
+pub fn ranked(files: &[&FileFacts], category: &str, frames: &[(String, u32)], apis: &[String]) -> Vec<FlowSuspect> {
+    flow::suspects(files, category, frames, apis)
 }

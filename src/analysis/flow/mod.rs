@@ -199,8 +199,12 @@ fn late_mask(ix: &Index, sink: &Sink, k: i64) -> Option<u32> {
 
 /// The flow suspects for a failure of `category`, from every call in the project that can reach
 /// it (the calls on the traceback's lines first when `frames` has them): ranked, best first.
-pub fn suspects(files: &[&FileFacts], category: &str, frames: &[(String, u32)]) -> Vec<FlowSuspect> {
-    suspects_in(files, category, frames, Mode::Explain)
+///
+/// `apis` are the Python APIs that reach the failing op (the knowledge base's, for the log's
+/// kernel): when some calls in the project are to one of them, only those are traced (a
+/// `cross_entropy` cannot fail an `index_add` kernel).
+pub fn suspects(files: &[&FileFacts], category: &str, frames: &[(String, u32)], apis: &[String]) -> Vec<FlowSuspect> {
+    suspects_in(files, category, frames, apis, Mode::Explain)
 }
 
 /// What the slices are for.
@@ -214,12 +218,12 @@ pub enum Mode {
     Lint,
 }
 
-pub fn suspects_in(files: &[&FileFacts], category: &str, frames: &[(String, u32)], mode: Mode) -> Vec<FlowSuspect> {
+pub fn suspects_in(files: &[&FileFacts], category: &str, frames: &[(String, u32)], apis: &[String], mode: Mode) -> Vec<FlowSuspect> {
     // the tracing recurses (bounded by `trace::MAX_DEPTH`): on a thread of its own with room
     std::thread::scope(|s| {
         std::thread::Builder::new()
             .stack_size(STACK)
-            .spawn_scoped(s, || suspects_here(files, category, frames, mode))
+            .spawn_scoped(s, || suspects_here(files, category, frames, apis, mode))
             .ok()
             .and_then(|h| h.join().ok())
             .unwrap_or_default()
@@ -229,12 +233,17 @@ pub fn suspects_in(files: &[&FileFacts], category: &str, frames: &[(String, u32)
 /// The stack the tracing runs on.
 const STACK: usize = 256 << 20;
 
-fn suspects_here(files: &[&FileFacts], category: &str, frames: &[(String, u32)], mode: Mode) -> Vec<FlowSuspect> {
+fn suspects_here(files: &[&FileFacts], category: &str, frames: &[(String, u32)], apis: &[String], mode: Mode) -> Vec<FlowSuspect> {
     let ix = Index::new(files.to_vec());
     let kinds = kinds_for(category);
     let mut all = sinks::find(&ix, &kinds);
     if all.is_empty() {
         return Vec::new();
+    }
+    let keys: Vec<String> = apis.iter().map(|a| sinks::api_key(a)).collect();
+    let reaches = |s: &Sink| s.api.as_deref().map_or(true, |a| keys.contains(&sinks::api_key(a)));
+    if !keys.is_empty() && all.iter().any(|s| s.api.as_deref().is_some_and(|a| keys.contains(&sinks::api_key(a)))) {
+        all.retain(reaches);
     }
     // the calls a traceback names come first; the others stay (an asynchronous traceback points
     // at a later line)

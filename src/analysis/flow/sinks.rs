@@ -52,6 +52,9 @@ pub struct Sink {
     /// An `ignore_index` written as an expression (`ignore_index=IGNORE`), and where: the
     /// slice evaluates it.
     pub ignore_expr: Option<(Expr, DefId, usize)>,
+    /// The function or module class called (`index_add_`, `CrossEntropyLoss`); None for a
+    /// library model, which reaches every op of its kind.
+    pub api: Option<String>,
 }
 
 impl Sink {
@@ -332,6 +335,7 @@ fn trainer_sink(ix: &Index, call: &Expr, kwargs: &[(crate::scan::facts::Text, Ex
         ctor: Some((ctor, cdef, cstmt)),
         fields: VOCAB,
         ignore_expr: None,
+        api: None,
     })
 }
 
@@ -387,6 +391,7 @@ fn classify(ix: &Index, call: &Expr, def: DefId, stmt: usize) -> Option<Sink> {
         ctor,
         fields: VOCAB,
         ignore_expr: None,
+        api: Some(name.to_string()),
     };
     let module = recv.as_ref().and_then(|r| r.dotted()).unwrap_or_default();
     let library = module.is_empty() || ["F", "nn.functional", "torch.nn.functional", "torch", "functional"].contains(&module.as_str());
@@ -414,7 +419,11 @@ fn classify(ix: &Index, call: &Expr, def: DefId, stmt: usize) -> Option<Sink> {
         n if (n == "Trainer" || n.ends_with("Trainer")) && kwarg(kwargs, "model").is_some() && kwarg(kwargs, "train_dataset").is_some() => {
             return trainer_sink(ix, call, kwargs, def, stmt);
         }
-        "index_select" => {
+        // the index of a write along a dimension (`out.index_add_(0, index, src)`, a scatter)
+        "index_select" | "index_add" | "index_add_" | "index_copy" | "index_copy_" | "index_fill" | "index_fill_" | "scatter"
+        | "scatter_" | "scatter_add" | "scatter_add_" | "scatter_reduce" | "scatter_reduce_"
+            if recv.is_some() =>
+        {
             let v = if module == "torch" { args.get(2) } else { args.get(1) }.or(kwarg(kwargs, "index"))?.clone();
             return Some(mk(SinkKind::Index, v, None, None, None));
         }
@@ -425,7 +434,9 @@ fn classify(ix: &Index, call: &Expr, def: DefId, stmt: usize) -> Option<Sink> {
     let cname = ctor_name(&ctor)?.to_string();
     let Expr::Call { args: cargs, kwargs: ckw, .. } = &ctor else { return None };
     let ctor_place = Some((ctor.clone(), cdef, cstmt));
-    match cname.as_str() {
+    let library_model = is_hf_classifier(&cname) || is_hf_lm(&cname);
+    let api = (!library_model).then(|| cname.clone());
+    let found = match cname.as_str() {
         "CrossEntropyLoss" | "NLLLoss" => {
             let target = args.get(1).or(kwarg(kwargs, "target"))?.clone();
             let ignore = int_of(kwarg(ckw, "ignore_index")).or(Some(-100));
@@ -460,7 +471,14 @@ fn classify(ix: &Index, call: &Expr, def: DefId, stmt: usize) -> Option<Sink> {
             Some(mk(SinkKind::Embedding, ids, None, None, ctor_place))
         }
         _ => None,
-    }
+    };
+    found.map(|s| Sink { api, ..s })
+}
+
+/// A Python API's name as sinks and the knowledge base both spell it: the last segment, without
+/// an in-place `_`, in lower case (`torch.Tensor.index_add_` → `index_add`).
+pub fn api_key(api: &str) -> String {
+    api.rsplit('.').next().unwrap_or(api).trim_end_matches('_').to_ascii_lowercase()
 }
 
 /// The bound of a sink, traced under `parent`: the class count of the head that made a loss's

@@ -95,7 +95,31 @@ pub struct Thunk {
 pub struct Object {
     pub class: String,
     pub ctor: Option<Rc<Env>>,
+    /// The other instances the value may be: a factory's branches build different classes
+    /// (`return DeepCTR(…)` / `return WideDeep(…)`); a call on the object runs each one.
+    pub also: Vec<Rc<Object>>,
 }
+
+impl Object {
+    pub fn of(class: String, ctor: Option<Rc<Env>>) -> Object {
+        Object { class, ctor, also: Vec::new() }
+    }
+
+    /// The instances one of which this value is (most `MAX_ALTS`).
+    pub fn alternatives(a: &Rc<Object>, b: &Rc<Object>) -> Rc<Object> {
+        let mut also: Vec<Rc<Object>> = a.also.clone();
+        for o in std::iter::once(b).chain(b.also.iter()) {
+            let plain = Rc::new(Object { class: o.class.clone(), ctor: o.ctor.clone(), also: Vec::new() });
+            if plain.class != a.class && !also.iter().any(|x| x.class == plain.class) && also.len() < MAX_ALTS {
+                also.push(plain);
+            }
+        }
+        Rc::new(Object { class: a.class.clone(), ctor: a.ctor.clone(), also })
+    }
+}
+
+/// The classes one value may be an instance of, followed at a call.
+const MAX_ALTS: usize = 4;
 
 /// The arguments a definition was entered with.
 #[derive(Debug)]
@@ -890,7 +914,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         if d.is_method() && d.params.first().is_some_and(|p| p.name == n) {
             return match cx.env.as_ref().and_then(|e| e.recv.clone()) {
                 Some(o) => Val::Obj(o),
-                None => Val::Obj(Rc::new(Object { class: d.class.clone().unwrap_or_default().to_string(), ctor: None })),
+                None => Val::Obj(Rc::new(Object::of(d.class.clone().unwrap_or_default().to_string(), None))),
             };
         }
         let at = cx.at.min(d.stmts.len());
@@ -1035,8 +1059,10 @@ impl<'a, 'i> Tracer<'a, 'i> {
             let c = Ctx { def: id, at: si + 1, env: None, depth: cx.depth + 1 };
             return self.name(n, &c, parent);
         }
-        if self.ix.is_class(n) {
-            return Val::unknown(format!("the class {n}"));
+        // a class used as a value (`conv_cls = GCNConv`, `partial(Block, …)`): its body, which
+        // a call turns into an instance
+        if let Some(&body) = self.ix.class_bodies(n).first() {
+            return Val::Func(body);
         }
         if let Some(&f) = self.ix.functions(n).first() {
             return Val::Func(f);
@@ -1378,6 +1404,80 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 }
             }
         }
+        if out.is_empty() {
+            out = self.container_loop_calls(class);
+        }
+        out
+    }
+
+    /// The calls of modules held in a container and run in a loop (`for conv in self.convs:
+    /// x = conv(x, edge_index)` over an `nn.ModuleList`), for a module class no call of which
+    /// was found: the container's elements are not traced, so each such call whose positional
+    /// arguments fit the class's `forward` is one of its call sites.
+    fn container_loop_calls(&self, class: &str) -> Vec<ModuleCall> {
+        let Some(&fwd) = self.ix.method(class, "forward").first() else { return Vec::new() };
+        let params = &self.ix.def(fwd).params;
+        let own: Vec<_> = params.iter().skip(1).filter(|p| !p.star).collect();
+        let required = own.iter().filter(|p| p.default.is_none()).count();
+        let most = if params.iter().any(|p| p.star) { usize::MAX } else { own.len() };
+        // fields that hold module containers
+        let container = |attr: &str| {
+            self.ix.stores(attr).iter().any(|&(id, si)| {
+                let StmtKind::Assign { value, .. } = &self.ix.def(id).stmts[si].kind else { return false };
+                match value.bare() {
+                    Expr::Call { func, .. } => matches!(func.last_name(), Some("ModuleList" | "ModuleDict" | "Sequential")),
+                    Expr::Comp { .. } | Expr::Seq(SeqKind::List, _) => true,
+                    _ => false,
+                }
+            })
+        };
+        let mut out = Vec::new();
+        for (fi, f) in self.ix.files.iter().enumerate() {
+            for (di, d) in f.flow.iter().enumerate() {
+                // a loop in the class itself (or a relative) runs other modules, not this one
+                let Some(owner) = d.class.as_deref() else { continue };
+                if self.ix.mro(owner).iter().any(|c| c == class) || self.ix.mro(class).iter().any(|c| c == owner) {
+                    continue;
+                }
+                for (li, st) in d.stmts.iter().enumerate() {
+                    let StmtKind::For { target, iter } = &st.kind else { continue };
+                    let mut fields = Vec::new();
+                    iter.walk(&mut |e| {
+                        if let Expr::Attr(o, a) = e {
+                            if matches!(o.bare(), Expr::Name(n) if n == "self") {
+                                fields.push(a.to_string());
+                            }
+                        }
+                    });
+                    if !fields.iter().any(|a| container(a)) {
+                        continue;
+                    }
+                    let mut names = Vec::new();
+                    target.walk(&mut |e| {
+                        if let Expr::Name(n) = e {
+                            names.push(n.clone());
+                        }
+                    });
+                    // the loop's body: the statements nested deeper, up to the next at its level
+                    let body = d.stmts[li + 1..].iter().take_while(|s| s.nest > st.nest).count();
+                    for (si, s) in d.stmts.iter().enumerate().skip(li + 1).take(body) {
+                        stmt_exprs(&s.kind, &mut |e| {
+                            if let Expr::Call { func, args, kwargs } = e {
+                                let called = matches!(func.bare(), Expr::Name(n) if names.contains(n));
+                                let positional = args.iter().filter(|a| !matches!(a.bare(), Expr::Star(_))).count();
+                                if called
+                                    && positional >= required.saturating_sub(kwargs.len())
+                                    && positional <= most
+                                    && out.len() < MAX_SITES
+                                {
+                                    out.push((((fi, di), si), args.clone(), kwargs.clone()));
+                                }
+                            }
+                        });
+                    }
+                }
+            }
+        }
         out
     }
 
@@ -1711,7 +1811,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         }
         if bodies.len() == 1 {
             let (id, _) = bodies[0];
-            let o = Rc::new(Object { class: self.ix.def(id).name.to_string(), ctor: None });
+            let o = Rc::new(Object::of(self.ix.def(id).name.to_string(), None));
             return self.field(&o, key, cx, parent);
         }
         // an instance field of the one class that stores it
@@ -1722,7 +1822,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             v
         };
         if classes.len() == 1 {
-            let o = Rc::new(Object { class: classes[0].clone(), ctor: None });
+            let o = Rc::new(Object::of(classes[0].clone(), None));
             return self.field(&o, key, cx, parent);
         }
         None
@@ -1905,7 +2005,11 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 if let Some(v) = self.column_in(key, *file, cx, parent) {
                     return v;
                 }
-                return Val::unknown(format!("column `{key}` of a table the scan did not read"));
+                // read as it is from data the project does not hold: the line that takes it is
+                // where its range (ids from 1, gaps) would have to be mapped
+                let v = Val::unknown(format!("column `{key}` of a table the scan did not read"));
+                self.unread_column(key, cx, parent, &v);
+                return v;
             }
             if let Some(v) = base.field(key) {
                 return self.force(v);
@@ -1928,6 +2032,30 @@ impl<'a, 'i> Tracer<'a, 'i> {
         if let Expr::Span(lo, hi) = idx.bare() {
             let base = self.expr(obj, cx, parent);
             return self.sliced(base, lo.as_deref(), hi.as_deref(), cx, parent);
+        }
+        // `df[["src", "dst"]]`: the cells of those columns
+        if let Expr::Seq(SeqKind::List, keys) = idx.bare() {
+            let names: Vec<String> =
+                keys.iter().filter_map(|k| if let Expr::Str(s) = k.bare() { Some(s.to_string()) } else { None }).collect();
+            if !names.is_empty() && names.len() == keys.len() {
+                let keep = self.nodes.len();
+                let base = self.expr(obj, cx, parent);
+                if let Val::Table(file) = base {
+                    let mut out: Option<Val> = None;
+                    for n in &names {
+                        if let Some(v) = self.column_in(n, file, cx, parent) {
+                            join_into(&mut out, v);
+                        }
+                    }
+                    return out.unwrap_or_else(|| {
+                        let all = names.join("`, `");
+                        let v = Val::unknown(format!("columns `{all}` of a table the scan did not read"));
+                        self.unread_column(&all, cx, parent, &v);
+                        v
+                    });
+                }
+                self.nodes.truncate(keep);
+            }
         }
         // `xs[i]`: an element of xs (a tuple index `x[:, 0]` is taken as the same dimensions)
         let base = if matches!(idx.bare(), Expr::Seq(SeqKind::Tuple, _)) {
@@ -1977,6 +2105,19 @@ impl<'a, 'i> Tracer<'a, 'i> {
         self.column_in(name, None, cx, parent)
     }
 
+    /// A column of a table whose file the scan has not read: its reading, tagged as an origin.
+    fn unread_column(&mut self, name: &str, cx: &Ctx, parent: Option<usize>, v: &Val) {
+        let node = if parent.is_some_and(|p| matches!(self.nodes[p].tag, Tag::Pass)) {
+            parent
+        } else {
+            let d = self.def(cx);
+            let stmt = cx.at.min(d.stmts.len().saturating_sub(1));
+            self.node(cx, stmt, Tag::Pass, String::new(), parent)
+        };
+        self.retag(node, Tag::Column(name.to_string()), format!("reads column `{name}` as it is (its file is not in the project)"));
+        self.finish(node, v);
+    }
+
     /// `column`, from one file when the table's file is known.
     fn column_in(&mut self, name: &str, file: Option<usize>, cx: &Ctx, parent: Option<usize>) -> Option<Val> {
         let cols = self.ix.columns(name);
@@ -2016,6 +2157,21 @@ impl<'a, 'i> Tracer<'a, 'i> {
         // a project module's function called through the module (`P.codes(rows)`) is not a
         // method of a value
         let of_module = recv.and_then(|r| r.dotted()).and_then(|m| self.module_function(cx.def.0, &m, &name));
+        // `unique(…, return_inverse=True, return_counts=True)`: the values, then positions into
+        // them and counts, never negative whatever the values are
+        let flag = |k: &str| kwargs.iter().any(|(n, v)| n == k && matches!(v.bare(), Expr::Const(c) if c == "True"));
+        if matches!(name.as_str(), "unique" | "unique_consecutive") && (flag("return_inverse") || flag("return_counts")) {
+            // the values' own lines are not on the positions' chain
+            let of = recv.or(args.first()).map(|a| self.aux_expr(a, cx, parent)).unwrap_or(Val::unknown("unique"));
+            let positions = Val::Seq { elem: Box::new(Val::Int(Range { lo: Some(Sym::num(0)), hi: None })), len: None, most: None };
+            let mut parts = vec![Val::Seq { elem: Box::new(of.element()), len: None, most: None }];
+            for k in ["return_inverse", "return_counts"] {
+                if flag(k) {
+                    parts.push(positions.clone());
+                }
+            }
+            return Val::Tuple(parts);
+        }
         if let Some(r) = recv.filter(|_| !on_self && of_module.is_none()) {
             match name.as_str() {
                 m if is_pass_method(m) => return self.expr(r, cx, parent),
@@ -2383,20 +2539,41 @@ impl<'a, 'i> Tracer<'a, 'i> {
             _ => name,
         };
         // a class or function looked up in a registry (`MODELS[cfg.name](…)`, `factory = DATASETS[k]`)
-        let name = match func.bare() {
-            Expr::Sub(..) | Expr::Name(_) if !self.ix.is_class(&name) => self.registry_callee(func, cx, 0).unwrap_or(name),
+        let cands = match func.bare() {
+            Expr::Sub(..) | Expr::Name(_) if !self.ix.is_class(&name) => self.registry_callee(func, cx, 0).unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        // a registry of classes with no key known: an instance of one of them
+        if cands.len() > 1 && cands.iter().all(|c| self.ix.is_class(c)) {
+            let env = Rc::new(Env { args: args.to_vec(), kwargs: kwargs.to_vec(), caller: Some(cx.clone()), vals: Vec::new(), recv: None });
+            let objs: Vec<Rc<Object>> = cands.iter().map(|c| Rc::new(Object::of(c.clone(), Some(env.clone())))).collect();
+            let first = objs[0].clone();
+            return Val::Obj(objs[1..].iter().fold(first, |a, b| Object::alternatives(&a, b)));
+        }
+        let name = match cands.as_slice() {
+            [one] => one.clone(),
             _ => name,
         };
         // a project class: an instance (its constructor's arguments kept for its fields)
         if self.ix.is_class(&name) {
             let env = Rc::new(Env { args: args.to_vec(), kwargs: kwargs.to_vec(), caller: Some(cx.clone()), vals: Vec::new(), recv: None });
-            return Val::Obj(Rc::new(Object { class: name, ctor: Some(env) }));
+            return Val::Obj(Rc::new(Object::of(name, Some(env))));
         }
         if cx.depth >= MAX_CALLS {
             return Val::unknown("call depth");
         }
         // a project function or method: its returns, with the arguments bound
         let (targets, recv_obj) = match recv {
+            // `super().forward(x)`: the method of a project base of the class, on the same object
+            Some(r) if matches!(r.bare(), Expr::Call { func, .. } if func.bare().last_name() == Some("super")) => {
+                let own = self.def(cx).class.as_deref().map(str::to_string).unwrap_or_default();
+                let found = self.ix.mro(&own).iter().skip(1).map(|c| self.ix.method(c, &name)).find(|m| !m.is_empty());
+                let obj = cx.env.as_ref().and_then(|e| e.recv.clone()).unwrap_or_else(|| Rc::new(Object::of(own.clone(), None)));
+                match found {
+                    Some(m) => (m, Some(obj)),
+                    None => return Val::unknown(format!("no project base of {own} defines `{name}`")),
+                }
+            }
             Some(r) => {
                 // the receiver: a module or object called is not the value (its nodes are
                 // auxiliary), an array's method keeps the array's value
@@ -2462,9 +2639,26 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 None => Val::unknown(format!("no model for `{}`", func.dotted().unwrap_or(name))),
             };
         };
+        // a class reached as a value: an instance
+        if self.ix.def(target).kind == DefKind::Class {
+            let env = Rc::new(Env { args: args.to_vec(), kwargs: kwargs.to_vec(), caller: Some(cx.clone()), vals: Vec::new(), recv: None });
+            return Val::Obj(Rc::new(Object::of(self.ix.def(target).name.to_string(), Some(env))));
+        }
+        let alts = recv_obj.as_ref().map(|o| o.also.clone()).unwrap_or_default();
         let env = Rc::new(Env { args: args.to_vec(), kwargs: kwargs.to_vec(), caller: Some(cx.clone()), vals: Vec::new(), recv: recv_obj });
         let c = Ctx { def: target, at: usize::MAX, env: Some(env), depth: cx.depth + 1 };
-        self.returns(&c, parent)
+        let mut v = self.returns(&c, parent);
+        // an object that may be one of several classes: each one's method, joined
+        let method = self.ix.def(target).name.to_string();
+        for alt in alts {
+            let Some(&t) = self.ix.method(&alt.class, &method).first() else { continue };
+            let env =
+                Rc::new(Env { args: args.to_vec(), kwargs: kwargs.to_vec(), caller: Some(cx.clone()), vals: Vec::new(), recv: Some(alt) });
+            let c = Ctx { def: t, at: usize::MAX, env: Some(env), depth: cx.depth + 1 };
+            let w = self.returns(&c, parent);
+            v = v.join(&w);
+        }
+        v
     }
 
     /// A function of a project module called through the module's name as the file imports it
@@ -2492,7 +2686,9 @@ impl<'a, 'i> Tracer<'a, 'i> {
     /// of `key` when it is a known string, else the one callee all entries name) or a dict a
     /// decorator fills (`@register("transe")` over a class or a function, `R[name] = cls` in
     /// the decorator): the one decorated with `key`, or the one so decorated.
-    fn registry_callee(&mut self, func: &Expr, cx: &Ctx, hops: usize) -> Option<String> {
+    /// The project classes or functions a registry lookup may call: the one its key names, else
+    /// every one it holds.
+    fn registry_callee(&mut self, func: &Expr, cx: &Ctx, hops: usize) -> Option<Vec<String>> {
         if hops > 3 {
             return None;
         }
@@ -2509,16 +2705,21 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 let key = self.string_of(key, cx, 0).or_else(|| self.field_string(key, cx));
                 let &(gid, gi) = self.ix.globals(r).iter().find(|(id, _)| id.0 == cx.def.0).or(self.ix.globals(r).first())?;
                 let StmtKind::Assign { value, .. } = &self.ix.def(gid).stmts[gi].kind else { return None };
-                let pick = |cands: Vec<(Option<Text>, String)>| -> Option<String> {
+                let pick = |cands: Vec<(Option<Text>, String)>| -> Option<Vec<String>> {
                     let callee = |c: &str| self.ix.is_class(c) || self.ix.functions(c).iter().any(|&id| self.ix.def(id).class.is_none());
                     let cands: Vec<_> = cands.into_iter().filter(|(_, c)| callee(c)).collect();
                     if let Some(k) = &key {
                         if let Some((_, c)) = cands.iter().find(|(ck, _)| ck.as_ref() == Some(k)) {
-                            return Some(c.clone());
+                            return Some(vec![c.clone()]);
                         }
                     }
-                    let first = cands.first()?.1.clone();
-                    cands.iter().all(|(_, c)| *c == first).then_some(first)
+                    let mut all: Vec<String> = Vec::new();
+                    for (_, c) in cands {
+                        if !all.contains(&c) {
+                            all.push(c);
+                        }
+                    }
+                    (!all.is_empty()).then_some(all)
                 };
                 match value.bare() {
                     Expr::Dict(kv) if !kv.is_empty() => pick(

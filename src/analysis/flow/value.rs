@@ -184,7 +184,8 @@ impl Val {
             (Val::Int(a), Val::Int(b)) => Val::Int(a.join(b)),
             (Val::Float(a), Val::Float(b)) => Val::Float(if a == b {
                 *a
-            } else if a.or(*b) == Some(Norm::Raw) {
+            } else if *a == Some(Norm::Raw) || *b == Some(Norm::Raw) {
+                // one branch's raw scores may reach what wants probabilities
                 Some(Norm::Raw)
             } else {
                 None
@@ -198,6 +199,8 @@ impl Val {
                 Val::Seq { elem: Box::new(a.join(b)), len: if la == lb { la.clone() } else { None }, most }
             }
             (Val::Unknown(_), x) | (x, Val::Unknown(_)) => x.clone(),
+            // instances of different classes (a factory's branches): either one
+            (Val::Obj(a), Val::Obj(b)) if a.class != b.class || !b.also.is_empty() => Val::Obj(super::trace::Object::alternatives(a, b)),
             (a, _) => a.clone(),
         }
     }

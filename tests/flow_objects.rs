@@ -1,0 +1,193 @@
+//! The value tracing through objects whose class is not written at the call: a factory whose
+//! branches build different models, a method reached through `super()`, modules kept in a
+//! `ModuleList` and run in a loop, a registry with no key known; and the op the log names
+//! choosing which calls are traced.
+
+mod common;
+
+use common::tiered_suspects;
+
+const RANK_MODELS: &str = r#"import torch
+import torch.nn as nn
+
+
+class Scorer(nn.Module):
+    def __init__(self, n_in):
+        super().__init__()
+        self.mlp = nn.Sequential(nn.Linear(n_in, 32), nn.ReLU(), nn.Linear(32, 1))
+
+    def forward(self, feats):
+        return torch.sigmoid(self.mlp(feats)).squeeze(-1)
+
+
+class BiasedScorer(Scorer):
+    def __init__(self, n_in, n_users):
+        super().__init__(n_in)
+        self.user_bias = nn.Embedding(n_users, 1)
+
+    def bias(self, users):
+        return self.user_bias(users).squeeze(-1)
+
+    def forward(self, feats, users=None):
+        return super().forward(feats) + self.bias(users)
+
+
+def make_scorer(kind, n_in, n_users):
+    if kind == "plain":
+        return Scorer(n_in)
+    return BiasedScorer(n_in, n_users)
+"#;
+
+const RANK_TRAIN: &str = r#"import sys
+
+import torch
+import torch.nn as nn
+
+from rank_models import make_scorer
+
+
+def fit(feats, users, clicked, kind):
+    model = make_scorer(kind, feats.shape[1], int(users.max()) + 1)
+    crit = nn.BCELoss()
+    opt = torch.optim.Adam(model.parameters())
+    for _ in range(3):
+        p = model(feats, users)
+        loss = crit(p, clicked)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+if __name__ == "__main__":
+    fit(torch.randn(64, 8), torch.randint(0, 10, (64,)), torch.rand(64).round(), sys.argv[1])
+"#;
+
+/// The factory builds either model; the subclass adds a bias to its base's probabilities
+/// (reached through `super().forward`), so what reaches `BCELoss` may leave [0, 1]: the sum is
+/// the line to change.
+#[test]
+fn probabilities_plus_a_bias_in_one_branch_of_a_factory_name_the_sum() {
+    let got = tiered_suspects(&[("rank_models.py", RANK_MODELS), ("train.py", RANK_TRAIN)], "bce_module_over1.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("rank_models.py:23 strong"), "{got:?}");
+    // the sum taken before the sigmoid: probabilities in every branch
+    let fixed = RANK_MODELS
+        .replace("return torch.sigmoid(self.mlp(feats)).squeeze(-1)", "return torch.sigmoid(self.logit(feats))")
+        .replace("return super().forward(feats) + self.bias(users)", "return torch.sigmoid(self.logit(feats) + self.bias(users))")
+        .replace(
+            "    def forward(self, feats):\n",
+            "    def logit(self, feats):\n        return self.mlp(feats).squeeze(-1)\n\n    def forward(self, feats):\n",
+        );
+    let got = tiered_suspects(&[("rank_models.py", &fixed), ("train.py", RANK_TRAIN)], "bce_module_over1.async.log");
+    assert!(!got.iter().any(|s| s.ends_with(" strong")), "every branch gives probabilities: {got:?}");
+}
+
+const GRAPH_LAYERS: &str = r#"import torch
+import torch.nn as nn
+
+
+def sum_into(values, at, rows):
+    out = values.new_zeros((rows, values.shape[1]))
+    return out.index_add_(0, at, values)
+
+
+class Propagate(nn.Module):
+    def __init__(self, d_in, d_out):
+        super().__init__()
+        self.proj = nn.Linear(d_in, d_out)
+
+    def forward(self, h, pairs):
+        msgs = self.proj(h)[pairs[0]]
+        return sum_into(msgs, pairs[1], h.shape[0])
+
+
+class Stack(nn.Module):
+    def __init__(self, dims):
+        super().__init__()
+        self.hops = nn.ModuleList([Propagate(a, b) for a, b in zip(dims, dims[1:])])
+
+    def forward(self, h, pairs):
+        for hop in self.hops:
+            h = torch.relu(hop(h, pairs))
+        return h
+"#;
+
+const GRAPH_TRAIN: &str = r#"import pandas as pd
+import torch
+import torch.nn.functional as F
+
+from layers import Stack
+
+BUILDERS = {}
+
+
+def builder(name):
+    def put(cls):
+        BUILDERS[name] = cls
+        return cls
+    return put
+
+
+@builder("deep")
+class DeepStack(Stack):
+    pass
+
+
+@builder("shallow")
+class ShallowStack(Stack):
+    pass
+
+
+def load(folder):
+    nodes = pd.read_csv(f"{folder}/nodes.csv")
+    links = pd.read_csv(f"{folder}/links.csv")
+    h = torch.tensor(nodes.drop(columns=["kind"]).to_numpy(), dtype=torch.float32)
+    kind = torch.tensor(nodes["kind"].to_numpy())
+    pairs = torch.tensor(links[["from_id", "to_id"]].to_numpy().T)
+    return h, kind, pairs
+
+
+def main(folder, arch):
+    h, kind, pairs = load(folder)
+    net = BUILDERS[arch]([h.shape[1], 32, 4])
+    out = net(h, pairs)
+    loss = F.cross_entropy(out, kind)
+    loss.backward()
+"#;
+
+/// An `index_add_` assert: the scatter in the message passing is reached from the training
+/// script through a registry of classes (no key known), a `ModuleList` run in a loop and a
+/// helper function; the edge list is read as it is from a CSV the project does not hold. The
+/// loss on the labels cannot fail an `index_add` kernel and is not traced.
+#[test]
+fn an_index_add_in_modules_run_from_a_list_reaches_the_edges_read_from_data() {
+    let got = tiered_suspects(&[("layers.py", GRAPH_LAYERS), ("train.py", GRAPH_TRAIN)], "index_add_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("train.py:32 possible"), "{got:?}");
+    assert!(!got.iter().any(|s| s.starts_with("train.py:31 ")), "the labels do not reach index_add: {got:?}");
+}
+
+const DEDUP: &str = r#"import torch
+
+
+def pool_runs(logits, pad):
+    preds = logits.argmax(-1)
+    preds[pad] = -1
+    out = []
+    for row, p in zip(logits, preds):
+        vals, where, counts = p.unique_consecutive(return_inverse=True, return_counts=True)
+        pooled = row.new_zeros(len(vals), row.shape[-1])
+        pooled.index_add_(0, where, row)
+        out.append(pooled / counts.unsqueeze(-1))
+    return out
+
+
+if __name__ == "__main__":
+    pool_runs(torch.randn(2, 9, 5), torch.zeros(2, 9, dtype=torch.bool))
+"#;
+
+/// `unique_consecutive(return_inverse=True)` gives positions into the unique values, never the
+/// values: a marker among the values does not reach the scatter.
+#[test]
+fn the_inverse_of_unique_is_positions_not_the_marked_values() {
+    let got = tiered_suspects(&[("pool.py", DEDUP)], "index_add_over.async.log");
+    assert!(!got.iter().any(|s| s.starts_with("pool.py:6 ")), "the marker does not reach index_add: {got:?}");
+}
