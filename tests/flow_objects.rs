@@ -191,3 +191,52 @@ fn the_inverse_of_unique_is_positions_not_the_marked_values() {
     let got = tiered_suspects(&[("pool.py", DEDUP)], "index_add_over.async.log");
     assert!(!got.iter().any(|s| s.starts_with("pool.py:6 ")), "the marker does not reach index_add: {got:?}");
 }
+
+const LINKS_IO: &str = r#"import csv
+
+import torch
+
+
+def read_links(path):
+    with open(path, newline="") as fh:
+        rows = [(int(rec["src"]), int(rec["dst"])) for rec in csv.DictReader(fh)]
+    return torch.tensor(rows).t()
+
+
+def symmetric(links):
+    both = torch.cat([links, links.flip(0)], dim=1)
+    return torch.unique(both, dim=1)
+
+
+def random_split(n, frac):
+    order = torch.randperm(n)
+    return order[: int(frac * n)]
+"#;
+
+const LINKS_TRAIN: &str = r#"import torch
+
+from links_io import random_split, read_links, symmetric
+
+
+def smooth(h, links):
+    left, right = links
+    return h + h.index_select(0, left)[: h.shape[0]]
+
+
+def main():
+    h = torch.randn(100, 8)
+    links = symmetric(read_links("links.csv"))
+    keep = random_split(100, 0.8)
+    out = smooth(h, links)
+    print(out[keep].mean())
+"#;
+
+/// Edges read row by row with `csv.DictReader` from a file the project does not hold, turned
+/// into a (2, E) tensor with `.t()`, made symmetric with `torch.cat` and `torch.unique(dim=1)`,
+/// unpacked into two rows: the line that reads the ids is the origin. The project's own
+/// `random_split` is its function, not torch's.
+#[test]
+fn ids_read_with_dictreader_and_transposed_reach_an_index_select() {
+    let got = tiered_suspects(&[("links_io.py", LINKS_IO), ("train.py", LINKS_TRAIN)], "index_select_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("links_io.py:8 possible"), "{got:?}");
+}

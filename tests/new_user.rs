@@ -40,3 +40,44 @@ fn human_reports_name_the_op_and_the_users_call() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     assert!(checked > 100 && calls > 80, "checked {checked}, calls {calls}");
 }
+
+/// The answer first: for every fixture project whose culprit `explain --project` finds, the
+/// culprit's `file:line` is on one of the first 8 lines of the human report in an 80-column
+/// terminal, before the assert's own diagnostic.
+#[test]
+fn the_culprit_is_on_the_first_lines_of_the_report() {
+    let mut found = 0;
+    let mut problems = Vec::new();
+    for dir in common::projects() {
+        let Ok(text) = std::fs::read_to_string(dir.join("EXPECTED.json")) else { continue };
+        let expected: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let (Some(file), Some(line)) = (expected["culprit"]["file"].as_str(), expected["culprit"]["line"].as_u64()) else { continue };
+        let log = dir.join(expected["log"].as_str().unwrap_or("crash.log"));
+        let run = |format: &str| {
+            std::process::Command::new(env!("CARGO_BIN_EXE_cudasleuth"))
+                .args(["explain", log.to_str().unwrap(), "--project", dir.to_str().unwrap(), "--format", format])
+                .env("COLUMNS", "80")
+                .env("TERM", "xterm")
+                .env_remove("NO_COLOR")
+                .output()
+                .unwrap()
+        };
+        let json: serde_json::Value = serde_json::from_slice(&run("json").stdout).unwrap();
+        let place = format!("{file}:{line}");
+        let top = json["suspects"].get(0).map(|s| format!("{}:{}", s["file"].as_str().unwrap_or(""), s["line"]));
+        if top.as_deref() != Some(place.as_str()) {
+            continue;
+        }
+        found += 1;
+        let human = String::from_utf8(run("human").stdout).unwrap();
+        let first: Vec<&str> = human.lines().take(8).collect();
+        if !first.iter().any(|l| l.contains(&place)) {
+            problems.push(format!("{}: {place} not in the first 8 lines:\n{}", dir.display(), first.join("\n")));
+        }
+        if let Some(long) = human.lines().take(8).find(|l| l.chars().count() > 80) {
+            problems.push(format!("{}: a line of the answer is wider than 80 columns: {long}", dir.display()));
+        }
+    }
+    assert!(found >= 10, "only {found} fixture projects have their culprit found");
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}

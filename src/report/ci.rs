@@ -255,6 +255,55 @@ fn fence_for(t: &str, least: usize) -> String {
 }
 
 /// A fenced code block for one line of code: the fence longer than any run of backticks in it.
+/// The top suspect's value chain as a Mermaid flowchart (GitHub draws it in step summaries and
+/// comments): the origin, the lines it passes through, the op; the bound joins the op with a
+/// dotted edge. Every label is taken from the code or the log, so each is escaped.
+fn flowchart(s: &Suspect, op: Option<&str>) -> Option<String> {
+    if s.chain.len() < 2 {
+        return None;
+    }
+    let label = |t: &str| -> String {
+        let mut out = String::new();
+        for c in t.chars() {
+            match c {
+                '#' => out.push_str("#35;"),
+                '"' => out.push_str("#quot;"),
+                '<' => out.push_str("#lt;"),
+                '>' => out.push_str("#gt;"),
+                '&' => out.push_str("#38;"),
+                '`' => out.push_str("#96;"),
+                '\n' | '\r' => out.push(' '),
+                c if c.is_control() => {}
+                c => out.push(c),
+            }
+        }
+        out
+    };
+    let step = |c: &ChainStep| label(&format!("{}:{} {}", c.file, c.line, super::clip(&c.what, 60)));
+    let mut body = String::from("flowchart TD\n");
+    // the chain runs from the origin to the op call; a long one keeps its ends
+    let steps: Vec<&ChainStep> = if s.chain.len() > 8 {
+        s.chain.iter().take(4).chain(s.chain.iter().skip(s.chain.len() - 3)).collect()
+    } else {
+        s.chain.iter().collect()
+    };
+    for (i, c) in steps.iter().enumerate() {
+        let _ = writeln!(body, "  v{i}[\"{}\"]", step(c));
+        if i > 0 {
+            let _ = writeln!(body, "  v{} --> v{i}", i - 1);
+        }
+    }
+    let op = op.unwrap_or("the op");
+    let _ = writeln!(body, "  op{{\"{}\"}}", label(&format!("{op} asserts")));
+    let _ = writeln!(body, "  v{} --> op", steps.len() - 1);
+    if let Some(b) = s.bound_chain.first() {
+        let _ = writeln!(body, "  b0[\"bound: {}\"]", step(b));
+        let _ = writeln!(body, "  b0 -.-> op");
+    }
+    let fence = fence_for(&body, 3);
+    Some(format!("{fence}mermaid\n{body}{fence}\n"))
+}
+
 fn md_block(code: &str, lang: &str) -> String {
     let t = shown(code);
     let fence = fence_for(&t, 3);
@@ -323,6 +372,10 @@ pub fn markdown(reports: &[Report], quotes: &[Quoted], prefix: &str, redact_path
                 }
             }
             out.push('\n');
+            let op = r.asserts.first().and_then(|a| a.signature.as_ref()).map(|g| g.op.as_str());
+            if let Some(chart) = r.suspects.first().and_then(|s| flowchart(s, op)) {
+                let _ = writeln!(out, "{chart}");
+            }
         }
         if !r.next_steps.is_empty() {
             let _ = writeln!(out, "<details><summary>Next steps</summary>\n");
@@ -386,6 +439,46 @@ mod tests {
     fn redacts_homes() {
         assert_eq!(redact("/home/alice/proj/train.py and C:\\Users\\bob\\x.py"), "~/proj/train.py and ~\\x.py");
         assert_eq!(redact("/Users/carol/a /root/b /usr/lib/x"), "~/a ~/b /usr/lib/x");
+    }
+
+    #[test]
+    fn the_flowchart_escapes_what_it_quotes() {
+        let step = |line: u32, what: &str| ChainStep {
+            file: "data.py".into(),
+            line,
+            role: "pass".into(),
+            what: what.into(),
+            value: String::new(),
+        };
+        let hostile = "adds `1`\"]\n  click v0 \"javascript:alert(1)\"\n  x[\"<img src=x> & #35;";
+        let s = Suspect {
+            file: "data.py".into(),
+            line: 3,
+            column: 1,
+            end_line: 3,
+            end_column: 2,
+            rule: "CS118".into(),
+            tier: "strong".into(),
+            confirmed: None,
+            message: String::new(),
+            evidence: Vec::new(),
+            fingerprint: String::new(),
+            chain: vec![step(3, hostile), step(9, "calls `loss(x, y)`")],
+            bound_chain: vec![step(1, "builds ```nn.Linear(4, 2)```")],
+            repro: None,
+        };
+        let chart = flowchart(&s, Some("nll_loss")).unwrap();
+        let body: Vec<&str> = chart.lines().collect();
+        assert!(body[0].starts_with("```") && body[0].ends_with("mermaid") && body[1] == "flowchart TD", "{chart}");
+        for l in &body[2..body.len() - 1] {
+            // every label is one quoted string: no quote, angle bracket, backtick or newline
+            // of the quoted text survives, and no line starts a directive of its own
+            assert!(!l.contains('`') && !l.contains('<') && !l.contains('>') || l.contains("-->") || l.contains("-.->"), "{l}");
+            assert!(!l.trim_start().starts_with("click"), "{l}");
+            assert_eq!(l.matches('"').count() % 2, 0, "{l}");
+            assert!(l.matches('"').count() <= 2, "{l}");
+        }
+        assert_eq!(body.last().copied(), Some(body[0].trim_end_matches("mermaid")), "{chart}");
     }
 
     #[test]

@@ -99,7 +99,18 @@ pub fn render(report: &Report, style: &Style) -> String {
     let handler = GraphicalReportHandler::new_themed(theme).with_width(style.width).with_links(false);
     let h = |s: &str| if style.color { format!("\x1b[1m{s}\x1b[0m") } else { s.to_string() };
 
-    let _ = writeln!(out, "{} {}", h("cudasleuth:"), headline(report));
+    let head = format!("cudasleuth: {}", headline(report));
+    let opts = textwrap::Options::new(style.width.max(40)).subsequent_indent("  ");
+    for (i, l) in textwrap::wrap(&head, opts).iter().enumerate() {
+        match l.strip_prefix("cudasleuth:").filter(|_| i == 0) {
+            Some(rest) => writeln!(out, "{}{rest}", h("cudasleuth:")),
+            None => writeln!(out, "{l}"),
+        }
+        .ok();
+    }
+    if report.kind != "repro" {
+        answer(&mut out, report, style);
+    }
     out.push('\n');
     if report.kind == "repro" {
         repro_section(&mut out, report, style, &h);
@@ -108,7 +119,7 @@ pub fn render(report: &Report, style: &Style) -> String {
         let _ = handler.render_report(&mut out, &diag);
     }
     if !report.suspects.is_empty() {
-        let _ = writeln!(out, "{}", h("Where the bad value came from"));
+        let _ = writeln!(out, "{}", h("The suspects in detail"));
         for d in suspect_diags(report, &style.quoted) {
             let _ = handler.render_report(&mut out, &d);
         }
@@ -203,6 +214,67 @@ pub fn render(report: &Report, style: &Style) -> String {
     out
 }
 
+/// The answer under the headline, before any detail: the line that made the bad value, why,
+/// the chain from it to the op in one line, the bound, and how to confirm it.
+fn answer(out: &mut String, report: &Report, style: &Style) {
+    let Some(s) = report.suspects.first() else { return };
+    let width = style.width.max(40);
+    let field = |out: &mut String, name: &str, text: &str| {
+        let opts = textwrap::Options::new(width).initial_indent("").subsequent_indent("           ");
+        let body = format!("  {name:<8} {text}");
+        for l in textwrap::wrap(&body, opts) {
+            let _ = writeln!(out, "{l}");
+        }
+    };
+    let (name, strength) = match s.tier.as_str() {
+        "strong" | "likely" => ("culprit", s.tier.as_str()),
+        _ => ("suspect", "possible"),
+    };
+    let code = style.quoted.line(&s.file, s.line).map(str::trim).filter(|c| !c.is_empty());
+    let place = match code {
+        Some(c) => format!("{}:{}  {}", s.file, s.line, clip(c, width.saturating_sub(s.file.len() + 20).max(24))),
+        None => format!("{}:{}", s.file, s.line),
+    };
+    field(out, name, &format!("{place}  ({strength})"));
+    // the message without the place it repeats
+    let why = s.message.split_once(": ").filter(|(head, _)| !head.contains(' ')).map_or(s.message.as_str(), |(_, rest)| rest);
+    field(out, "", why);
+    let short = |c: &ChainStep| if c.file == s.file { format!(":{}", c.line) } else { format!("{}:{}", c.file, c.line) };
+    let steps: Vec<String> = s
+        .chain
+        .iter()
+        .filter(|c| !(c.file == s.file && c.line == s.line))
+        .map(|c| match c.role.as_str() {
+            "pass" => short(c),
+            _ => format!("{} {}", short(c), clip(&c.what, 40)),
+        })
+        .collect();
+    if !steps.is_empty() {
+        field(out, "chain", &format!(":{} → {}", s.line, steps.join(" → ")));
+    }
+    if let Some(b) = s.bound_chain.first() {
+        field(out, "bound", &format!("{}:{} {}", b.file, b.line, b.what));
+    }
+    if let Some(step) = confirm_step(report) {
+        field(out, "confirm", &step);
+    }
+    let others = report.suspects.len() - 1;
+    if others > 0 {
+        field(out, "also", &format!("{others} other suspect(s), below"));
+    }
+}
+
+/// With a culprit found, the command that confirms it (the repro command of the next steps),
+/// which replaces the advice to re-run synchronized.
+fn confirm_step(report: &Report) -> Option<String> {
+    if report.suspects.first().map_or(true, |s| s.tier == "possible") {
+        return None;
+    }
+    let step = report.next_steps.iter().find(|n| n.contains("cudasleuth repro"))?;
+    let cmd = step.split('`').find(|part| part.starts_with("cudasleuth repro")).unwrap_or(step);
+    Some(format!("`{cmd}`"))
+}
+
 fn headline(report: &Report) -> String {
     let src = &report.source;
     if report.kind == "repro" {
@@ -264,17 +336,12 @@ fn hits_summary(a: &AssertSite) -> String {
     format!(" from {at_least}{} distinct GPU threads in {blocks} block(s); thread x = {}{more}", a.hits.distinct, threads.join(", "))
 }
 
-fn clip(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        s.chars().take(n).collect::<String>() + "…"
-    }
-}
+use super::clip;
 
 fn diagnostics(report: &Report) -> Vec<Diag> {
     let mut out = Vec::new();
-    let help = report.next_steps.first().cloned();
+    // with a culprit found, the answer says how to confirm it
+    let help = if confirm_step(report).is_some() { None } else { report.next_steps.first().cloned() };
     if let Some(a) = report.asserts.first() {
         let (message, code) = match &a.signature {
             Some(sig) if sig.match_kind == "generic" => (
@@ -428,7 +495,12 @@ fn suspect_diags(report: &Report, quoted: &Quoted) -> Vec<Diag> {
         out.push(Diag {
             message: format!("{}:{}: {}", s.file, s.line, s.message),
             code: format!("suspect::{}", s.rule),
-            severity: if s.tier == "possible" { Severity::Advice } else { Severity::Warning },
+            // the culprit is the error; the symptom above it only says where it showed
+            severity: match s.tier.as_str() {
+                "strong" => Severity::Error,
+                "likely" => Severity::Warning,
+                _ => Severity::Advice,
+            },
             help,
             snippet,
             labels,

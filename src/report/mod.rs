@@ -8,6 +8,15 @@ pub mod human;
 /// assertion, a 400,000-character path) are cut, marked with `…`.
 pub const MAX_LINE: usize = 4000;
 
+/// `s` cut to `n` characters, marked with `…` when cut.
+pub fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        s.chars().take(n).collect::<String>() + "…"
+    }
+}
+
 /// Text output made inert for the terminal or a CI log: control characters a terminal acts on
 /// (BS, BEL, CR, C1 controls such as CSI, escape sequences other than the colours the report
 /// itself sets) are dropped, and each line is cut at `MAX_LINE` characters.

@@ -356,10 +356,18 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
     // a length that fills the bound exactly (`ids[:max_len]` for a table of max_len rows) and a
     // later line that adds to it (`[bos] + ids + [eos]`): the fill is the line to change
     let mut fills: Vec<usize> = Vec::new();
+    let value_text = value.describe();
     for i in 0..value_nodes {
         let n = &nodes[i];
         if n.tag == Tag::Call || n.aux {
             continue;
+        }
+        // a column read from data the project does not hold is an origin only when its cells
+        // are what reaches the op (not a key looked up, not names counted)
+        if let Tag::Column(c) = &n.tag {
+            if n.what.ends_with("(its file is not in the project)") && !value_text.contains(&format!("`{c}`")) {
+                continue;
+            }
         }
         let mut score = base_score(&n.tag, sink.kind, ignore);
         let mut tier = if score >= 0.6 { Tier::Likely } else { Tier::Possible };

@@ -197,7 +197,6 @@ fn is_pass_method(m: &str) -> bool {
             | "type"
             | "permute"
             | "transpose"
-            | "t"
             | "expand"
             | "repeat"
             | "view_as"
@@ -1572,7 +1571,10 @@ impl<'a, 'i> Tracer<'a, 'i> {
             }
             _ => {}
         }
-        if attr == "shape" || attr == "T" || attr == "data" || attr == "values" || attr == "loc" || attr == "iloc" {
+        if attr == "T" || attr == "mT" {
+            return transposed(base);
+        }
+        if attr == "shape" || attr == "data" || attr == "values" || attr == "loc" || attr == "iloc" {
             return base;
         }
         // pandas' categorical codes (`s.astype("category").cat.codes`): 0.. for the categories,
@@ -1956,6 +1958,26 @@ impl<'a, 'i> Tracer<'a, 'i> {
 
     /// The file name a path expression ends in: a literal, `os.path.join(…, "train.csv")`,
     /// `Path(…) / "train.csv"`, an f-string's literal end.
+    /// The path a file object was opened on: `open(p)` itself, or the name a `with open(p) as f`
+    /// (or `f = open(p)`) of this function binds.
+    fn opened_path(&self, e: &Expr, cx: &Ctx) -> Option<String> {
+        let opened = |v: &Expr| match v.bare() {
+            Expr::Call { func, args, .. } if func.last_name() == Some("open") => args.first().and_then(|a| self.path_text(a, cx)),
+            _ => None,
+        };
+        match e.bare() {
+            Expr::Name(n) => {
+                let d = self.def(cx);
+                (0..cx.at.min(d.stmts.len())).rev().find_map(|i| match &d.stmts[i].kind {
+                    StmtKind::With { target: Some(t), value } if pattern_pos(t, n).is_some() => opened(value),
+                    StmtKind::Assign { targets, value, .. } if targets.iter().any(|t| pattern_pos(t, n).is_some()) => opened(value),
+                    _ => None,
+                })
+            }
+            other => opened(other),
+        }
+    }
+
     fn path_text(&self, e: &Expr, cx: &Ctx) -> Option<String> {
         match e.bare() {
             Expr::Str(s) => Some(s.to_string()),
@@ -2264,11 +2286,25 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     }
                     return self.dim_size(r, dim, cx, parent);
                 }
-                "unique" | "nunique" | "argmax" | "argmin" | "max" | "min" | "sum" | "size" | "numel" | "__len__" | "count" => {
+                // `pairs.t()`: a list of (a, b) rows becomes the rows a and b
+                "t" | "transpose" if args.len() != 1 && !self.project_method_on(r, &name, cx) => {
                     let base = self.expr(r, cx, parent);
+                    return transposed(base);
+                }
+                // `torch.unique(x, dim=1)`: whole rows or columns kept as they are
+                "unique" if kwargs.iter().any(|(k, _)| k == "dim") => {
+                    let of = if Some(r).is_none_or_module() { args.first().unwrap_or(r) } else { r };
+                    return self.expr(of, cx, parent);
+                }
+                "unique" | "nunique" | "argmax" | "argmin" | "max" | "min" | "sum" | "size" | "numel" | "__len__" | "count" => {
+                    // `torch.unique(x)`: the function of a library module takes the value first
+                    let of = if Some(r).is_none_or_module() { args.first().unwrap_or(r) } else { r };
+                    let base = self.expr(of, cx, parent);
                     return self.aggregate(&name, &base, func, cx, parent);
                 }
-                "fit_transform" | "transform" | "cat" | "codes" if !self.project_method_on(r, &name, cx) => {
+                "fit_transform" | "transform" | "cat" | "codes"
+                    if !Some(r).is_none_or_module() && !self.project_method_on(r, &name, cx) =>
+                {
                     // an encoder's codes: 0 up to the distinct values of the column it encodes,
                     // when the column was read
                     let base = self.expr(args.first().unwrap_or(r), cx, parent);
@@ -2282,7 +2318,26 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 _ => {}
             }
         }
-        match name.as_str() {
+        // a function of the project's own that shares a library name (`random_split`, `load`)
+        // is traced as written, not modelled as the library's
+        let own = recv.is_none() && self.ix.functions(&name).iter().any(|&id| self.ix.def(id).class.is_none());
+        match if own { "" } else { name.as_str() } {
+            // `torch.cat([a, b], dim=1)`: the parts joined, one value of the same shape
+            "cat" | "concat" | "concatenate" | "hstack" | "vstack" | "column_stack" if matches!(args.first().map(Expr::bare), Some(Expr::Seq(SeqKind::List | SeqKind::Tuple, xs)) if !xs.is_empty()) =>
+            {
+                let Some(Expr::Seq(_, parts)) = args.first().map(Expr::bare) else { unreachable!() };
+                let mut out: Option<Val> = None;
+                let mut unknown = None;
+                for part in parts {
+                    let v = self.expr(part, cx, parent);
+                    // a part nothing is known of leaves the whole unknown (its elements are in it)
+                    if unknown.is_none() && matches!(v.element_deep(), Val::Unknown(_)) {
+                        unknown = Some(v.clone());
+                    }
+                    join_into(&mut out, v);
+                }
+                return unknown.or(out).unwrap_or(Val::unknown("an empty concatenation"));
+            }
             f if is_pass_function(f) && !args.is_empty() => return self.expr(&args[0], cx, parent),
             "softmax" | "sigmoid" | "Softmax" => return Val::Float(Some(Norm::Probs)),
             "log_softmax" | "logsigmoid" => return Val::Float(Some(Norm::Raw)),
@@ -2517,6 +2572,11 @@ impl<'a, 'i> Tracer<'a, 'i> {
             "TensorDataset" if !self.ix.is_class("TensorDataset") => {
                 let rows = args.iter().map(|a| self.expr(a, cx, parent).element()).collect();
                 return Val::Seq { elem: Box::new(Val::Tuple(rows)), len: None, most: None };
+            }
+            // `csv.DictReader(f)`: rows of the file `f` was opened on, each read by column name
+            "DictReader" if !self.ix.is_class("DictReader") => {
+                let path = args.first().and_then(|a| self.opened_path(a, cx));
+                return Val::Seq { elem: Box::new(Val::Table(path.and_then(|p| self.data_file(&p)))), len: None, most: None };
             }
             "read_csv" | "read_table" | "read_json" | "read_parquet" | "read_excel" | "read_feather" => {
                 let path = args.first().and_then(|a| self.path_text(a, cx));
@@ -2934,7 +2994,10 @@ impl<'a, 'i> Tracer<'a, 'i> {
             },
             "min" => Val::Int(Range { lo: base.range().and_then(|r| r.lo), hi: None }),
             "nunique" | "unique" => {
-                self.mark(parent, Tag::Distinct, "counts the distinct values".into());
+                // the distinct values themselves keep their values; their number is a count
+                if name == "nunique" {
+                    self.mark(parent, Tag::Distinct, "counts the distinct values".into());
+                }
                 let len = match base.distinct() {
                     Some(d) => Some(Sym::num(d)),
                     None => self.fresh_root(cx, parent, "distinct"),
@@ -3020,6 +3083,23 @@ impl NoneOrModule for Option<&Expr> {
             None => true,
             Some(e) => matches!(e.dotted().as_deref(), Some("np" | "numpy" | "torch" | "builtins" | "math")),
         }
+    }
+}
+
+/// A two-dimensional value with its dimensions swapped: rows of tuples `(a, b)` become the
+/// tuple of the columns, rows of rows stay rows of rows; other values are kept.
+fn transposed(v: Val) -> Val {
+    match v {
+        Val::Seq { elem, len, most } => match *elem {
+            Val::Tuple(xs) => {
+                Val::Tuple(xs.into_iter().map(|x| Val::Seq { elem: Box::new(x), len: len.clone(), most: most.clone() }).collect())
+            }
+            Val::Seq { elem: inner, len: ilen, most: imost } => {
+                Val::Seq { elem: Box::new(Val::Seq { elem: inner, len, most }), len: ilen, most: imost }
+            }
+            other => Val::Seq { elem: Box::new(other), len, most },
+        },
+        other => other,
     }
 }
 

@@ -205,6 +205,20 @@ impl Val {
         }
     }
 
+    /// The innermost element (a tensor's cells): through sequences, and through tuples whose
+    /// parts agree on nothing better than the first.
+    pub fn element_deep(&self) -> &Val {
+        let mut v = self;
+        for _ in 0..8 {
+            match v {
+                Val::Seq { elem, .. } => v = elem,
+                Val::Tuple(xs) if !xs.is_empty() => v = &xs[0],
+                _ => break,
+            }
+        }
+        v
+    }
+
     /// A record's field, a tuple's position.
     pub fn field(&self, key: &str) -> Option<Val> {
         match self {
