@@ -427,3 +427,23 @@ fn lint_takes_ruffs_output_format_flag() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["kind"], "lint");
 }
+
+/// A quoted `**` glob matches zero or more directories, as bash's globstar does: the log
+/// directly in `logs/` is found with the one a level down.
+#[test]
+fn a_double_star_glob_matches_zero_or_more_directories() {
+    let dir = common::fresh_tmp("cudasleuth-glob", "logs");
+    std::fs::create_dir_all(dir.join("x")).unwrap();
+    let log = common::root().join("fixtures/torch-2.11-h200/ce_1d_over.async.log");
+    std::fs::copy(&log, dir.join("a.log")).unwrap();
+    std::fs::copy(&log, dir.join("x/b.log")).unwrap();
+    let pattern = format!("{}/**/*.log", dir.display());
+    let out = bin().args(["explain", "--format", "json", &pattern]).output().unwrap();
+    let sources: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["source"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(sources.len(), 2, "{sources:?} {}", String::from_utf8_lossy(&out.stderr));
+    assert!(sources[0].ends_with("/a.log") && sources[1].ends_with("x/b.log"), "{sources:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -240,3 +240,115 @@ fn ids_read_with_dictreader_and_transposed_reach_an_index_select() {
     let got = tiered_suspects(&[("links_io.py", LINKS_IO), ("train.py", LINKS_TRAIN)], "index_select_over.async.log");
     assert_eq!(got.first().map(String::as_str), Some("links_io.py:8 possible"), "{got:?}");
 }
+
+const BLEND_MODEL: &str = r#"import torch
+import torch.nn as nn
+
+
+class Blend(nn.Module):
+    def __init__(self, dims, mix):
+        super().__init__()
+        self.heads = nn.ModuleList([nn.Linear(d, 1) for d in dims])
+        self.register_buffer("mix", torch.tensor(mix))
+
+    def forward(self, parts):
+        each = torch.stack([torch.sigmoid(h(p)).squeeze(-1) for h, p in zip(self.heads, parts)])
+        return (self.mix[:, None] * each).sum(0)
+"#;
+
+const BLEND_TRAIN: &str = r#"import torch
+import torch.nn.functional as F
+
+from blend import Blend
+
+
+def step(model, parts, target):
+    score = model(parts)
+    return F.binary_cross_entropy(score, target)
+
+
+if __name__ == "__main__":
+    m = Blend([4, 6], [1.0, 0.5])
+    step(m, [torch.randn(8, 4), torch.randn(8, 6)], torch.rand(8).round())
+"#;
+
+/// Probabilities of several heads blended with weights nothing normalizes: the weighted sum,
+/// inside a larger expression, is the line that leaves [0, 1].
+#[test]
+fn a_weighted_sum_of_probabilities_names_the_blend() {
+    let got = tiered_suspects(&[("blend.py", BLEND_MODEL), ("train.py", BLEND_TRAIN)], "bce_module_over1.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("blend.py:13 strong"), "{got:?}");
+    // a mean of probabilities stays a probability
+    let fixed = BLEND_MODEL.replace("(self.mix[:, None] * each).sum(0)", "each.mean(0)");
+    let got = tiered_suspects(&[("blend.py", &fixed), ("train.py", BLEND_TRAIN)], "bce_module_over1.async.log");
+    assert!(!got.iter().any(|s| s.starts_with("blend.py:13 ")), "{got:?}");
+}
+
+const TOK: &str = r#"class Tok:
+    def __init__(self, words):
+        self.vocab = {w: i + 2 for i, w in enumerate(sorted(set(words)))}
+
+    def encode(self, text, limit):
+        ids = [self.vocab.get(w, 1) for w in text.split()]
+        ids = ids[:limit]
+        return [0] + ids + [0]
+"#;
+
+const TOK_TRAIN: &str = r#"import argparse
+import json
+
+import torch
+import torch.nn as nn
+
+from tok import Tok
+
+
+class Net(nn.Module):
+    def __init__(self, vocab, width, span):
+        super().__init__()
+        self.words = nn.Embedding(vocab, width)
+        self.where = nn.Embedding(span, width)
+
+    def forward(self, ids):
+        at = torch.arange(ids.shape[1])
+        return self.words(ids) + self.where(at)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--settings", required=True)
+    opts = ap.parse_args()
+    with open(opts.settings) as fh:
+        conf = json.load(fh)
+    texts = ["a b c d e f g h i j k l"] * 4
+    tok = Tok(" ".join(texts).split())
+    net = Net(64, 8, conf["model"]["span"])
+    for t in texts:
+        ids = torch.tensor([tok.encode(t, conf["data"]["limit"])])
+        net(ids)
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+const TOK_RUN: &str = "#!/bin/sh\nset -e\ncd \"$(dirname \"$0\")\"\npython3 train.py --settings conf/base.json\n";
+
+const TOK_CONF: &str = r#"{
+  "model": {"span": 10},
+  "data": {"limit": 10}
+}
+"#;
+
+/// The settings file is named only by the project's run script (`--settings conf/base.json`,
+/// a flag with no default): its numbers are read, and the cut that fills the position table
+/// before two ids are added is the line to change.
+#[test]
+fn a_config_named_by_the_run_script_gives_the_bounds() {
+    let files = [("tok.py", TOK), ("train.py", TOK_TRAIN), ("run.sh", TOK_RUN), ("conf/base.json", TOK_CONF)];
+    let got = tiered_suspects(&files, "embedding_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("tok.py:7 strong"), "{got:?}");
+    // without the script the settings file is not known, and nothing is proven
+    let got = tiered_suspects(&files[..2], "embedding_over.async.log");
+    assert!(!got.iter().any(|s| s.ends_with(" strong")), "{got:?}");
+}

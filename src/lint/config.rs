@@ -142,5 +142,11 @@ mod tests {
         assert!(glob_match("legacy/", "legacy/a/b.py"));
         assert!(glob_match("*_pb2.py", "proto/x_pb2.py"));
         assert!(glob_match("src/**/gen.py", "src/a/b/gen.py"));
+        // `**` is zero or more directories, as bash's globstar has it
+        assert!(glob_match("logs/**/*.log", "logs/a.log"));
+        assert!(glob_match("logs/**/*.log", "logs/x/y/a.log"));
+        assert!(!glob_match("logs/*.log", "logs/x/a.log"));
+        assert!(!glob_match("logs/**/*.log", "other/logs/a.log"));
+        assert!(glob_match("**/*.py", "a.py"));
     }
 }

@@ -57,11 +57,31 @@ pub fn referenced_paths(f: &FileFacts) -> BTreeSet<String> {
 /// root, else to the naming file's directory. Never leaves the root.
 /// Whether `full` is inside `root` once every link on its way is resolved: a data file reached
 /// through a linked directory (`data -> /mnt/shared`) is outside the project, and not read.
-fn inside(root: &Path, full: &Path) -> bool {
+pub fn inside(root: &Path, full: &Path) -> bool {
     match (std::fs::canonicalize(root), std::fs::canonicalize(full)) {
         (Ok(r), Ok(f)) => f.starts_with(r),
         _ => false,
     }
+}
+
+/// The config and data paths a run script passes on its command lines: words that end in
+/// `.json`, `.csv` or `.tsv` and are plain relative paths (no variable, glob or URL).
+pub fn script_paths(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.starts_with('#')) {
+        for word in line.split(|c: char| c.is_whitespace() || "\"'=;()`".contains(c)) {
+            let lower = word.to_ascii_lowercase();
+            let plain = !word.is_empty()
+                && !word.starts_with('/')
+                && !word.contains(['$', '*', '?', '{', '~'])
+                && !word.contains("://")
+                && [".json", ".csv", ".tsv"].iter().any(|x| lower.ends_with(x));
+            if plain && !out.iter().any(|o| o == word) && out.len() < 64 {
+                out.push(word.to_string());
+            }
+        }
+    }
+    out
 }
 
 pub fn resolve_reference(root: &Path, from: &str, path: &str) -> Option<String> {

@@ -319,8 +319,11 @@ pub fn glob_match(pattern: &str, path: &str) -> bool {
     if let Some(dir) = pattern.strip_suffix('/') {
         return path == dir || path.starts_with(&format!("{dir}/")) || glob_match(&format!("{dir}/**"), path);
     }
-    let re = regex::escape(pattern).replace(r"\*\*", "\u{1}").replace(r"\*", "[^/]*").replace('\u{1}', ".*").replace(r"\?", "[^/]");
-    regex::Regex::new(&format!("^(?:{re})$")).is_ok_and(|r| r.is_match(path) || r.is_match(path.rsplit('/').next().unwrap_or(path)))
+    // the shell's semantics: `*` and `?` stay within a directory, `**` is zero or more of them
+    let Ok(glob) = globset::GlobBuilder::new(pattern).literal_separator(true).backslash_escape(true).build() else { return false };
+    let m = glob.compile_matcher();
+    // a pattern without a directory matches a file's name anywhere (`*_pb2.py`)
+    m.is_match(path) || (!pattern.contains('/') && m.is_match(path.rsplit('/').next().unwrap_or(path)))
 }
 
 #[cfg(test)]

@@ -212,8 +212,16 @@ pub fn read_referenced_data(root: &Path, facts: &mut Facts) {
         .filter(|f| !f.path.ends_with(".yaml") && !f.path.ends_with(".yml"))
         .flat_map(|f| data::referenced_paths(f).into_iter().map(move |p| (f.path.as_str(), p)))
         .collect();
-    // a data path held in a config (`data_path: data/intents.csv`)
+    // configs and data the project's run scripts pass on a command line (`python -m pkg.train
+    // --config configs/small.json` in run.sh or a Makefile): a flag with no default takes them
+    let scripts = run_script_paths(root);
     let mut refs = refs;
+    for (rel, text) in &scripts {
+        for p in data::script_paths(text) {
+            refs.push((rel.as_str(), p));
+        }
+    }
+    // a data path held in a config (`data_path: data/intents.csv`)
     for f in facts.files.iter().filter(|f| f.path.ends_with(".yaml") || f.path.ends_with(".yml") || f.is_config()) {
         for a in &f.assigns {
             let v = a.value.trim().trim_matches(|c| c == '"' || c == '\'');
@@ -224,6 +232,33 @@ pub fn read_referenced_data(root: &Path, facts: &mut Facts) {
     }
     let data = read_data(root, refs.iter().map(|(f, p)| (*f, p.as_str())));
     facts.files.extend(data);
+}
+
+/// The project's run scripts, with their text: shell scripts and Makefiles at the top level and
+/// in `scripts/` (at most 32, each at most 256 KB).
+fn run_script_paths(root: &Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for dir in ["", "scripts"] {
+        let Ok(entries) = std::fs::read_dir(root.join(dir)) else { continue };
+        let mut names: Vec<String> = entries
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".sh") || matches!(n.as_str(), "Makefile" | "makefile" | "GNUmakefile" | "justfile"))
+            .collect();
+        names.sort();
+        for name in names {
+            let rel = if dir.is_empty() { name } else { format!("{dir}/{name}") };
+            let full = root.join(&rel);
+            if out.len() >= 32 || !std::fs::metadata(&full).is_ok_and(|m| m.len() <= 256 << 10) || !data::inside(root, &full) {
+                continue;
+            }
+            if let Some(text) = std::fs::read(&full).ok().and_then(|b| String::from_utf8(b).ok()) {
+                out.push((rel, text));
+            }
+        }
+    }
+    out
 }
 
 /// The data files named by `refs` (naming file, literal path), in path order: JSON configs

@@ -430,8 +430,9 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
         } else if n.val == "probabilities" {
             score *= 0.3;
         }
-        if fills.contains(&i) && score < 1.0 {
-            score = 1.0;
+        // the fill is the line to change: ahead of the lines that carry its length on
+        if fills.contains(&i) && score < 1.01 {
+            score = 1.01;
             tier = Tier::Strong;
             why = format!(
                 "{why}: a length that fills the bound{}, and a later line adds to it",
@@ -601,10 +602,14 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
                 let unknown = matches!(value, Val::Unknown(_));
                 // arithmetic on probabilities that leaves [0, 1], or scores that never were
                 // probabilities: the loss (or sampler) that takes them is the line to change
-                let scaled_probs =
-                    (0..value_nodes).any(|i| nodes[i].tag == Tag::Scale && !nodes[i].aux && has_below(&nodes, i, &Tag::Normalize));
+                // the lines that do arithmetic on values that were probabilities
+                let scaling: Vec<(String, u32)> = (0..value_nodes)
+                    .filter(|&i| nodes[i].tag == Tag::Scale && !nodes[i].aux && has_below(&nodes, i, &Tag::Normalize))
+                    .map(|i| (ix.files[nodes[i].file].path.clone(), nodes[i].line))
+                    .collect();
+                let scaled_probs = !scaling.is_empty();
                 if scaled_probs && !unknown {
-                    for s in out.iter_mut().filter(|s| s.message.contains("scal") || s.message.contains("`+") || s.message.contains("`-")) {
+                    for s in out.iter_mut().filter(|s| scaling.iter().any(|(f, l)| *f == s.file && *l == s.line)) {
                         s.score = 0.98;
                         s.tier = Tier::Strong;
                     }

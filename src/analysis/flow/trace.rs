@@ -688,7 +688,21 @@ impl<'a, 'i> Tracer<'a, 'i> {
     fn binary(&mut self, op: &str, l: &Expr, r: &Expr, cx: &Ctx, parent: Option<usize>) -> Val {
         let a = self.expr(l, cx, parent);
         let b = if matches!(op, "%" | "//" | "*" | "/" | "**") { self.aux_expr(r, cx, parent) } else { self.expr(r, cx, parent) };
-        self.combine(op, a, b)
+        // probabilities that arithmetic turns into something else (a weight nothing bounds, a
+        // sum): the line that does it, even inside a larger expression
+        let probs = |v: &Val| matches!(v.element_deep(), Val::Float(Some(Norm::Probs)));
+        let v = self.combine(op, a.clone(), b.clone());
+        if (probs(&a) || probs(&b)) && matches!(v.element_deep(), Val::Float(Some(Norm::Raw))) {
+            self.mark(
+                parent,
+                Tag::Scale,
+                format!(
+                    "scales probabilities (`{}`): the result can leave [0, 1]",
+                    short(&Expr::Bin(op.into(), Box::new(l.clone()), Box::new(r.clone())))
+                ),
+            );
+        }
+        v
     }
 
     /// `a op b` of two values (a binary operation, or an augmented assignment's `a op= b`).
@@ -728,7 +742,11 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 let mul = |s: &Option<Sym>| s.as_ref().and_then(|s| s.constant()).map(|v| Sym::num(v.saturating_mul(k)));
                 Val::Int(Range { lo: mul(&x.lo), hi: mul(&x.hi) })
             }
-            (_, Val::Float(_), _) | (_, _, Val::Float(_)) => Val::Float(Some(Norm::Raw)),
+            (_, Val::Float(_), _) | (_, _, Val::Float(_)) => Val::Float(float_arith(op, &a, &b)),
+            // tensors of floats (`w.unsqueeze(1) * probs` on stacked probabilities)
+            _ if matches!(a.element_deep(), Val::Float(_)) || matches!(b.element_deep(), Val::Float(_)) => {
+                Val::Float(float_arith(op, a.element_deep(), b.element_deep()))
+            }
             ("+", Val::Seq { elem: x, len: lx, most: mx }, Val::Seq { elem: y, len: ly, most: my }) => {
                 // list concatenation: the elements of both
                 let (x, y) = (self.force((**x).clone()), self.force((**y).clone()));
@@ -2982,6 +3000,14 @@ impl<'a, 'i> Tracer<'a, 'i> {
 
     fn aggregate(&mut self, name: &str, base: &Val, func: &Expr, cx: &Ctx, parent: Option<usize>) -> Val {
         match name {
+            // a sum of probabilities (a blend of several heads' outputs) is no probability; a
+            // sum of scores stays scores
+            "sum" if matches!(base.element_deep(), Val::Float(_)) => {
+                if matches!(base.element_deep(), Val::Float(Some(Norm::Probs))) {
+                    self.mark(parent, Tag::Scale, "sums probabilities: the total can leave [0, 1]".into());
+                }
+                Val::Float(Some(Norm::Raw))
+            }
             "max" => match base.range().and_then(|r| r.hi) {
                 Some(h) => {
                     self.mark(parent, Tag::Max, format!("takes the largest value (`{}`)", func.dotted().unwrap_or_default()));
@@ -3083,6 +3109,17 @@ impl NoneOrModule for Option<&Expr> {
             None => true,
             Some(e) => matches!(e.dotted().as_deref(), Some("np" | "numpy" | "torch" | "builtins" | "math")),
         }
+    }
+}
+
+/// What arithmetic on floats gives: a product of probabilities is a probability, anything else
+/// (a sum, a scale by a weight nothing bounds) is scores.
+fn float_arith(op: &str, a: &Val, b: &Val) -> Option<Norm> {
+    let probs = |v: &Val| matches!(v, Val::Float(Some(Norm::Probs)));
+    if op == "*" && probs(a) && probs(b) {
+        Some(Norm::Probs)
+    } else {
+        Some(Norm::Raw)
     }
 }
 
