@@ -368,6 +368,84 @@ fn configuration_and_suppressions() {
     assert_eq!(p.lint(&["--exit-zero", "--no-cache"]).status.code(), Some(0));
 }
 
+/// Suppressions as ruff users write them: any spacing or case, `# noqa: CS101`, a file-level
+/// `ignore-file`; an unknown code is named as such, an unused one has a clickable place, and
+/// both reach the JSON and GitHub outputs. A clean run says how many files it checked.
+#[test]
+fn suppressions_like_ruffs() {
+    let p = Project::new("suppress");
+    let lines = |v: &serde_json::Value| -> Vec<(String, u64, u64)> {
+        v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| (w["code"].as_str().unwrap().to_string(), w["line"].as_u64().unwrap_or(0), w["column"].as_u64().unwrap_or(0)))
+            .collect()
+    };
+    for comment in
+        ["#cudasleuth:ignore[CS101]", "# CudaSleuth: Ignore[cs101]", "# cudasleuth : ignore [ CS101 , CS102 ]", "# noqa: E501, CS101"]
+    {
+        p.write("data/dataset.py", &DATASET.replace("label = label + 1\n", &format!("label = label + 1  {comment}\n")));
+        let (v, code) = p.json(&[]);
+        assert_eq!((rules_of(&v).len(), code), (0, 0), "{comment}: {v}");
+        assert!(lines(&v).is_empty(), "{comment}: {v}");
+    }
+    // a file-level suppression, anywhere in the file
+    p.write("data/dataset.py", &format!("# cudasleuth: ignore-file[CS101]\n{DATASET}"));
+    let (v, _) = p.json(&[]);
+    assert!(rules_of(&v).is_empty(), "{v}");
+    // another tool's noqa is not ours; an unknown code is named; an unused one has its place
+    p.write("data/dataset.py", &DATASET.replace("label = label + 1\n", "label = label + 1  # noqa: E501\n"));
+    p.write("config.py", "NUM_CLASSES = 9  # cudasleuth: ignore[CS999]\nLR = 0.1  # cudasleuth: ignore[CS102]\n");
+    let (v, _) = p.json(&[]);
+    assert_eq!(rules_of(&v).len(), 1, "{v}");
+    assert_eq!(lines(&v), [("unknown-rule".to_string(), 1, 18), ("unused-suppression".to_string(), 2, 11)], "{v}");
+    let gh = String::from_utf8(p.lint(&["--format", "github"]).stdout).unwrap();
+    assert!(gh.contains("::warning file=config.py,line=2,col=11,title=cudasleuth unused-suppression::"), "{gh}");
+    let human = String::from_utf8(p.lint(&["--exit-zero"]).stdout).unwrap() + &String::from_utf8(p.lint(&["--exit-zero"]).stderr).unwrap();
+    assert!(human.contains("config.py:1:18: `CS999`"), "{human}");
+    // a clean run: a one-line summary
+    p.write("data/dataset.py", &DATASET.replace("label = label + 1\n", "label = label\n"));
+    p.write("config.py", "NUM_CLASSES = 9\n");
+    let out = p.lint(&[]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("no problems found"), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+/// Configuration found as ruff finds its own: a pyproject.toml without our table is passed over
+/// for the parent's; `--config` names another file, `--isolated` reads none; a config that is
+/// not UTF-8 is an error, never skipped.
+#[test]
+fn config_discovery_config_and_isolated() {
+    let p = Project::new("discover");
+    std::fs::write(p.dir.join("pyproject.toml"), "[tool.cudasleuth]\nignore = [\"CS101\"]\n").unwrap();
+    std::fs::create_dir_all(p.dir.join("inner/data")).unwrap();
+    std::fs::write(p.dir.join("inner/pyproject.toml"), "[project]\nname = \"inner\"\n").unwrap();
+    p.write("inner/data/dataset.py", DATASET);
+    let inner = |args: &[&str]| -> (serde_json::Value, i32) {
+        let out = bin()
+            .args(["lint", "--format", "json", "--no-cache"])
+            .args(args)
+            .current_dir(p.dir.join("inner"))
+            .env("CUDASLEUTH_CACHE_DIR", &p.cache)
+            .output()
+            .unwrap();
+        let v = serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
+        (v, out.status.code().unwrap())
+    };
+    let (v, code) = inner(&[]);
+    assert_eq!((rules_of(&v).len(), code), (0, 0), "the parent's [tool.cudasleuth] applies: {v}");
+    let (v, _) = inner(&["--isolated"]);
+    assert_eq!(rules_of(&v).len(), 1, "no configuration read: {v}");
+    std::fs::write(p.dir.join("strict.toml"), "select = [\"CS101\"]\n").unwrap();
+    let strict = p.dir.join("strict.toml");
+    let (v, _) = inner(&["--config", strict.to_str().unwrap()]);
+    assert_eq!(rules_of(&v).len(), 1, "--config in place of the one found: {v}");
+    std::fs::write(p.dir.join("inner/pyproject.toml"), b"[tool.cudasleuth]\nignore = [\"CS10\xff\"]\n").unwrap();
+    let out = bin().args(["lint", "--no-cache"]).current_dir(p.dir.join("inner")).env("CUDASLEUTH_CACHE_DIR", &p.cache).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not UTF-8"), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
 #[test]
 fn github_and_sarif_formats() {
     let p = Project::new("formats");

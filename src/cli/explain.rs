@@ -37,6 +37,5 @@ pub fn run(a: Args) -> Result<u8, CliError> {
     match explain::run(&opts, &mut out, &mut unreadable) {
         Ok(done) => out.finish(done.exit_code()),
         Err(explain::Error::Project(p)) => Err(CliError::Project(p)),
-        Err(explain::Error::UserKb(e)) => Err(CliError::UserKb(e)),
     }
 }

@@ -5,7 +5,8 @@ use cudasleuth::lint::{self, config, output};
 
 use super::{terminal, CliError, ColorChoice};
 
-pub const AFTER_HELP: &str = "Examples:\n  cudasleuth lint\n  cudasleuth lint data/dataset.py model.py\n  cudasleuth lint --format sarif > cudasleuth.sarif\n  cudasleuth lint --select CS101,CS102 --preview\n\nConfigure in pyproject.toml under [tool.cudasleuth] (select, ignore, extend-select,\nper-file-ignores, exclude, preview); silence one line with `# cudasleuth: ignore[CS101]`.\nExit codes: 0 no findings, 1 findings, 2 usage or configuration error.";
+pub const AFTER_HELP: &str = "Examples:\n  cudasleuth lint\n  cudasleuth lint data/dataset.py model.py\n  cudasleuth lint --format sarif > cudasleuth.sarif\n  cudasleuth lint --select CS101,CS102 --preview\n\nConfigure in pyproject.toml under [tool.cudasleuth] (select, ignore, extend-select,\nper-file-ignores, exclude, preview); silence one line with `# cudasleuth: ignore[CS101]`
+(or `# noqa: CS101`), a whole file with `# cudasleuth: ignore-file[CS101]`.\nExit codes: 0 no findings, 1 findings, 2 usage or configuration error.";
 
 #[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
 enum Format {
@@ -40,6 +41,13 @@ pub struct Args {
     /// Rule codes or prefixes not to report (comma-separated).
     #[arg(long, value_delimiter = ',', value_name = "CODES")]
     ignore: Vec<String>,
+    /// A configuration file to use in place of the nearest pyproject.toml with a
+    /// [tool.cudasleuth] table (a pyproject.toml, or a TOML file with the keys at its top level).
+    #[arg(long, value_name = "FILE", conflicts_with = "isolated")]
+    config: Option<PathBuf>,
+    /// Read no configuration file.
+    #[arg(long)]
+    isolated: bool,
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
 }
@@ -52,6 +60,8 @@ pub fn run(a: Args) -> Result<u8, CliError> {
         select: a.select,
         extend_select: a.extend_select,
         ignore: a.ignore,
+        config: a.config,
+        isolated: a.isolated,
     };
     let flags =
         [("--select", opts.select.as_deref().unwrap_or_default()), ("--extend-select", &opts.extend_select), ("--ignore", &opts.ignore)];

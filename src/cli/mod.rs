@@ -86,12 +86,6 @@ pub enum CliError {
     #[error("cannot write the output: {0}")]
     #[diagnostic(code(cudasleuth::output), help("check that the disk is not full and the output file or pipe is writable"))]
     Output(std::io::Error),
-    #[error("{0}")]
-    #[diagnostic(
-        code(cudasleuth::pyproject),
-        help("[[tool.cudasleuth.kernels.site]] tables take the keys documented in grammars/kernels/README.md")
-    )]
-    UserKb(cudasleuth::kb::UserKbError),
 }
 
 impl CliError {

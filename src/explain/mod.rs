@@ -52,8 +52,6 @@ pub struct Options {
 pub enum Error {
     #[error("--project {0}: not a directory")]
     Project(String),
-    #[error("{0}")]
-    UserKb(#[from] UserKbError),
 }
 
 /// The end of an `explain` run: whether something was found, and the logs that could not be read
@@ -76,6 +74,11 @@ impl Explained {
     }
 }
 
+/// A project configuration the explanation goes on without (its kernel sites are not used).
+fn on_config_problem(e: UserKbError) {
+    eprintln!("warning: {e} (explaining without its [tool.cudasleuth.kernels] sites; `cudasleuth lint` checks the file)");
+}
+
 /// `cudasleuth explain`: read each log, explain it (against the project when given), and write
 /// the reports to `out`. A log that cannot be read is passed to `on_unreadable` as it happens
 /// and the others are explained.
@@ -88,9 +91,15 @@ pub fn run(opts: &Options, out: &mut dyn Write, on_unreadable: &mut dyn FnMut(In
         }
     }
     let pyproject = project.unwrap_or(Path::new(".")).join("pyproject.toml");
-    let user_kb = match kb::user_sites(&pyproject)? {
-        sites if !sites.is_empty() => Some(Kb::with_user_sites(sites)),
-        _ => None,
+    // a broken pyproject.toml never stops a crash from being explained: its kernel sites are
+    // left out, and a warning says so
+    let user_kb = match kb::user_sites(&pyproject) {
+        Ok(sites) if !sites.is_empty() => Some(Kb::with_user_sites(sites)),
+        Ok(_) => None,
+        Err(e) => {
+            on_config_problem(e);
+            None
+        }
     };
     let kb = user_kb.as_ref().unwrap_or_else(|| kb::kb());
     let files = project.map(ProjectFiles::walk);

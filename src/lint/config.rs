@@ -45,16 +45,50 @@ pub struct ConfigError {
     pub message: String,
 }
 
-pub fn load(pyproject: &Path) -> Result<LintConfig, ConfigError> {
-    let Ok(text) = std::fs::read_to_string(pyproject) else { return Ok(LintConfig::default()) };
-    let err = |message: String| ConfigError { path: pyproject.to_path_buf(), message };
+/// The configuration in `path`: a `pyproject.toml`'s `[tool.cudasleuth]` table (none: the
+/// defaults), or any other TOML file's top level (`--config cudasleuth.toml`). A file that
+/// cannot be read, is not UTF-8 or is not TOML is an error, never skipped in silence.
+pub fn load(path: &Path) -> Result<LintConfig, ConfigError> {
+    let err = |message: String| ConfigError { path: path.to_path_buf(), message };
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && is_pyproject(path) => return Ok(LintConfig::default()),
+        Err(e) => return Err(err(format!("cannot be read: {e}"))),
+    };
+    let text = String::from_utf8(bytes).map_err(|e| err(format!("is not UTF-8 text (byte {})", e.utf8_error().valid_up_to())))?;
     let doc: toml::Value = toml::from_str(&text).map_err(|e| err(e.to_string()))?;
-    let config: LintConfig = match doc.get("tool").and_then(|t| t.get("cudasleuth")) {
+    let table = if is_pyproject(path) { doc.get("tool").and_then(|t| t.get("cudasleuth")).cloned() } else { Some(doc) };
+    let config: LintConfig = match table {
         None => return Ok(LintConfig::default()),
-        Some(v) => v.clone().try_into().map_err(|e: toml::de::Error| err(e.to_string()))?,
+        Some(v) => v.try_into().map_err(|e: toml::de::Error| err(e.to_string()))?,
     };
     config.check_codes().map_err(err)?;
     Ok(config)
+}
+
+fn is_pyproject(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == "pyproject.toml")
+}
+
+/// The configuration file that applies at `start`, as ruff finds its own: the nearest
+/// `pyproject.toml` at or above it that has a `[tool.cudasleuth]` table (one without it is
+/// passed over). A `pyproject.toml` that cannot be read or parsed stops the search with its error.
+pub fn discover(start: &Path) -> Result<Option<PathBuf>, ConfigError> {
+    let mut cur = Some(start);
+    while let Some(d) = cur {
+        let p = d.join("pyproject.toml");
+        if p.is_file() {
+            let err = |message: String| ConfigError { path: p.clone(), message };
+            let bytes = std::fs::read(&p).map_err(|e| err(format!("cannot be read: {e}")))?;
+            let text = String::from_utf8(bytes).map_err(|e| err(format!("is not UTF-8 text (byte {})", e.utf8_error().valid_up_to())))?;
+            let doc: toml::Value = toml::from_str(&text).map_err(|e| err(e.to_string()))?;
+            if doc.get("tool").and_then(|t| t.get("cudasleuth")).is_some() {
+                return Ok(Some(p));
+            }
+        }
+        cur = d.parent();
+    }
+    Ok(None)
 }
 
 /// Whether a selector names at least one rule: `ALL`, a code, or a code's prefix (`CS1`).

@@ -38,12 +38,26 @@ pub struct LintWarning {
     pub file: String,
     pub code: String,
     pub message: String,
+    /// The place in the file, when the warning is about one (a suppression comment).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
+}
+
+impl LintWarning {
+    pub fn of_file(file: String, code: &str, message: String) -> LintWarning {
+        LintWarning { file, code: code.to_string(), message, line: None, column: None }
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct LintResult {
     pub version: u32,
     pub kind: &'static str,
+    /// How many files were checked (the human summary of a clean run says it).
+    #[serde(skip)]
+    pub checked: usize,
     pub diagnostics: Vec<LintDiagnostic>,
     pub warnings: Vec<LintWarning>,
     #[serde(skip)]
@@ -83,6 +97,10 @@ pub struct Options {
     /// Added to the configuration's `extend-select` and `ignore`.
     pub extend_select: Vec<String>,
     pub ignore: Vec<String>,
+    /// A configuration file to use in place of the one found (`--config`).
+    pub config: Option<PathBuf>,
+    /// Read no configuration file (`--isolated`).
+    pub isolated: bool,
 }
 
 /// One lint run, as the `lint` command makes it (once per process: the project's facts are
@@ -90,7 +108,15 @@ pub struct Options {
 pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let root = project_root(opts.paths.first().map(PathBuf::as_path).unwrap_or(&cwd));
-    let mut cfg = config::load(&root.join("pyproject.toml"))?;
+    let path = match (&opts.config, opts.isolated) {
+        (_, true) => None,
+        (Some(p), false) => Some(p.clone()),
+        (None, false) => config::discover(&root)?,
+    };
+    let mut cfg = match path {
+        Some(p) => config::load(&p)?,
+        None => config::LintConfig::default(),
+    };
     cfg.preview |= opts.preview;
     cfg.override_with(opts.select.clone(), &opts.extend_select, &opts.ignore);
     let cache = if opts.no_cache { None } else { crate::scan::cache::Cache::open() };
@@ -100,7 +126,7 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
     let mut said: Vec<LintWarning> = files
         .problems
         .iter()
-        .map(|(path, why)| LintWarning { file: display_path(&root, path, cwd.as_path()), code: "walk".into(), message: why.clone() })
+        .map(|(path, why)| LintWarning::of_file(display_path(&root, path, cwd.as_path()), "walk", why.clone()))
         .collect();
     said.extend(unselected);
     let (findings, scan_warnings) = incremental::findings(&root, &files, cache.as_ref(), summary, wanted.as_ref());
@@ -128,7 +154,7 @@ fn chosen_files(paths: &[PathBuf], files: &ProjectFiles, root: &Path, cwd: &Path
             } else {
                 format!("outside the project ({}): not linted", root.display())
             };
-            warnings.push(LintWarning { file: p.display().to_string(), code: "not-linted".into(), message: why });
+            warnings.push(LintWarning::of_file(p.display().to_string(), "not-linted", why));
             continue;
         };
         let rel = rel.to_string_lossy().replace('\\', "/");
@@ -146,7 +172,7 @@ fn chosen_files(paths: &[PathBuf], files: &ProjectFiles, root: &Path, cwd: &Path
             } else {
                 "not a file the project's walk keeps (ignored by .gitignore, in a virtualenv, or not Python): not linted".to_string()
             };
-            warnings.push(LintWarning { file: p.display().to_string(), code: "not-linted".into(), message: why });
+            warnings.push(LintWarning::of_file(p.display().to_string(), "not-linted", why));
         }
     }
     (Some(set), warnings)
@@ -172,28 +198,28 @@ fn apply(
     findings.sort_by(|a, b| (&a.file, a.span.line, a.span.column, a.rule).cmp(&(&b.file, b.span.line, b.span.column, b.rule)));
     findings.dedup_by(|a, b| a.fingerprint == b.fingerprint && a.span == b.span);
 
-    let mut result = LintResult { version: 1, kind: "lint", diagnostics: Vec::new(), warnings: Vec::new(), root: root.clone() };
+    let checked = files.paths().iter().filter(|p| reported(p)).count();
+    let mut result = LintResult { version: 1, kind: "lint", checked, diagnostics: Vec::new(), warnings: Vec::new(), root: root.clone() };
     for (path, why) in &scan_warnings {
         if reported(path) {
-            result.warnings.push(LintWarning {
-                file: display_path(&root, path, cwd),
-                code: why.code().to_string(),
-                message: why.to_string(),
-            });
+            result.warnings.push(LintWarning::of_file(display_path(&root, path, cwd), why.code(), why.to_string()));
         }
     }
 
-    // Suppressions: `# cudasleuth: ignore[CS101]` (or a bare `# cudasleuth: ignore`) on the line.
+    // Suppressions: `# cudasleuth: ignore[CS101]` (or a bare `# cudasleuth: ignore`, or
+    // `# noqa: CS101`) on the line, `# cudasleuth: ignore-file[CS101]` anywhere in the file
     let mut used: BTreeSet<(String, u32)> = BTreeSet::new();
     let mut texts: std::collections::HashMap<String, Vec<String>> = std::collections::HashMap::new();
     for f in findings {
         let lines = texts.entry(f.file.clone()).or_insert_with(|| read_lines(&root.join(&f.file)));
         let line_text = lines.get(f.span.line as usize - 1).map(String::as_str).unwrap_or("");
-        if let Some(codes) = suppression(line_text) {
-            if codes.is_empty() || codes.iter().any(|c| c == f.rule) {
-                used.insert((f.file.clone(), f.span.line));
-                continue;
-            }
+        let on_line = suppression(line_text).filter(|s| !s.file_level && s.covers(f.rule));
+        let in_file = || {
+            lines.iter().enumerate().find_map(|(i, l)| suppression(l).filter(|s| s.file_level && s.covers(f.rule)).map(|_| i as u32 + 1))
+        };
+        if let Some(at) = on_line.map(|_| f.span.line).or_else(in_file) {
+            used.insert((f.file.clone(), at));
+            continue;
         }
         let rule = rules::find_rule(f.rule).unwrap();
         result.diagnostics.push(LintDiagnostic {
@@ -216,12 +242,22 @@ fn apply(
         }
         let lines = texts.entry(f.clone()).or_insert_with(|| read_lines(&root.join(f)));
         for (i, l) in lines.iter().enumerate() {
-            if suppression(l).is_some() && !used.contains(&(f.clone(), i as u32 + 1)) {
-                result.warnings.push(LintWarning {
-                    file: display_path(&root, f, cwd),
-                    code: "unused-suppression".into(),
-                    message: format!("line {}: `# cudasleuth: ignore` suppresses nothing", i + 1),
-                });
+            let Some(sup) = suppression(l) else { continue };
+            let at = |message: String, code: &str| LintWarning {
+                file: display_path(&root, f, cwd),
+                code: code.to_string(),
+                message,
+                line: Some(i as u32 + 1),
+                column: Some(sup.column),
+            };
+            let unknown: Vec<&String> = sup.codes.iter().filter(|c| rules::find_rule(c).is_none()).collect();
+            for c in &unknown {
+                result
+                    .warnings
+                    .push(at(format!("`{c}` in `{}` is not a cudasleuth rule (`cudasleuth rule` lists them)", sup.text), "unknown-rule"));
+            }
+            if !used.contains(&(f.clone(), i as u32 + 1)) && unknown.len() < sup.codes.len().max(1) {
+                result.warnings.push(at(format!("`{}` suppresses nothing", sup.text), "unused-suppression"));
             }
         }
     }
@@ -230,21 +266,65 @@ fn apply(
 
 /// Whether a file has a suppression comment at all (most do not: their lines are not split).
 fn mentions_suppression(p: &Path) -> bool {
-    std::fs::read(p).is_ok_and(|b| memchr::memmem::find(&b, b"cudasleuth: ignore").is_some())
+    std::fs::read(p).is_ok_and(|b| {
+        let lower = b.to_ascii_lowercase();
+        memchr::memmem::find(&lower, b"cudasleuth").is_some() || memchr::memmem::find(&lower, b"noqa").is_some()
+    })
 }
 
 fn read_lines(p: &Path) -> Vec<String> {
     std::fs::read_to_string(p).map(|t| t.lines().map(str::to_string).collect()).unwrap_or_default()
 }
 
-/// The codes a `# cudasleuth: ignore[...]` comment names (empty: all), if the line has one.
-pub fn suppression(line: &str) -> Option<Vec<String>> {
+/// A suppression comment: the codes it names (empty: every rule), whether it covers the whole
+/// file, the 1-based column of its `#` and its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Suppression {
+    pub codes: Vec<String>,
+    pub file_level: bool,
+    pub column: u32,
+    pub text: String,
+}
+
+impl Suppression {
+    pub fn covers(&self, rule: &str) -> bool {
+        self.codes.is_empty() || self.codes.iter().any(|c| c == rule)
+    }
+}
+
+/// The suppression comment on a line, if it has one, as ruff users write them: `# cudasleuth:
+/// ignore[CS101, CS102]` with any spacing or case, `# cudasleuth: ignore` (every rule),
+/// `# cudasleuth: ignore-file[CS101]`, or `# noqa: CS101` (a `noqa` naming no CS code is another
+/// tool's and not ours).
+pub fn suppression(line: &str) -> Option<Suppression> {
+    static OURS: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    static NOQA: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let hash = line.find('#')?;
     let comment = &line[hash..];
-    let at = comment.find("cudasleuth: ignore")?;
-    let rest = &comment[at + "cudasleuth: ignore".len()..];
-    if let Some(inner) = rest.strip_prefix('[').and_then(|r| r.split(']').next()) {
-        return Some(inner.split(',').map(|c| c.trim().to_string()).filter(|c| !c.is_empty()).collect());
+    let codes = |list: &str| -> Vec<String> {
+        list.split(|c: char| c == ',' || c.is_whitespace()).map(|c| c.trim().to_ascii_uppercase()).filter(|c| !c.is_empty()).collect()
+    };
+    let ours =
+        OURS.get_or_init(|| regex::Regex::new(r"(?i)\bcudasleuth\s*:\s*ignore(-file)?\b(?:\s*\[([^\]]*)\])?").expect("a valid pattern"));
+    if let Some(m) = ours.captures(comment) {
+        let all = m.get(0).map_or("", |x| x.as_str());
+        return Some(Suppression {
+            codes: m.get(2).map(|x| codes(x.as_str())).unwrap_or_default(),
+            file_level: m.get(1).is_some(),
+            column: (line[..hash].chars().count() + 1) as u32,
+            text: format!("# {}", all.trim()),
+        });
     }
-    Some(Vec::new())
+    let noqa = NOQA.get_or_init(|| regex::Regex::new(r"(?i)\bnoqa\s*:\s*([a-z]+[0-9]+(?:\s*,\s*[a-z]+[0-9]+)*)").expect("a valid pattern"));
+    let m = noqa.captures(comment)?;
+    let ours: Vec<String> = codes(m.get(1)?.as_str()).into_iter().filter(|c| c.starts_with("CS")).collect();
+    if ours.is_empty() {
+        return None;
+    }
+    Some(Suppression {
+        codes: ours,
+        file_level: false,
+        column: (line[..hash].chars().count() + 1) as u32,
+        text: format!("# {}", m.get(0).map_or("", |x| x.as_str()).trim()),
+    })
 }

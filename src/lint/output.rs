@@ -79,7 +79,7 @@ pub fn human(result: &LintResult, color: bool, width: usize) -> String {
         let _ = handler.render_report(&mut out, &f);
     }
     for w in &result.warnings {
-        let _ = writeln!(out, "warning[{}]: {}: {}", w.code, w.file, w.message);
+        let _ = writeln!(out, "warning[{}]: {}: {}", w.code, place(w), w.message);
     }
     if !result.diagnostics.is_empty() {
         let _ = writeln!(
@@ -88,8 +88,21 @@ pub fn human(result: &LintResult, color: bool, width: usize) -> String {
             result.diagnostics.len(),
             if result.diagnostics.len() == 1 { "" } else { "s" }
         );
+    } else {
+        // a clean run says so, and how much it looked at
+        let n = result.checked;
+        let _ = writeln!(out, "Checked {n} file{}: no problems found.", if n == 1 { "" } else { "s" });
     }
     out
+}
+
+/// A warning's place as editors and terminals make it clickable: `file:line:col` when it has one.
+fn place(w: &crate::lint::LintWarning) -> String {
+    match (w.line, w.column) {
+        (Some(l), Some(c)) => format!("{}:{l}:{c}", w.file),
+        (Some(l), None) => format!("{}:{l}", w.file),
+        _ => w.file.clone(),
+    }
 }
 
 pub fn github(result: &LintResult) -> String {
@@ -108,6 +121,18 @@ pub fn github(result: &LintResult) -> String {
             gh_escape_prop(&format!("{} {name}", d.rule)),
             gh_escape_data(&d.message)
         );
+    }
+    // the warnings too (an unused or unknown suppression, a file not linted), on their line
+    for w in &result.warnings {
+        let mut props = format!("file={}", gh_escape_prop(&w.file));
+        if let Some(l) = w.line {
+            let _ = write!(props, ",line={l}");
+        }
+        if let Some(c) = w.column {
+            let _ = write!(props, ",col={c}");
+        }
+        let _ =
+            writeln!(out, "::warning {props},title={}::{}", gh_escape_prop(&format!("cudasleuth {}", w.code)), gh_escape_data(&w.message));
     }
     out
 }
