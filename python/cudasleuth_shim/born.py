@@ -314,6 +314,31 @@ def _names(fs, line, rhs=False):
     return got
 
 
+_AUG = r"(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)"
+_MUTATORS = r"(?:append|extend|insert|pop|remove|clear|update|setdefault|sort|reverse|popitem|\w+_)"
+
+
+def _mutated(fs, line):
+    """The names of a line whose value the statement may change in place: a store through a
+    subscript or attribute (`xs[i] = v`, `d["k"] += 1`), an augmented assignment (`t += 1`), a
+    mutating method (`xs.append(v)`, `t.add_(1)`). A container mentioned any other way (a loop
+    over it, a read of one element) is not scanned again: scanning a long list at every line
+    that reads it made the pass quadratic."""
+    key = (fs.file, line, "mut")
+    got = _B.names.get(key)
+    if got is None:
+        text = _STR.sub("''", _text(fs.file, line))
+        got = set()
+        for name in _names(fs, line):
+            esc = r"(?<![\w.])" + re.escape(name)
+            if (re.search(esc + r"\s*(?:\[[^\]]*\]|\.\w+)+\s*" + _AUG, text)
+                    or re.search(esc + r"\s*" + _AUG, text)
+                    or re.search(esc + r"\." + _MUTATORS + r"\s*\(", text)):
+                got.add(name)
+        _B.names[key] = got
+    return got
+
+
 def _items(f):
     loc = f.f_locals
     items = list(loc.items())
@@ -492,7 +517,7 @@ def _local_for(fs):
         try:
             line = fs.line
             names = _names(fs, line)
-            started, old = _rescan(fs, f, names)
+            started, old = _rescan(fs, f, _mutated(fs, line))
             if started:
                 inputs = _holders(fs, names, VALUE | BOUND, f, old)
                 rhs_names = _names(fs, line, True)

@@ -195,6 +195,13 @@ class ShimTest(unittest.TestCase):
         b = self.born("born_made.py", "step")
         self.assertEqual(self.origin(b["value_chain"]), ("born_made.py", line_of("born_made.py", "return batch_y + k"), "made"))
 
+    def test_born_in_a_loop_over_a_long_table(self):
+        # the table is named on every line of the loop; scanning it again at each one made the
+        # pass quadratic (6,000 records: minutes; a GPU run of a real project timed out)
+        b = self.born("born_long.py")
+        self.assertEqual(self.origin(b["value_chain"])[:2],
+                         ("born_long.py", line_of("born_long.py", 'self.y.append(rec["kind"] + (1 if i == 4324 else 0))')))
+
     def test_born_sentinel_and_count(self):
         b = self.born("born_bound.py", "mask")
         self.assertEqual(self.origin(b["value_chain"])[:2], ("born_bound.py", line_of("born_bound.py", "m[m == 2] = VOID")))
