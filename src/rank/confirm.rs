@@ -329,12 +329,12 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, root: Option<&Pat
         if origins.contains(&place) {
             chosen = Some(place);
         } else if on_path(s) {
-            // a line the bound went through, with the bound counted upstream: that count. A
-            // line the value went through proves nothing upstream: the value is followed by
-            // equality, and a number that equals it by chance (an id that equals a length) can
-            // lead the chain astray
-            let on_bound = on(&bpath, &s.file, s.line) && kind(borigin) == "count";
-            chosen = if on_bound { bplace.as_ref().map(|(f, l, _)| (f.clone(), *l)) } else { None };
+            // a line the value or the bound went through: nothing is confirmed. Upstream of a
+            // bound there is a count that is right for what it counts (`len(self.encoder)`),
+            // and the run cannot say the bound should have counted something else; upstream
+            // of a value, the value is followed by equality, and a number that equals it by
+            // chance (an id that equals a length) can lead the chain astray
+            chosen = None;
         } else if ran_off_path(s) || (bound.is_none() && s.chain.iter().any(|c| c.role == "bound")) {
             // a line that ran off the value's path; or a claim about a bound the run could not
             // follow (a tensor's size): neither stands against a value the run saw computed

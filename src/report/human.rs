@@ -8,6 +8,7 @@ use miette::{
     SpanContents,
 };
 
+use super::clip;
 use crate::kb;
 use crate::model::witness::{ProvenanceKind, Sweep, Witness};
 use crate::model::*;
@@ -335,8 +336,6 @@ fn hits_summary(a: &AssertSite) -> String {
     };
     format!(" from {at_least}{} distinct GPU threads in {blocks} block(s); thread x = {}{more}", a.hits.distinct, threads.join(", "))
 }
-
-use super::clip;
 
 fn diagnostics(report: &Report) -> Vec<Diag> {
     let mut out = Vec::new();
