@@ -2305,7 +2305,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     return self.dim_size(r, dim, cx, parent);
                 }
                 // `pairs.t()`: a list of (a, b) rows becomes the rows a and b
-                "t" | "transpose" if args.len() != 1 && !self.project_method_on(r, &name, cx) => {
+                "t" if args.is_empty() && !self.project_method_on(r, &name, cx) => {
                     let base = self.expr(r, cx, parent);
                     return transposed(base);
                 }
