@@ -81,3 +81,21 @@ fn the_culprit_is_on_the_first_lines_of_the_report() {
     assert!(found >= 10, "only {found} fixture projects have their culprit found");
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
+
+/// Piped, the human report is plain ASCII in its own marks (docs/ci.md says so): no arrows,
+/// dashes, bullets, ellipses or times signs, for any fixture project.
+#[test]
+fn piped_reports_use_ascii_marks() {
+    for dir in common::projects() {
+        let Some(log) = ["crash.log", "cpu.log"].iter().map(|l| dir.join(l)).find(|p| p.is_file()) else { continue };
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_cudasleuth"))
+            .args(["explain", log.to_str().unwrap(), "--project", dir.to_str().unwrap()])
+            .env_remove("FORCE_COLOR")
+            .env_remove("CLICOLOR_FORCE")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let marks: Vec<char> = text.chars().filter(|c| "→—–•…×".contains(*c)).collect();
+        assert!(marks.is_empty(), "{}: {marks:?}\n{text}", dir.display());
+    }
+}

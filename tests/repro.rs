@@ -119,7 +119,7 @@ fn human_report_says_which_line_turned_which_label() {
     // the born-at pass: the line, the value before and after, and the chain to the loss call
     assert!(text.contains("born at seed_blog_example.py:17: `y = y + 1` gave y = 3 (before: y = 2)"), "{text}");
     assert!(text.contains("confirmed  seed_blog_example.py:17"), "{text}");
-    assert!(text.contains("chain      seed_blog_example.py:17 → "), "{text}");
+    assert!(text.contains("chain      seed_blog_example.py:17 -> "), "{text}");
     assert!(text.contains("(n_classes = 3)"), "{text}");
     assert!(text.contains("17 |             y = y + 1"), "{text}");
 }

@@ -101,6 +101,7 @@ pub fn render(report: &Report, style: &Style) -> String {
     let h = |s: &str| if style.color { format!("\x1b[1m{s}\x1b[0m") } else { s.to_string() };
 
     let head = format!("cudasleuth: {}", headline(report));
+    let head = if style.color { head } else { super::ascii_marks(&head) };
     let opts = textwrap::Options::new(style.width.max(40)).subsequent_indent("  ");
     for (i, l) in textwrap::wrap(&head, opts).iter().enumerate() {
         match l.strip_prefix("cudasleuth:").filter(|_| i == 0) {
@@ -212,7 +213,11 @@ pub fn render(report: &Report, style: &Style) -> String {
     for w in &report.warnings {
         let _ = writeln!(out, "warning: {w}");
     }
-    out
+    if style.color {
+        out
+    } else {
+        super::ascii_marks(&out)
+    }
 }
 
 /// The answer under the headline, before any detail: the line that made the bad value, why,
@@ -222,7 +227,9 @@ fn answer(out: &mut String, report: &Report, style: &Style) {
     let width = style.width.max(40);
     let field = |out: &mut String, name: &str, text: &str| {
         let opts = textwrap::Options::new(width).initial_indent("").subsequent_indent("           ");
+        // the marks in the width they are shown in (ASCII when not a terminal)
         let body = format!("  {name:<8} {text}");
+        let body = if style.color { body } else { super::ascii_marks(&body) };
         for l in textwrap::wrap(&body, opts) {
             let _ = writeln!(out, "{l}");
         }

@@ -8,6 +8,24 @@ pub mod human;
 /// assertion, a 400,000-character path) are cut, marked with `…`.
 pub const MAX_LINE: usize = 4000;
 
+/// The report's own typographic marks in ASCII, for output that is not a terminal (a log file,
+/// a pipe, a CI console that mangles UTF-8): arrows, dashes, bullets, ellipses, the times sign,
+/// wherever they appear (in a quoted line too; every other character is kept).
+pub fn ascii_marks(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '→' => out.push_str("->"),
+            '—' | '–' => out.push('-'),
+            '•' => out.push('*'),
+            '…' => out.push_str("..."),
+            '×' => out.push('x'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// `s` cut to `n` characters, marked with `…` when cut.
 pub fn clip(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
