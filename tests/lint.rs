@@ -403,7 +403,8 @@ fn suppressions_like_ruffs() {
     assert_eq!(lines(&v), [("unknown-rule".to_string(), 1, 18), ("unused-suppression".to_string(), 2, 11)], "{v}");
     let gh = String::from_utf8(p.lint(&["--format", "github"]).stdout).unwrap();
     assert!(gh.contains("::warning file=config.py,line=2,col=11,title=cudasleuth unused-suppression::"), "{gh}");
-    let human = String::from_utf8(p.lint(&["--exit-zero"]).stdout).unwrap() + &String::from_utf8(p.lint(&["--exit-zero"]).stderr).unwrap();
+    let out = p.lint(&["--exit-zero"]);
+    let human = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert!(human.contains("config.py:1:18: `CS999`"), "{human}");
     // a clean run: a one-line summary
     p.write("data/dataset.py", &DATASET.replace("label = label + 1\n", "label = label\n"));

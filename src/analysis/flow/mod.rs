@@ -241,9 +241,10 @@ fn suspects_here(files: &[&FileFacts], category: &str, frames: &[(String, u32)],
         return Vec::new();
     }
     let keys: Vec<String> = apis.iter().map(|a| sinks::api_key(a)).collect();
-    let reaches = |s: &Sink| s.api.as_deref().map_or(true, |a| keys.contains(&sinks::api_key(a)));
-    if !keys.is_empty() && all.iter().any(|s| s.api.as_deref().is_some_and(|a| keys.contains(&sinks::api_key(a)))) {
-        all.retain(reaches);
+    let named = |s: &Sink| s.api.as_deref().is_some_and(|a| keys.contains(&sinks::api_key(a)));
+    if all.iter().any(named) {
+        // a library model (no api) reaches every op of its kind
+        all.retain(|s| s.api.is_none() || named(s));
     }
     // the calls a traceback names come first; the others stay (an asynchronous traceback points
     // at a later line)
@@ -365,7 +366,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
         // a column read from data the project does not hold is an origin only when its cells
         // are what reaches the op (not a key looked up, not names counted)
         if let Tag::Column(c) = &n.tag {
-            if n.what.ends_with("(its file is not in the project)") && !value_text.contains(&format!("`{c}`")) {
+            if n.what.ends_with(trace::UNREAD_COLUMN) && !value_text.contains(&format!("`{c}`")) {
                 continue;
             }
         }

@@ -121,6 +121,10 @@ impl Object {
 /// The classes one value may be an instance of, followed at a call.
 const MAX_ALTS: usize = 4;
 
+/// How the reading of a column from a file the project does not hold ends its description
+/// (`slice_sink` keeps such a reading only when its cells reach the op).
+pub const UNREAD_COLUMN: &str = "(its file is not in the project)";
+
 /// The arguments a definition was entered with.
 #[derive(Debug)]
 pub struct Env {
@@ -2147,6 +2151,11 @@ impl<'a, 'i> Tracer<'a, 'i> {
 
     /// A column of a table whose file the scan has not read: its reading, tagged as an origin.
     fn unread_column(&mut self, name: &str, cx: &Ctx, parent: Option<usize>, v: &Val) {
+        self.column_node(name, format!("reads column `{name}` as it is {UNREAD_COLUMN}"), cx, parent, v);
+    }
+
+    /// The node of a column's reading: the passing line that reads it, else one of its own.
+    fn column_node(&mut self, name: &str, what: String, cx: &Ctx, parent: Option<usize>, v: &Val) {
         let node = if parent.is_some_and(|p| matches!(self.nodes[p].tag, Tag::Pass)) {
             parent
         } else {
@@ -2154,7 +2163,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             let stmt = cx.at.min(d.stmts.len().saturating_sub(1));
             self.node(cx, stmt, Tag::Pass, String::new(), parent)
         };
-        self.retag(node, Tag::Column(name.to_string()), format!("reads column `{name}` as it is (its file is not in the project)"));
+        self.retag(node, Tag::Column(name.to_string()), what);
         self.finish(node, v);
     }
 
@@ -2169,15 +2178,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         } else {
             format!("reads column `{name}` of {} ({}..={}, {} distinct)", self.ix.files[fi].path, c.min, c.max, c.distinct)
         };
-        let node = if parent.is_some_and(|p| matches!(self.nodes[p].tag, Tag::Pass)) {
-            parent
-        } else {
-            let d = self.def(cx);
-            let stmt = cx.at.min(d.stmts.len().saturating_sub(1));
-            self.node(cx, stmt, Tag::Pass, String::new(), parent)
-        };
-        self.retag(node, Tag::Column(name.to_string()), what);
-        self.finish(node, &v);
+        self.column_node(name, what, cx, parent, &v);
         // the element of a row is the same as of the column
         Some(v)
     }
