@@ -26,6 +26,9 @@ pub struct Index<'a> {
     globals: HashMap<String, Vec<StmtId>>,
     /// Stores to an attribute (`x.name = …`, `x.name += …`) by the attribute's name.
     stores: HashMap<String, Vec<StmtId>>,
+    /// Stores into an attribute's elements (`x.name[i] = …`, also in a tuple target) by the
+    /// attribute's name.
+    elem_stores: HashMap<String, Vec<StmtId>>,
     /// Statements that call a name (by the callee's last segment).
     calls: HashMap<String, Vec<StmtId>>,
     /// Classes by the last segment of each of their bases (`class B(pkg.A)` under `A`).
@@ -71,6 +74,7 @@ impl<'a> Index<'a> {
             classes: HashMap::new(),
             globals: HashMap::new(),
             stores: HashMap::new(),
+            elem_stores: HashMap::new(),
             calls: HashMap::new(),
             subclasses: HashMap::new(),
         };
@@ -113,6 +117,20 @@ impl<'a> Index<'a> {
                                 for x in xs {
                                     if let Expr::Attr(_, a) = x {
                                         ix.stores.entry(a.to_string()).or_default().push(sid);
+                                    }
+                                }
+                            }
+                            let parts = match t {
+                                Expr::Seq(_, xs) => xs.as_slice(),
+                                one => std::slice::from_ref(one),
+                            };
+                            for x in parts {
+                                if let Expr::Sub(b, _) = x {
+                                    if let Expr::Attr(_, a) = b.bare() {
+                                        let v = ix.elem_stores.entry(a.to_string()).or_default();
+                                        if v.last() != Some(&sid) {
+                                            v.push(sid);
+                                        }
                                     }
                                 }
                             }
@@ -207,6 +225,10 @@ impl<'a> Index<'a> {
 
     pub fn stores(&self, attr: &str) -> &[StmtId] {
         self.stores.get(attr).map_or(&[], |v| v)
+    }
+
+    pub fn elem_stores(&self, attr: &str) -> &[StmtId] {
+        self.elem_stores.get(attr).map_or(&[], |v| v)
     }
 
     pub fn calling(&self, name: &str) -> &[StmtId] {

@@ -76,7 +76,8 @@ pub fn kinds_for(category: &str) -> Vec<SinkKind> {
         "label_out_of_range" => vec![SinkKind::Classes],
         "embedding_index_out_of_range" => vec![SinkKind::Embedding, SinkKind::Index],
         "index_out_of_range" => vec![SinkKind::Embedding, SinkKind::Index, SinkKind::Classes],
-        "probability_out_of_range" => vec![SinkKind::Probability],
+        // the KB files bernoulli's and multinomial's asserts here too (its Python APIs narrow the calls)
+        "probability_out_of_range" => vec![SinkKind::Probability, SinkKind::Distribution],
         "invalid_distribution" => vec![SinkKind::Distribution],
         _ => vec![SinkKind::Classes, SinkKind::Embedding, SinkKind::Probability, SinkKind::Distribution],
     }
@@ -235,7 +236,12 @@ const STACK: usize = 256 << 20;
 
 fn suspects_here(files: &[&FileFacts], category: &str, frames: &[(String, u32)], apis: &[String], mode: Mode) -> Vec<FlowSuspect> {
     let ix = Index::new(files.to_vec());
-    let kinds = kinds_for(category);
+    let mut kinds = kinds_for(category);
+    if mode == Mode::Lint {
+        // a sampler's weights need not be probabilities (multinomial takes any non-negative
+        // weights): without a crash naming the op, what it gets is not judged
+        kinds.retain(|k| *k != SinkKind::Distribution);
+    }
     let mut all = sinks::find(&ix, &kinds);
     if all.is_empty() {
         return Vec::new();
@@ -298,7 +304,9 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
         tr.nodes[c].out = value.range();
     }
     let value_nodes = tr.nodes.len();
-    // the bound, in its own slice under the call
+    // the bound, in its own slice under the call (with its own budget: a value's slice that
+    // spent it all would leave the bound unknown)
+    tr.next_share(trace::MAX_NODES / 4);
     let bound_root = tr.node(&cx, sink.stmt, Tag::Call, format!("the bound of `{}`", sink.call_text), None);
     let bound_val: Option<Val> = sinks::bound(&mut tr, sink, &cx, bound_root);
     let bound_sym: Option<Sym> = match &bound_val {
@@ -357,7 +365,12 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
     // a length that fills the bound exactly (`ids[:max_len]` for a table of max_len rows) and a
     // later line that adds to it (`[bos] + ids + [eos]`): the fill is the line to change
     let mut fills: Vec<usize> = Vec::new();
+    let mut early: Vec<usize> = Vec::new();
     let value_text = value.describe();
+    // the value that reaches the op provably fits: a line whose own value breaks the bound is
+    // on another part of what was traced (a tuple's other position, a branch narrowed later)
+    let root_fits =
+        !probs && nodes.first().and_then(|n| n.out.as_ref()).is_some_and(|r| breaks(r, bound_sym.as_ref(), ignore) == Some(false));
     for i in 0..value_nodes {
         let n = &nodes[i];
         if n.tag == Tag::Call || n.aux {
@@ -376,6 +389,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
         if !probs {
             if let Some(r) = &n.out {
                 match breaks(r, bound_sym.as_ref(), ignore) {
+                    Some(true) if root_fits => score *= 0.3,
                     Some(true) => {
                         // the divergence: this node breaks the bound and none of its inputs does
                         let inputs_fit = n
@@ -402,7 +416,20 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
                                     None => break,
                                 }
                             }
+                            // a cut to the same length traced elsewhere in the slice (the
+                            // samples a collate function reads were traced once, under the loader)
+                            if nodes[f].tag != Tag::Cut {
+                                let hi = nodes[f].out.as_ref().map(|r| &r.hi);
+                                if let Some(c) = (0..value_nodes)
+                                    .find(|&c| nodes[c].tag == Tag::Cut && !nodes[c].aux && nodes[c].out.as_ref().map(|r| &r.hi) == hi)
+                                {
+                                    f = c;
+                                }
+                            }
                             fills.push(f);
+                            if f < i {
+                                early.push(f);
+                            }
                             // the fill is the line to change (it is reported strong); this one
                             // is the alternative
                             score = 0.97;
@@ -450,6 +477,28 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
             tier,
             message: format!("{}: {why}", n.scope),
             chain: slice.chain(i, ix, false),
+            bound_chain: bound_chain.clone(),
+            data: false,
+        });
+    }
+    // a fill found below an earlier node (a cut traced where the samples were read): reported
+    // as it would have been in its turn
+    early.sort_unstable();
+    early.dedup();
+    for f in early {
+        let n = &nodes[f];
+        out.push(FlowSuspect {
+            file: ix.files[n.file].path.clone(),
+            line: n.line,
+            score: 1.01,
+            tier: Tier::Strong,
+            message: format!(
+                "{}: {}: a length that fills the bound{}, and a later line adds to it",
+                n.scope,
+                n.what,
+                bound_text.as_ref().map(|b| format!(" ({b})")).unwrap_or_default()
+            ),
+            chain: slice.chain(f, ix, false),
             bound_chain: bound_chain.clone(),
             data: false,
         });

@@ -41,6 +41,8 @@ pub enum Tag {
     Max,
     /// A size made from a length.
     Len,
+    /// Keeps at most n elements (`ids[:n]`), while a length is followed.
+    Cut,
     /// An integer literal.
     Literal(i64),
     /// A lookup in a table (`m[c]`, `.map(m)`, `.get(k)`).
@@ -167,6 +169,8 @@ pub struct Tracer<'a, 'i> {
     /// Expressions evaluated so far: past `MAX_STEPS` every value is unknown (the work of one
     /// slice is bounded, discarded evaluations included).
     steps: u32,
+    /// The most nodes this slice may hold (the bound's slice gets its own share).
+    pub node_limit: usize,
 }
 
 /// The most expressions one slice evaluates.
@@ -316,7 +320,15 @@ impl<'a, 'i> Tracer<'a, 'i> {
             depth: 0,
             module_sites: HashMap::new(),
             steps: 0,
+            node_limit: MAX_NODES,
         }
+    }
+
+    /// A share of its own for a second slice traced by the same tracer (the bound's, after the
+    /// value's has spent the budget): `nodes` more nodes, and at least a quarter of the steps.
+    pub fn next_share(&mut self, nodes: usize) {
+        self.node_limit = self.nodes.len() + nodes;
+        self.steps = self.steps.min(MAX_STEPS - MAX_STEPS / 4);
     }
 
     /// The value of a deferred field (a thunk), evaluated now; other values as they are.
@@ -401,7 +413,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
     }
 
     pub fn node(&mut self, cx: &Ctx, stmt: usize, tag: Tag, what: String, parent: Option<usize>) -> Option<usize> {
-        if self.nodes.len() >= MAX_NODES {
+        if self.nodes.len() >= self.node_limit {
             return None;
         }
         let d = self.def(cx);
@@ -445,7 +457,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 // a length: a sequence's (in the dimension asked), or a count a line made
                 Some((k, dim)) => match v {
                     Val::Int(r) if self.nodes[n].tag == Tag::Len => Some(r.shift(k)),
-                    Val::Seq { .. } => dim_len(v, dim).map(|m| Range { lo: Some(Sym::num(0)), hi: Some(m.plus(k)) }),
+                    Val::Seq { .. } | Val::Tuple(_) => dim_len(v, dim).map(|m| Range { lo: Some(Sym::num(0)), hi: Some(m.plus(k)) }),
                     _ => None,
                 },
                 None => v.range(),
@@ -511,6 +523,11 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 }
             },
         };
+        if self.count.is_some() {
+            if let Some(m) = &most {
+                self.mark(parent, Tag::Cut, format!("keeps at most {m} elements"));
+            }
+        }
         Val::Seq { elem: Box::new(elem), len: None, most }
     }
 
@@ -519,6 +536,8 @@ impl<'a, 'i> Tracer<'a, 'i> {
         let v = if self.count.is_some() { self.count_expr(e, 0, dim, cx, parent) } else { self.aux_expr(e, cx, parent) };
         let exact = if dim == 0 { v.len() } else { None };
         match (exact, dim_len(&v, dim)) {
+            // a length that is a root of its own, with a bound known beside it
+            (Some(l), Some(m)) if l != m && l.constant().is_none() => Val::Int(Range { lo: Some(l), hi: Some(m) }),
             (Some(l), _) => Val::Int(Range::exact(l)),
             (None, Some(m)) => Val::Int(Range { lo: Some(Sym::num(0)), hi: Some(m) }),
             _ => Val::unknown(format!("the size of {}", v.describe())),
@@ -534,7 +553,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
 
     /// The value of `e` evaluated at `cx`.
     pub fn expr(&mut self, e: &Expr, cx: &Ctx, parent: Option<usize>) -> Val {
-        if self.nodes.len() >= MAX_NODES {
+        if self.nodes.len() >= self.node_limit {
             return Val::unknown("slice budget spent");
         }
         if self.depth >= MAX_DEPTH {
@@ -759,8 +778,9 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     _ => None,
                 };
                 let len = add(lx.as_ref(), ly.as_ref());
-                // `[bos] + ids[:n] + [eos]`: at most n + 2 long
-                let most = if len.is_some() { None } else { add(lx.as_ref().or(mx.as_ref()), ly.as_ref().or(my.as_ref())) };
+                // `[bos] + ids[:n] + [eos]`: at most n + 2 long (kept beside a length that is a
+                // root of its own)
+                let most = add(mx.as_ref().or(lx.as_ref()), my.as_ref().or(ly.as_ref())).filter(|m| Some(m) != len.as_ref());
                 let elem = match (&x, &y) {
                     (Val::Unknown(_), _) => y,
                     (_, Val::Unknown(_)) => x,
@@ -813,11 +833,31 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 }
             }
         }
+        // a generator over a tuple of different things (`tuple(t(x) for x in (s, a, r))`): a
+        // tuple, each position made from its own part
+        let mut first = None;
+        if let ([(t, it)], SeqKind::List | SeqKind::Gen) = (gens, kind) {
+            match self.expr(it, cx, parent) {
+                Val::Tuple(xs) if xs.len() <= 8 => {
+                    let mut out = Vec::with_capacity(xs.len());
+                    for x in xs {
+                        let mut vals = Vec::new();
+                        bind_pattern(t, &self.force(x), &mut vals);
+                        out.push(self.with_vals(cx, &vals, |tr, c| tr.expr(elt, c, parent)));
+                    }
+                    return Val::Tuple(out);
+                }
+                v => first = Some(v),
+            }
+        }
         // bind each `for` target to the element of its iterable, in a child environment
         let mut vals: Vec<(String, Val)> = Vec::new();
         let (mut len, mut most) = (None, None);
         for (i, (t, it)) in gens.iter().enumerate() {
-            let v = self.with_vals(cx, &vals, |tr, c| tr.expr(it, c, parent));
+            let v = match first.take() {
+                Some(v) => v,
+                None => self.with_vals(cx, &vals, |tr, c| tr.expr(it, c, parent)),
+            };
             if i == 0 {
                 len = v.len();
                 // a comprehension is at most as long as its first iterable
@@ -1612,6 +1652,88 @@ impl<'a, 'i> Tracer<'a, 'i> {
 
     /// An instance field: the stores to `self.<attr>` in the class's methods (and its bases'),
     /// a `@property`, or a class-body field (a dataclass).
+    /// A field holding an array, with what the class's methods write into its elements
+    /// (`self.actions[i] = a`, `self.s[i], self.a[i] = s, a`) joined into them.
+    fn element_writes(&mut self, v: Val, o: &Rc<Object>, mro: &[String], attr: &str, cx: &Ctx, parent: Option<usize>) -> Val {
+        let writes: Vec<_> = self
+            .ix
+            .elem_stores(attr)
+            .iter()
+            .copied()
+            .filter(|(id, _)| {
+                let d = self.ix.def(*id);
+                d.is_method() && d.class.as_deref().is_some_and(|c| mro.iter().any(|m| m == c))
+            })
+            .collect();
+        let Val::Seq { elem, len, most } = v else { return v };
+        let mut elem = *elem;
+        for (id, si) in writes.into_iter().take(MAX_SITES) {
+            let d = self.ix.def(id);
+            let selfname = d.params.first().map(|p| p.name.clone()).unwrap_or_default();
+            let StmtKind::Assign { targets, value, op: None } = &d.stmts[si].kind else { continue };
+            let mine = |x: &Expr| matches!(x, Expr::Sub(b, _) if matches!(b.bare(), Expr::Attr(s, a) if a == attr && s.dotted().as_deref() == Some(selfname.as_str())));
+            let Some(pos) = targets.iter().find_map(|t| match t {
+                Expr::Seq(_, xs) => xs.iter().position(mine).map(Some),
+                t if mine(t) => Some(None),
+                _ => None,
+            }) else {
+                continue;
+            };
+            let env = Rc::new(Env { args: Vec::new(), kwargs: Vec::new(), caller: None, vals: Vec::new(), recv: Some(o.clone()) });
+            let c = Ctx { def: id, at: si, env: Some(env), depth: cx.depth + 1 };
+            let node = self.node(&c, si, Tag::Pass, format!("writes into `self.{attr}[…]`"), parent);
+            let whole = self.expr(value, &c, node);
+            let w = match pos {
+                Some(p) => self.force(whole.at(p)),
+                None => whole,
+            };
+            self.classify(node, value, None, &w);
+            self.finish(node, &w);
+            // a row written into a table of rows, a scalar into a vector, a slice's elements
+            let w = if matches!(w, Val::Seq { .. }) && !matches!(elem, Val::Seq { .. }) { w.element() } else { w };
+            elem = match elem {
+                Val::Unknown(_) => w,
+                e => e.join(&w),
+            };
+        }
+        Val::Seq { elem: Box::new(elem), len, most }
+    }
+
+    /// The values stores outside the class's methods give a field of this instance (a training
+    /// loop's `model.gate.keep = rate(epoch)`): those whose object is one of the class's.
+    fn outside_stores(&mut self, o: &Rc<Object>, mro: &[String], attr: &str, cx: &Ctx, parent: Option<usize>) -> Option<Val> {
+        let sites: Vec<_> = self
+            .ix
+            .stores(attr)
+            .iter()
+            .copied()
+            .filter(|(id, _)| {
+                let d = self.ix.def(*id);
+                !(d.is_method() && d.class.as_deref().is_some_and(|c| mro.iter().any(|m| m == c)))
+            })
+            .collect();
+        let mut out: Option<Val> = None;
+        for (id, si) in sites.into_iter().take(MAX_SITES) {
+            let d = self.ix.def(id);
+            let StmtKind::Assign { targets, value, op: None } = &d.stmts[si].kind else { continue };
+            let Some(Expr::Attr(base, _)) = targets.iter().find(|t| matches!(t, Expr::Attr(_, a) if a == attr)) else { continue };
+            let c = Ctx { def: id, at: si, env: None, depth: cx.depth + 1 };
+            // whose field it is, looked at with its nodes discarded
+            let keep = self.nodes.len();
+            let of = self.expr(base, &c, None);
+            self.nodes.truncate(keep);
+            if !matches!(&of, Val::Obj(x) if x.class == o.class || self.ix.mro(&x.class).contains(&o.class)) {
+                continue;
+            }
+            let node = self.node(&c, si, Tag::Pass, format!("sets `{}`", short(&targets[0])), parent);
+            let v = self.expr(value, &c, node);
+            self.classify(node, value, None, &v);
+            self.finish(node, &v);
+            join_into(&mut out, v);
+        }
+        out
+    }
+
     fn field(&mut self, o: &Rc<Object>, attr: &str, cx: &Ctx, parent: Option<usize>) -> Option<Val> {
         if cx.depth >= MAX_CALLS {
             return Some(Val::unknown("call depth"));
@@ -1685,6 +1807,15 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 v
             };
             join_into(&mut out, v);
+        }
+        if let Some(Val::Seq { .. }) = &out {
+            out = out.map(|v| self.element_writes(v, o, &mro, attr, cx, parent));
+        }
+        if out.is_some() {
+            // set from outside too (`model.gate.keep = rate(epoch)`), on what holds this instance
+            if let Some(v) = self.outside_stores(o, &mro, attr, cx, parent) {
+                join_into(&mut out, v);
+            }
         }
         if out.is_some() {
             return out;
@@ -1796,7 +1927,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 Some(k) => Val::Int(Range::exact(Sym::num(k))),
                 None => Val::unknown(format!("config key `{key}`")),
             };
-            if self.nodes.len() < MAX_NODES {
+            if self.nodes.len() < self.node_limit {
                 let id = self.nodes.len();
                 self.nodes.push(Node {
                     file: fi,
@@ -2213,7 +2344,10 @@ impl<'a, 'i> Tracer<'a, 'i> {
             }
             return Val::Tuple(parts);
         }
-        if let Some(r) = recv.filter(|_| !on_self && of_module.is_none()) {
+        // a project class's own method of a library name (`buffer.sample(n)`) is called, not
+        // modelled as the library's
+        let own_method = !on_self && of_module.is_none() && recv.is_some_and(|r| self.project_method_on(r, &name, cx));
+        if let Some(r) = recv.filter(|_| !on_self && of_module.is_none() && !own_method) {
             match name.as_str() {
                 m if is_pass_method(m) => return self.expr(r, cx, parent),
                 "clamp" | "clip" | "clamp_" | "clip_" => {
@@ -2339,7 +2473,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         }
         // a function of the project's own that shares a library name (`random_split`, `load`)
         // is traced as written, not modelled as the library's
-        let own = recv.is_none() && self.ix.functions(&name).iter().any(|&id| self.ix.def(id).class.is_none());
+        let own = own_method || recv.is_none() && self.ix.functions(&name).iter().any(|&id| self.ix.def(id).class.is_none());
         match if own { "" } else { name.as_str() } {
             // `torch.cat([a, b], dim=1)`: the parts joined, one value of the same shape
             "cat" | "concat" | "concatenate" | "hstack" | "vstack" | "column_stack" if matches!(args.first().map(Expr::bare), Some(Expr::Seq(SeqKind::List | SeqKind::Tuple, xs)) if !xs.is_empty()) =>

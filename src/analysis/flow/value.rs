@@ -164,7 +164,9 @@ impl Val {
     /// The length when it is known, else an upper bound of it (`ids[:n]` is at most n long).
     pub fn most(&self) -> Option<Sym> {
         match self {
-            Val::Seq { len: None, most, .. } => most.clone(),
+            // a bound kept beside a length that is a root of its own (`[f(t) for t in ids[:n]]`
+            // is `len@…` long and at most n)
+            Val::Seq { most: Some(m), .. } => Some(m.clone()),
             other => other.len(),
         }
     }

@@ -1,0 +1,213 @@
+//! The value tracing through the shapes values take on their way: a length cut to the table's
+//! size in one place and grown by special tokens in another, a rate computed by a schedule that
+//! reaches a sampler, an array a class fills element by element and hands out as a tuple.
+
+mod common;
+
+use common::tiered_suspects;
+
+const SUMMARIZER_TEXT: &str = r#"SPECIALS = {"[CLS]": 0, "[SEP]": 1, "[PAD]": 2}
+
+
+class WordPiece:
+    def __init__(self, words):
+        self.table = dict(SPECIALS)
+        for w in words:
+            self.table.setdefault(w, len(self.table))
+
+    def size(self):
+        return len(self.table)
+
+    def to_ids(self, words):
+        return [self.table[w] for w in words]
+
+    def frame(self, ids):
+        return [SPECIALS["[CLS]"]] + ids + [SPECIALS["[SEP]"]]
+"#;
+
+const SUMMARIZER_DATA: &str = r#"import torch
+from torch.utils.data import Dataset
+
+
+class Articles(Dataset):
+    def __init__(self, docs, tok, limit):
+        self.tok = tok
+        self.rows = []
+        for doc in docs:
+            words = doc.split()
+            self.rows.append(words[:limit])
+
+    def __len__(self):
+        return len(self.rows)
+
+    def __getitem__(self, i):
+        ids = self.tok.frame(self.tok.to_ids(self.rows[i]))
+        return torch.tensor(ids)
+"#;
+
+const SUMMARIZER_MODEL: &str = r#"import torch
+import torch.nn as nn
+
+
+class Encoder(nn.Module):
+    def __init__(self, vocab, limit, width=32):
+        super().__init__()
+        self.words = nn.Embedding(vocab, width)
+        self.where = nn.Embedding(limit, width)
+
+    def forward(self, ids):
+        at = torch.arange(ids.shape[1], device=ids.device)
+        return self.words(ids) + self.where(at)
+"#;
+
+const SUMMARIZER_MAIN: &str = r#"from torch.nn.utils.rnn import pad_sequence
+from torch.utils.data import DataLoader
+
+from data import Articles
+from model import Encoder
+from text import WordPiece
+
+LIMIT = 64
+
+
+def batches(ds):
+    return DataLoader(ds, batch_size=8, collate_fn=lambda xs: pad_sequence(xs, batch_first=True, padding_value=2))
+
+
+def main(docs):
+    tok = WordPiece(w for d in docs for w in d.split())
+    ds = Articles(docs, tok, LIMIT)
+    enc = Encoder(tok.size(), LIMIT)
+    for ids in batches(ds):
+        enc(ids).sum().backward()
+
+
+if __name__ == "__main__":
+    main(["a b c d"] * 100)
+"#;
+
+/// The rows are cut to exactly the position table's size, and the tokenizer's framing adds two
+/// more later, in another file: the cut is the line to change (a cut two shorter fits).
+#[test]
+fn a_cut_to_the_table_size_then_framed_by_special_tokens_names_the_cut() {
+    let files = [("text.py", SUMMARIZER_TEXT), ("data.py", SUMMARIZER_DATA), ("model.py", SUMMARIZER_MODEL), ("main.py", SUMMARIZER_MAIN)];
+    let got = tiered_suspects(&files, "embedding_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("data.py:11 strong"), "{got:?}");
+    let fixed = SUMMARIZER_DATA.replace("words[:limit]", "words[: limit - 2]");
+    let files = [("text.py", SUMMARIZER_TEXT), ("data.py", &fixed), ("model.py", SUMMARIZER_MODEL), ("main.py", SUMMARIZER_MAIN)];
+    let got = tiered_suspects(&files, "embedding_over.async.log");
+    assert!(!got.iter().any(|s| s.ends_with("strong")), "{got:?}");
+}
+
+const DROPOUT_SCHED: &str = r#"import torch
+import torch.nn as nn
+
+
+def keep_rate(epoch, first=0.9, per_epoch=0.25):
+    return first - per_epoch * epoch
+
+
+class StochasticDepth(nn.Module):
+    def __init__(self, block):
+        super().__init__()
+        self.block = block
+        self.keep = 1.0
+
+    def forward(self, x):
+        if not self.training:
+            return x + self.block(x)
+        gate = torch.bernoulli(torch.full((x.shape[0], 1), self.keep, device=x.device))
+        return x + gate * self.block(x)
+
+
+class Tower(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.skip = StochasticDepth(nn.Linear(width, width))
+        self.out = nn.Linear(width, 1)
+
+    def forward(self, x):
+        return self.out(self.skip(x))
+
+
+def fit(model, epochs, xs):
+    for epoch in range(epochs):
+        model.skip.keep = keep_rate(epoch)
+        model(xs).sum().backward()
+
+
+if __name__ == "__main__":
+    fit(Tower(8), 6, torch.randn(4, 8))
+"#;
+
+/// A keep rate that a schedule drives below zero reaches `torch.bernoulli` through a field set
+/// from outside the module: the schedule's arithmetic is the line.
+#[test]
+fn a_rate_from_a_schedule_reaching_bernoulli_names_the_schedule() {
+    let got = tiered_suspects(&[("train.py", DROPOUT_SCHED)], "bernoulli_eps_schedule.async.log");
+    assert_eq!(got.first().map(|s| s.split(' ').next().unwrap()), Some("train.py:6"), "{got:?}");
+}
+
+const MEMORY: &str = r#"import numpy as np
+import torch
+
+
+class Memory:
+    def __init__(self, size):
+        self.size = size
+        self.state = np.zeros((size, 4), dtype=np.float32)
+        self.move = np.zeros(size, dtype=np.int64)
+        self.after = np.zeros(size, dtype=np.int64)
+        self.end = np.zeros(size, dtype=np.float32)
+        self.count = 0
+
+    def put(self, state, move, after, end):
+        k = self.count % self.size
+        self.state[k] = state
+        self.move[k], self.after[k], self.end[k] = move, after, end
+        self.count += 1
+
+    def sample(self, n):
+        picks = np.random.randint(0, min(self.count, self.size), n)
+        return tuple(torch.as_tensor(col[picks]) for col in (self.state, self.move, self.after, self.end))
+"#;
+
+const LEARNER: &str = r#"import torch
+import torch.nn as nn
+
+from memory import Memory
+
+MOVES = 5
+
+
+def update(net, memory):
+    state, move, after, end = memory.sample(16)
+    q = net(state)
+    chosen = q.gather(1, move.unsqueeze(1))
+    following = q.gather(1, after.unsqueeze(1)) * (1 - end.unsqueeze(1))
+    (chosen - following).pow(2).mean().backward()
+
+
+def play(net, memory, steps):
+    for t in range(steps):
+        move = t % MOVES
+        over = t % 7 == 6
+        after = (t + 1) % MOVES if not over else -1
+        memory.put(torch.randn(4).numpy(), move, after, float(over))
+    update(net, memory)
+
+
+if __name__ == "__main__":
+    play(nn.Linear(4, MOVES), Memory(100), 50)
+"#;
+
+/// A marker stored element by element into one of a class's arrays, handed out by a method
+/// called `sample` as a tuple built by a generator: the marker's line, not the arrays beside it.
+#[test]
+fn a_marker_written_into_a_buffer_array_reaches_the_gather() {
+    let got = tiered_suspects(&[("memory.py", MEMORY), ("learn.py", LEARNER)], "gather_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("learn.py:21 strong"), "{got:?}");
+    let fixed = LEARNER.replace("if not over else -1", "if not over else 0");
+    let got = tiered_suspects(&[("memory.py", MEMORY), ("learn.py", &fixed)], "gather_over.async.log");
+    assert!(!got.iter().any(|s| s.starts_with("learn.py:21")), "{got:?}");
+}
