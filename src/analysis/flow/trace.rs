@@ -1344,6 +1344,25 @@ impl<'a, 'i> Tracer<'a, 'i> {
         v
     }
 
+    /// The lambda a name is bound to where `cx` reads it: an assignment in the same function, or
+    /// in the module when the function binds none.
+    fn bound_lambda(&self, cx: &Ctx, n: &str) -> Option<(Vec<Text>, Expr)> {
+        let find = |d: &Def| {
+            d.stmts.iter().find_map(|s| match &s.kind {
+                StmtKind::Assign { targets, value: Expr::Lambda { params, body }, op: None }
+                    if targets.iter().any(|t| matches!(t, Expr::Name(x) if x == n)) =>
+                {
+                    Some((params.clone(), (**body).clone()))
+                }
+                _ => None,
+            })
+        };
+        find(self.def(cx)).or_else(|| {
+            let &(gid, _) = self.ix.globals(n).iter().find(|(id, _)| id.0 == cx.def.0)?;
+            find(self.ix.def(gid))
+        })
+    }
+
     /// Whether `recv.name(…)` is a method of a project class (the receiver is an instance of
     /// one that defines `name`), not a library value's method of the same name.
     fn project_method_on(&mut self, recv: &Expr, name: &str, cx: &Ctx) -> bool {
@@ -2473,6 +2492,17 @@ impl<'a, 'i> Tracer<'a, 'i> {
         }
         // a function of the project's own that shares a library name (`random_split`, `load`)
         // is traced as written, not modelled as the library's
+        // a lambda bound to a name in this function or at module level (`to_t = lambda x: …`):
+        // its body with the arguments bound
+        if let (None, Expr::Name(n)) = (recv, func.bare()) {
+            if let Some((params, body)) = self.bound_lambda(cx, n) {
+                let mut vals = Vec::with_capacity(params.len());
+                for (p, a) in params.iter().zip(args) {
+                    vals.push((p.to_string(), self.expr(a, cx, parent)));
+                }
+                return self.with_vals(cx, &vals, |tr, c| tr.expr(&body, c, parent));
+            }
+        }
         let own = own_method || recv.is_none() && self.ix.functions(&name).iter().any(|&id| self.ix.def(id).class.is_none());
         match if own { "" } else { name.as_str() } {
             // `torch.cat([a, b], dim=1)`: the parts joined, one value of the same shape
@@ -2490,6 +2520,21 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     join_into(&mut out, v);
                 }
                 return unknown.or(out).unwrap_or(Val::unknown("an empty concatenation"));
+            }
+            // padding with a value (`pad_sequence(ys, padding_value=-1)`, `F.pad(y, (0, k),
+            // value=-100)`, `np.pad(y, w, constant_values=-1)`): the value joins the cells
+            "pad_sequence" | "pad"
+                if !args.is_empty()
+                    && (kw("padding_value").or(kw("value")).or(kw("constant_values")).is_some() || name == "pad" && args.len() >= 4) =>
+            {
+                let base = self.expr(&args[0], cx, parent);
+                let fill = kw("padding_value").or(kw("value")).or(kw("constant_values")).or(args.get(3));
+                let fv = fill.map(|f| self.expr(f, cx, parent)).unwrap_or(Val::unknown("padding"));
+                if let Val::Int(_) = fv {
+                    self.sentinel_check(&base, &fv, parent);
+                    return join_cells(&base, &fv);
+                }
+                return base;
             }
             f if is_pass_function(f) && !args.is_empty() => return self.expr(&args[0], cx, parent),
             "softmax" | "sigmoid" | "Softmax" => return Val::Float(Some(Norm::Probs)),
@@ -2809,6 +2854,9 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     }
                     Val::Func(f) if name == "__call__" => (vec![f], None),
                     _ if of_module.is_some() => (of_module.into_iter().collect(), None),
+                    // a library module's function (`np.load`) is not a project method that
+                    // happens to share its name
+                    _ if matches!(r.bare(), Expr::Name(n) if imported_module(&self.ix.files[cx.def.0].imports, n)) => (Vec::new(), None),
                     _ => {
                         let ms = self.ix.methods_named(&name);
                         (if ms.len() == 1 { ms.to_vec() } else { Vec::new() }, None)
@@ -3414,6 +3462,16 @@ fn int_literal(e: &Expr) -> Option<i64> {
 }
 
 /// The length (or its upper bound) of dimension `dim` of a nested sequence; -1 is the innermost.
+/// `v` with `fill` joined into its innermost integer cells (a padding value).
+fn join_cells(v: &Val, fill: &Val) -> Val {
+    match v {
+        Val::Seq { elem, len, most } => Val::Seq { elem: Box::new(join_cells(elem, fill)), len: len.clone(), most: most.clone() },
+        Val::Int(_) => v.join(fill),
+        Val::Unknown(_) => Val::Seq { elem: Box::new(fill.clone()), len: None, most: None },
+        other => other.clone(),
+    }
+}
+
 fn dim_len(v: &Val, dim: i64) -> Option<Sym> {
     // a sample tuple (`(ids, label)`): the longest of its sequences' lengths
     if let Val::Tuple(xs) = v {
@@ -3527,6 +3585,19 @@ pub fn short(e: &Expr) -> String {
 }
 
 /// Whether `e` names an array library's module (`torch.squeeze(x)`, `np.stack(xs)`).
+/// Whether `import …` statements among `imports` bind `n` to a module (`import numpy as np`,
+/// `import os.path`).
+fn imported_module(imports: &[Text], n: &str) -> bool {
+    imports.iter().filter_map(|t| t.strip_prefix("import ")).flat_map(|rest| rest.split(',')).any(|part| {
+        let mut words = part.split_whitespace();
+        let module = words.next().unwrap_or("");
+        match (words.next(), words.next()) {
+            (Some("as"), Some(alias)) => alias == n,
+            _ => module.split('.').next() == Some(n),
+        }
+    })
+}
+
 fn is_module(e: &Expr) -> bool {
     matches!(e.dotted().as_deref(), Some("torch" | "np" | "numpy" | "F" | "nn" | "torch.nn.functional" | "pd" | "pandas"))
 }
