@@ -211,3 +211,131 @@ fn a_marker_written_into_a_buffer_array_reaches_the_gather() {
     let got = tiered_suspects(&[("memory.py", MEMORY), ("learn.py", &fixed)], "gather_over.async.log");
     assert!(!got.iter().any(|s| s.starts_with("learn.py:21")), "{got:?}");
 }
+
+const TAGGER: &str = r#"import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.nn.utils.rnn import pad_sequence
+
+NO_TAG = -1
+
+
+def batchify(pairs):
+    words = [torch.tensor(w) for w, _ in pairs]
+    tags = [torch.tensor(t) for _, t in pairs]
+    return pad_sequence(words, batch_first=True), pad_sequence(tags, batch_first=True, padding_value=NO_TAG)
+
+
+class Tagger(nn.Module):
+    def __init__(self, n_words, n_tags):
+        super().__init__()
+        self.emb = nn.Embedding(n_words, 16)
+        self.out = nn.Linear(16, n_tags)
+
+    def forward(self, w):
+        return self.out(self.emb(w))
+
+
+def step(model, pairs):
+    w, t = batchify(pairs)
+    scores = model(w)
+    return F.cross_entropy(scores.view(-1, scores.size(-1)), t.view(-1))
+
+
+if __name__ == "__main__":
+    step(Tagger(10, 3), [([1, 2, 3], [0, 1, 2]), ([4], [1])])
+"#;
+
+/// Tags padded with a marker the loss does not skip (its default `ignore_index` is -100): the
+/// marker's constant, then the padding that puts it in.
+#[test]
+fn a_padding_value_the_loss_does_not_ignore_names_the_padding() {
+    let got = tiered_suspects(&[("tagger.py", TAGGER)], "ce_1d_neg.async.log");
+    assert_eq!(got.get(..2), Some(&["tagger.py:6 strong".to_string(), "tagger.py:12 likely".to_string()][..]), "{got:?}");
+    let fixed = TAGGER.replace("NO_TAG = -1", "NO_TAG = -100");
+    let got = tiered_suspects(&[("tagger.py", &fixed)], "ce_1d_neg.async.log");
+    assert!(!got.iter().any(|s| s.ends_with("strong")), "{got:?}");
+}
+
+const SHIFTED: &str = r#"import torch
+import torch.nn.functional as F
+
+
+def run(rows, n_classes):
+    as_long = lambda xs: torch.as_tensor(xs, dtype=torch.long)
+    labels = [r["grade"] for r in rows]
+    target = as_long([g - 1 for g in labels])
+    logits = torch.randn(len(rows), n_classes)
+    return F.cross_entropy(logits, target)
+
+
+if __name__ == "__main__":
+    run([{"grade": 0}, {"grade": 3}], 3)
+"#;
+
+/// A tensor made by a lambda bound to a name: the lambda's body runs on the argument, so the
+/// shift in the argument is the line.
+#[test]
+fn a_value_made_through_a_named_lambda_keeps_its_lines() {
+    let got = tiered_suspects(&[("grades.py", SHIFTED)], "ce_1d_neg.async.log");
+    assert_eq!(got.first().map(|s| s.split(' ').next().unwrap()), Some("grades.py:8"), "{got:?}");
+}
+
+const SMOOTHING: &str = r#"import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Detector(nn.Module):
+    def __init__(self, n_in, span=3):
+        super().__init__()
+        self.score = nn.Linear(n_in, 1)
+        self.register_buffer("window", torch.ones(1, 1, span))
+        self.span = span
+
+    def forward(self, frames):
+        p = torch.sigmoid(self.score(frames)).transpose(1, 2)
+        return F.conv2d(p.unsqueeze(1), self.window.unsqueeze(0), padding=(0, self.span // 2)).squeeze(1).squeeze(1)
+
+
+def train(frames, onsets):
+    det = Detector(frames.shape[-1])
+    loss = nn.BCELoss()(det(frames), onsets)
+    loss.backward()
+
+
+if __name__ == "__main__":
+    train(torch.randn(2, 20, 8), torch.zeros(2, 20))
+"#;
+
+const SMOOTHING_KERNEL: &str = r#"import torch
+import torch.nn.functional as F
+
+
+def smooth(p, width):
+    box = torch.ones(1, 1, width)
+    return F.conv1d(p.unsqueeze(1), box, padding=width // 2).squeeze(1)
+
+
+def loss(scores, y):
+    return F.binary_cross_entropy(smooth(torch.sigmoid(scores), 5), y)
+
+
+if __name__ == "__main__":
+    loss(torch.randn(2, 20), torch.zeros(2, 20))
+"#;
+
+/// Probabilities convolved with a box kernel of ones reach a loss that wants [0, 1]: the
+/// kernel's line (a normalized kernel, divided by its width, is fine).
+#[test]
+fn probabilities_smoothed_by_a_kernel_of_ones_name_the_kernel() {
+    let got = tiered_suspects(&[("smooth.py", SMOOTHING_KERNEL)], "bce_module_over1.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("smooth.py:6 strong"), "{got:?}");
+    let fixed = SMOOTHING_KERNEL.replace("torch.ones(1, 1, width)", "torch.ones(1, 1, width) / width");
+    let got = tiered_suspects(&[("smooth.py", &fixed)], "bce_module_over1.async.log");
+    assert!(!got.iter().any(|s| s.ends_with("strong")), "{got:?}");
+    // convolved by a module with its kernel in a registered buffer, and the loss built and
+    // called on one line
+    let got = tiered_suspects(&[("detector.py", SMOOTHING)], "bce_module_over1.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("detector.py:10 strong"), "{got:?}");
+}

@@ -101,6 +101,10 @@ impl<'a> Index<'a> {
                 }
                 for (si, s) in d.stmts.iter().enumerate() {
                     let sid = (id, si);
+                    // `self.register_buffer("name", value)` stores the field `name`
+                    if let Some((a, _)) = registered_field(&s.kind) {
+                        ix.stores.entry(a.to_string()).or_default().push(sid);
+                    }
                     if let StmtKind::Assign { targets, .. } = &s.kind {
                         for t in targets {
                             if d.kind == DefKind::Module {
@@ -519,5 +523,19 @@ impl<'a> Index<'a> {
             }
         }
         out
+    }
+}
+
+/// The field a `register_buffer("name", value)` (or `register_parameter`) statement stores, and
+/// the value.
+pub fn registered_field(k: &StmtKind) -> Option<(&str, &Expr)> {
+    let StmtKind::Expr(Expr::Call { func, args, .. }) = k else { return None };
+    let Expr::Attr(_, m) = func.bare() else { return None };
+    if !matches!(m.as_str(), "register_buffer" | "register_parameter") {
+        return None;
+    }
+    match (args.first().map(Expr::bare), args.get(1)) {
+        (Some(Expr::Str(name)), Some(v)) => Some((name.as_ref(), v)),
+        _ => None,
     }
 }

@@ -654,7 +654,14 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
                 // probabilities: the loss (or sampler) that takes them is the line to change
                 // the lines that do arithmetic on values that were probabilities
                 let scaling: Vec<(String, u32)> = (0..value_nodes)
-                    .filter(|&i| nodes[i].tag == Tag::Scale && !nodes[i].aux && has_below(&nodes, i, &Tag::Normalize))
+                    .filter(|&i| {
+                        // a weight with no value of its own below it (a convolution's kernel):
+                        // the probabilities it scales are its siblings
+                        let weight = !nodes[i].children.iter().any(|&c| !nodes[c].aux);
+                        nodes[i].tag == Tag::Scale
+                            && !nodes[i].aux
+                            && (has_below(&nodes, i, &Tag::Normalize) || weight && nodes[i].parent.is_some_and(|p| probs_below(&nodes, p)))
+                    })
                     .map(|i| (ix.files[nodes[i].file].path.clone(), nodes[i].line))
                     .collect();
                 let scaled_probs = !scaling.is_empty();
@@ -704,7 +711,17 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
 }
 
 /// Whether a node below `i` has `tag`.
+/// Whether probabilities are made or passed below node `i` (a normalization, or a value
+/// known to be probabilities).
+fn probs_below(nodes: &[Node], i: usize) -> bool {
+    has_below(nodes, i, &Tag::Normalize) || below(nodes, i, |n| n.val == "probabilities")
+}
+
 fn has_below(nodes: &[Node], i: usize, tag: &Tag) -> bool {
+    below(nodes, i, |n| &n.tag == tag)
+}
+
+fn below(nodes: &[Node], i: usize, hit: impl Fn(&Node) -> bool) -> bool {
     let mut stack = nodes[i].children.clone();
     let mut seen = 0;
     while let Some(c) = stack.pop() {
@@ -712,7 +729,7 @@ fn has_below(nodes: &[Node], i: usize, tag: &Tag) -> bool {
         if seen > 400 {
             return false;
         }
-        if &nodes[c].tag == tag {
+        if hit(&nodes[c]) {
             return true;
         }
         stack.extend(nodes[c].children.iter().copied());

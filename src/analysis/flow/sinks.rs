@@ -374,7 +374,11 @@ fn positions_of(sink: &Sink) -> Option<Sink> {
 
 fn classify(ix: &Index, call: &Expr, def: DefId, stmt: usize) -> Option<Sink> {
     let Expr::Call { func, args, kwargs } = call else { return None };
-    let name = func.last_name()?;
+    // a module built and called at once (`nn.BCELoss()(p, y)`): named by its class
+    let name = match func.bare() {
+        Expr::Call { func: ctor, .. } => ctor.last_name()?,
+        f => f.last_name()?,
+    };
     let recv = match &**func {
         Expr::Attr(o, _) => Some((**o).clone()),
         _ => None,

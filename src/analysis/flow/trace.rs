@@ -1772,14 +1772,6 @@ impl<'a, 'i> Tracer<'a, 'i> {
         for (id, si) in stores.into_iter().take(MAX_SITES) {
             let d = self.ix.def(id);
             let selfname = d.params.first().map(|p| p.name.clone()).unwrap_or_default();
-            let StmtKind::Assign { targets, value, op } = &d.stmts[si].kind else { continue };
-            let Some(t) = targets
-                .iter()
-                .find(|t| matches!(t, Expr::Attr(b, a) if a == attr && b.dotted().as_deref() == Some(selfname.as_str())))
-                .or_else(|| targets.iter().find(|t| matches!(t, Expr::Seq(..))))
-            else {
-                continue;
-            };
             let env = (d.name == "__init__").then(|| o.ctor.clone()).flatten().map(|e| {
                 Rc::new(Env {
                     args: e.args.clone(),
@@ -1792,6 +1784,25 @@ impl<'a, 'i> Tracer<'a, 'i> {
             let env = env.or_else(|| {
                 Some(Rc::new(Env { args: Vec::new(), kwargs: Vec::new(), caller: None, vals: Vec::new(), recv: Some(o.clone()) }))
             });
+            let registered = super::index::registered_field(&d.stmts[si].kind).filter(|(a, _)| *a == attr).map(|(_, v)| v.clone());
+            if let Some(value) = registered {
+                // `self.register_buffer("attr", value)`
+                let c = Ctx { def: id, at: si, env, depth: cx.depth + 1 };
+                let node = self.node(&c, si, Tag::Pass, format!("registers `self.{attr}`"), parent);
+                let v = self.expr(&value, &c, node);
+                self.classify(node, &value, None, &v);
+                self.finish(node, &v);
+                join_into(&mut out, v);
+                continue;
+            }
+            let StmtKind::Assign { targets, value, op } = &d.stmts[si].kind else { continue };
+            let Some(t) = targets
+                .iter()
+                .find(|t| matches!(t, Expr::Attr(b, a) if a == attr && b.dotted().as_deref() == Some(selfname.as_str())))
+                .or_else(|| targets.iter().find(|t| matches!(t, Expr::Seq(..))))
+            else {
+                continue;
+            };
             let c = Ctx { def: id, at: si, env, depth: cx.depth + 1 };
             let node = self.node(&c, si, Tag::Pass, format!("sets `self.{attr}`"), parent);
             let v = match op {
@@ -2500,7 +2511,23 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 for (p, a) in params.iter().zip(args) {
                     vals.push((p.to_string(), self.expr(a, cx, parent)));
                 }
-                return self.with_vals(cx, &vals, |tr, c| tr.expr(&body, c, parent));
+                let v = self.with_vals(cx, &vals, |tr, c| tr.expr(&body, c, parent));
+                // a lambda that passes its argument on (`lambda x: torch.as_tensor(x)`): the
+                // line is what its argument does (`as_long([g - 1 for g in gs])` shifts)
+                let mut top = &body;
+                while let Expr::Call { func, args: inner, .. } = top.bare() {
+                    match (func.bare(), inner.first()) {
+                        (Expr::Attr(o, m), _) if is_pass_method(m) && !is_module(o) => top = o,
+                        (f, Some(a)) if f.last_name().is_some_and(is_pass_function) => top = a,
+                        _ => break,
+                    }
+                }
+                if let (Expr::Name(x), Some(a)) = (top.bare(), args.first()) {
+                    if params.first().is_some_and(|p| p == x) {
+                        self.classify(parent, a, None, &v);
+                    }
+                }
+                return v;
             }
         }
         let own = own_method || recv.is_none() && self.ix.functions(&name).iter().any(|&id| self.ix.def(id).class.is_none());
@@ -2538,6 +2565,34 @@ impl<'a, 'i> Tracer<'a, 'i> {
             }
             f if is_pass_function(f) && !args.is_empty() => return self.expr(&args[0], cx, parent),
             "softmax" | "sigmoid" | "Softmax" => return Val::Float(Some(Norm::Probs)),
+            // probabilities convolved with a kernel (`F.conv1d(p, torch.ones(1, 1, k))`): a
+            // weighted sum, in [0, 1] only when the kernel is normalized; the kernel's line is
+            // the one to change
+            "conv1d" | "conv2d" | "conv3d" if args.len() >= 2 || kw("weight").is_some() => {
+                let input = args.first().map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("conv input"));
+                if !matches!(input.element_deep(), Val::Float(Some(Norm::Probs))) {
+                    return Val::Float(None);
+                }
+                let Some(w) = args.get(1).or(kw("weight")) else { return Val::Float(None) };
+                let keep = self.nodes.len();
+                self.expr(w, cx, parent);
+                let made = (keep..self.nodes.len()).find(|&i| self.nodes[i].parent == parent);
+                let normalized = made.is_some_and(|i| {
+                    let d = &self.nodes[i];
+                    d.what.contains('/') || ["softmax", "normalize", "mean", "sum("].iter().any(|k| d.what.contains(k))
+                });
+                if normalized {
+                    return input;
+                }
+                match made {
+                    Some(i) => {
+                        self.nodes[i].tag = Tag::Scale;
+                        self.nodes[i].what = format!("{}: a kernel that sums probabilities (not normalized)", self.nodes[i].what);
+                    }
+                    None => self.mark(parent, Tag::Scale, "convolves probabilities with a kernel that is not normalized".into()),
+                }
+                return Val::Float(Some(Norm::Raw));
+            }
             "log_softmax" | "logsigmoid" => return Val::Float(Some(Norm::Raw)),
             "clamp" | "clip" => {
                 let v = args.first().map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("clamp"));
