@@ -339,3 +339,64 @@ fn probabilities_smoothed_by_a_kernel_of_ones_name_the_kernel() {
     let got = tiered_suspects(&[("detector.py", SMOOTHING)], "bce_module_over1.async.log");
     assert_eq!(got.first().map(String::as_str), Some("detector.py:10 strong"), "{got:?}");
 }
+
+const RECS_MODELS: &str = r#"import torch.nn as nn
+
+ARCHS = {}
+
+
+def arch(name):
+    def put(cls):
+        ARCHS[name] = cls
+        return cls
+    return put
+
+
+@arch("dot")
+class DotModel(nn.Module):
+    def __init__(self, n_users, n_items, dim=16):
+        super().__init__()
+        self.users = nn.Embedding(n_users, dim)
+        self.items = nn.Embedding(n_items, dim)
+
+    def forward(self, u, i):
+        return (self.users(u) * self.items(i)).sum(-1)
+"#;
+
+const RECS_TRAIN: &str = r#"import json
+import sys
+
+import torch
+
+from models import ARCHS
+
+
+def user_number(name):
+    return int(name.split("_")[1])
+
+
+def main(settings_path, events):
+    with open(settings_path) as f:
+        settings = json.load(f)
+    names = sorted({e["user"] for e in events})
+    settings["net"]["n_users"] = len(names)
+    settings["net"]["n_items"] = 1 + max(e["item"] for e in events)
+    net_cfg = dict(settings["net"])
+    model = ARCHS[net_cfg.pop("kind")](**net_cfg)
+    u = torch.tensor([user_number(e["user"]) for e in events])
+    i = torch.tensor([e["item"] for e in events])
+    model(u, i).sum().backward()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], json.load(open(sys.argv[2])))
+"#;
+
+/// A table sized by a count stored under a key of a settings dict loaded from a file, reached
+/// by the model's class through a registry and `**cfg` (no call site names the parameter): the
+/// stored count is the bound the ids parsed from names overrun.
+#[test]
+fn a_size_stored_under_a_settings_key_is_the_bound_of_a_registry_built_model() {
+    let got = tiered_suspects(&[("models.py", RECS_MODELS), ("train.py", RECS_TRAIN)], "embedding_over.async.log");
+    assert_eq!(got.first().map(|s| s.split(' ').next().unwrap()), Some("train.py:17"), "{got:?}");
+}

@@ -29,6 +29,8 @@ pub struct Index<'a> {
     /// Stores into an attribute's elements (`x.name[i] = …`, also in a tuple target) by the
     /// attribute's name.
     elem_stores: HashMap<String, Vec<StmtId>>,
+    /// Stores under a literal key (`hp["model"]["n_speakers"] = …`) by the key.
+    key_stores: HashMap<String, Vec<StmtId>>,
     /// Statements that call a name (by the callee's last segment).
     calls: HashMap<String, Vec<StmtId>>,
     /// Classes by the last segment of each of their bases (`class B(pkg.A)` under `A`).
@@ -75,6 +77,7 @@ impl<'a> Index<'a> {
             globals: HashMap::new(),
             stores: HashMap::new(),
             elem_stores: HashMap::new(),
+            key_stores: HashMap::new(),
             calls: HashMap::new(),
             subclasses: HashMap::new(),
         };
@@ -116,6 +119,11 @@ impl<'a> Index<'a> {
                             }
                             if let Expr::Attr(_, a) = t {
                                 ix.stores.entry(a.to_string()).or_default().push(sid);
+                            }
+                            if let Expr::Sub(_, k) = t {
+                                if let Expr::Str(k) = k.bare() {
+                                    ix.key_stores.entry(k.to_string()).or_default().push(sid);
+                                }
                             }
                             if let Expr::Seq(_, xs) = t {
                                 for x in xs {
@@ -229,6 +237,10 @@ impl<'a> Index<'a> {
 
     pub fn stores(&self, attr: &str) -> &[StmtId] {
         self.stores.get(attr).map_or(&[], |v| v)
+    }
+
+    pub fn key_stores(&self, key: &str) -> &[StmtId] {
+        self.key_stores.get(key).map_or(&[], |v| v)
     }
 
     pub fn elem_stores(&self, attr: &str) -> &[StmtId] {

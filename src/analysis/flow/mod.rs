@@ -589,6 +589,12 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
         // a size taken as the largest id (not the largest + 1) is the classic off-by-one
         let cap = if n.tag == Tag::Max { 0.8 } else { 0.55 };
         let mut score = base_score(&n.tag, sink.kind, ignore).clamp(0.3, cap);
+        // the largest id + 1 is the size that holds every id: a bound made so is the one
+        // least likely wrong
+        let hi = n.out.as_ref().and_then(|r| r.hi.as_ref());
+        if n.tag == Tag::Max && hi.is_some_and(|b| b.off >= 1 && b.root.as_deref().is_some_and(|r| r.starts_with("max@"))) {
+            score = 0.3;
+        }
         let mut tier = Tier::Possible;
         if diverges && fills.is_empty() && !proven_on_value_transform(&nodes[..value_nodes], bound_sym.as_ref(), ignore) {
             // the value read as it is from data against a number set by hand (a config key, a

@@ -1329,7 +1329,13 @@ impl<'a, 'i> Tracer<'a, 'i> {
             self.finish(node, &v);
             return v;
         }
-        Val::unknown(format!("parameter `{}` of {} (no call site found)", p.name, d.qualified()))
+        // no call site the tracing can follow (a registry's class built with `**cfg`): the
+        // setting of the parameter's name, where the project has one
+        let (name, qualified) = (p.name.to_string(), d.qualified());
+        if let Some(v) = self.named_setting(&name, cx, parent) {
+            return v;
+        }
+        Val::unknown(format!("parameter `{name}` of {qualified} (no call site found)"))
     }
 
     /// An argument traced in the call that passes it, with that call's line on the chain (the
@@ -1901,8 +1907,16 @@ impl<'a, 'i> Tracer<'a, 'i> {
     /// default, a YAML/JSON key, a dataclass field; None when the project has none by that name.
     fn named_setting(&mut self, key: &str, cx: &Ctx, parent: Option<usize>) -> Option<Val> {
         // a setting stored by the code outside a class (`args.num_entities = stats["n"]`)
-        let outside: Vec<_> =
-            self.ix.stores(key).iter().copied().filter(|(id, _)| self.ix.def(*id).class.is_none()).take(MAX_SITES).collect();
+        // (or under the key, `hp["model"]["n_speakers"] = len(speakers)`)
+        let outside: Vec<_> = self
+            .ix
+            .stores(key)
+            .iter()
+            .chain(self.ix.key_stores(key))
+            .copied()
+            .filter(|(id, _)| self.ix.def(*id).class.is_none())
+            .take(MAX_SITES)
+            .collect();
         if !outside.is_empty() && cx.depth < MAX_CALLS {
             let mut out: Option<Val> = None;
             for (id, si) in outside {
