@@ -400,3 +400,74 @@ fn a_size_stored_under_a_settings_key_is_the_bound_of_a_registry_built_model() {
     let got = tiered_suspects(&[("models.py", RECS_MODELS), ("train.py", RECS_TRAIN)], "embedding_over.async.log");
     assert_eq!(got.first().map(|s| s.split(' ').next().unwrap()), Some("train.py:17"), "{got:?}");
 }
+
+const CAPTION_CFG: &str = r#"from dataclasses import dataclass
+
+
+@dataclass
+class Settings:
+    max_tokens: int = 20
+    width: int = 32
+    vocab: int = 50
+"#;
+
+const CAPTION_DATA: &str = r#"import torch
+
+BOS, EOS, PAD = 1, 2, 0
+
+
+class Batcher:
+    def __init__(self, settings):
+        self.length = settings.max_tokens + 2
+
+    def __call__(self, captions):
+        out = torch.full((len(captions), self.length), PAD, dtype=torch.long)
+        for row, ids in enumerate(captions):
+            framed = [BOS] + ids + [EOS]
+            out[row, : len(framed)] = torch.tensor(framed)
+        return out
+"#;
+
+const CAPTION_MODEL: &str = r#"import torch
+import torch.nn as nn
+
+
+class Decoder(nn.Module):
+    def __init__(self, vocab, max_tokens, width):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, width)
+        self.at = nn.Embedding(max_tokens, width)
+
+    def forward(self, ids):
+        steps = torch.arange(ids.size(1), device=ids.device)
+        return self.tok(ids) + self.at(steps)
+"#;
+
+const CAPTION_TRAIN: &str = r#"from torch.utils.data import DataLoader
+
+from config import Settings
+from data import Batcher
+from model import Decoder
+
+
+def fit(captions):
+    s = Settings()
+    dec = Decoder(s.vocab, s.max_tokens, s.width)
+    for ids in DataLoader(captions, batch_size=4, collate_fn=Batcher(s)):
+        dec(ids[:, :-1]).sum().backward()
+
+
+if __name__ == "__main__":
+    fit([[5, 6, 7]] * 8)
+"#;
+
+/// The batches are padded, on purpose, to the setting plus the two framing tokens, and the
+/// position table is built with the bare setting: the line that hands it over, not the setting
+/// both read.
+#[test]
+fn a_table_sized_by_the_bare_setting_the_batches_add_to_is_the_line() {
+    let files = [("config.py", CAPTION_CFG), ("data.py", CAPTION_DATA), ("model.py", CAPTION_MODEL), ("train.py", CAPTION_TRAIN)];
+    let got = tiered_suspects(&files, "embedding_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("train.py:10 strong"), "{got:?}");
+    assert!(!got.iter().any(|s| s.starts_with("config.py:6") && s.ends_with("strong")), "{got:?}");
+}

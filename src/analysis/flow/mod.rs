@@ -366,6 +366,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
     // later line that adds to it (`[bos] + ids + [eos]`): the fill is the line to change
     let mut fills: Vec<usize> = Vec::new();
     let mut early: Vec<usize> = Vec::new();
+    let mut bound_takes_bare: Vec<usize> = Vec::new();
     let value_text = value.describe();
     // the value that reaches the op provably fits: a line whose own value breaks the bound is
     // on another part of what was traced (a tuple's other position, a branch narrowed later)
@@ -439,6 +440,16 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
                                 "{why}: adds to a length that already fills the bound, giving {r}{}",
                                 bound_text.as_ref().map(|b| format!(" (the bound is {b})")).unwrap_or_default()
                             );
+                        } else if let Some(j) = shared_setting(&nodes, i, value_nodes)
+                            .filter(|j| inputs_fit && bound_sym.is_some() && nodes[*j].out.as_ref().map(|r| &r.hi) == Some(&bound_sym))
+                        {
+                            // the value and the bound are the same setting, and the value's side
+                            // adds to it on purpose (`seq_len = max_len + 2`): the setting is
+                            // not the line to change, the bound's use of it as it is is
+                            score = 0.3;
+                            if let Some(p) = nodes[j].parent.filter(|&p| nodes[p].tag != Tag::Call) {
+                                bound_takes_bare.push(p);
+                            }
                         } else if inputs_fit && n.tag != Tag::Pass {
                             score = 1.0;
                             tier = Tier::Strong;
@@ -483,6 +494,46 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
     }
     // a fill found below an earlier node (a cut traced where the samples were read): reported
     // as it would have been in its turn
+    // the value's side reads the setting the bound is sized by, and the value breaks it: the
+    // value's lines add to the setting on purpose, the bound's use of it as it is is the line
+    let value_breaks = nodes.first().and_then(|n| n.out.as_ref()).is_some_and(|r| breaks(r, bound_sym.as_ref(), ignore) == Some(true));
+    if value_breaks && fills.is_empty() {
+        for i in 0..value_nodes {
+            // the bound is the setting itself (not a size derived from data it generates)
+            let bare = |j: &usize| bound_sym.is_some() && nodes[*j].out.as_ref().map(|r| &r.hi) == Some(&bound_sym);
+            if let Some(p) =
+                shared_setting(&nodes, i, value_nodes).filter(bare).and_then(|j| nodes[j].parent).filter(|&p| nodes[p].tag != Tag::Call)
+            {
+                bound_takes_bare.push(p);
+            }
+        }
+    }
+    bound_takes_bare.sort_unstable();
+    bound_takes_bare.dedup();
+    if !bound_takes_bare.is_empty() {
+        for s in out.iter_mut().filter(|s| s.tier == Tier::Strong) {
+            s.score = s.score.min(0.9);
+            s.tier = Tier::Likely;
+        }
+    }
+    for &b in &bound_takes_bare {
+        let n = &nodes[b];
+        out.push(FlowSuspect {
+            file: ix.files[n.file].path.clone(),
+            line: n.line,
+            score: 1.0,
+            tier: Tier::Strong,
+            message: format!(
+                "{}: {}: the bound takes the setting as it is, and the value's side adds to the same setting (it reaches {})",
+                n.scope,
+                n.what,
+                nodes[0].out.as_ref().map_or("more".to_string(), |r| r.to_string())
+            ),
+            chain: bound_chain.clone(),
+            bound_chain: Vec::new(),
+            data: false,
+        });
+    }
     early.sort_unstable();
     early.dedup();
     for f in early {
@@ -596,7 +647,11 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
             score = 0.3;
         }
         let mut tier = Tier::Possible;
-        if diverges && fills.is_empty() && !proven_on_value_transform(&nodes[..value_nodes], bound_sym.as_ref(), ignore) {
+        if diverges
+            && fills.is_empty()
+            && bound_takes_bare.is_empty()
+            && !proven_on_value_transform(&nodes[..value_nodes], bound_sym.as_ref(), ignore)
+        {
             // the value read as it is from data against a number set by hand (a config key, a
             // flag, a literal): the number is the one to change; against a count of the data
             // itself, the value's reading is
@@ -721,6 +776,16 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
 /// known to be probabilities).
 fn probs_below(nodes: &[Node], i: usize) -> bool {
     has_below(nodes, i, &Tag::Normalize) || below(nodes, i, |n| n.val == "probabilities")
+}
+
+/// The bound's node that reads the same setting (a config key, a flag, a literal line) as
+/// value node `i`, when there is one.
+fn shared_setting(nodes: &[Node], i: usize, value_nodes: usize) -> Option<usize> {
+    let n = &nodes[i];
+    if !matches!(n.tag, Tag::Config(_) | Tag::Literal(_)) {
+        return None;
+    }
+    (value_nodes..nodes.len()).find(|&j| nodes[j].tag == n.tag && nodes[j].file == n.file && nodes[j].line == n.line)
 }
 
 fn has_below(nodes: &[Node], i: usize, tag: &Tag) -> bool {

@@ -1434,9 +1434,13 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     let StmtKind::Assign { targets, value, op: None } = &st.kind else { continue };
                     let value = super::sinks::unmoved(value);
                     let Expr::Call { func, .. } = value.bare() else { continue };
-                    let Some(c) = func.last_name() else { continue };
-                    if !self.ix.is_class(c) || !self.ix.mro(c).iter().any(|m| m == class) {
-                        continue;
+                    // a class looked up in a registry (`MODELS[cfg.arch](…)`) may be this one
+                    let looked_up = matches!(func.bare(), Expr::Sub(..));
+                    if !looked_up {
+                        let Some(c) = func.last_name() else { continue };
+                        if !self.ix.is_class(c) || !self.ix.mro(c).iter().any(|m| m == class) {
+                            continue;
+                        }
                     }
                     for t in targets {
                         match t.bare() {
@@ -1482,7 +1486,8 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         let v = self.expr(&func, &c, None);
                         self.nodes.truncate(keep);
                         if let Val::Obj(o) = v {
-                            if self.ix.mro(&o.class).iter().any(|m| m == class) {
+                            // the instance, or one of the classes it may be (a registry's)
+                            if std::iter::once(&o).chain(o.also.iter()).any(|x| self.ix.mro(&x.class).iter().any(|m| m == class)) {
                                 out.push((((fi, di), si), args, kwargs));
                             }
                         }
