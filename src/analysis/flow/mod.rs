@@ -372,6 +372,9 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
     // on another part of what was traced (a tuple's other position, a branch narrowed later)
     let root_fits =
         !probs && nodes.first().and_then(|n| n.out.as_ref()).is_some_and(|r| breaks(r, bound_sym.as_ref(), ignore) == Some(false));
+    // the bound's node `j` reads a setting the bound is exactly (not a size derived from data
+    // the setting generates)
+    let bare = |j: &usize| bound_sym.is_some() && nodes[*j].out.as_ref().map(|r| &r.hi) == Some(&bound_sym);
     for i in 0..value_nodes {
         let n = &nodes[i];
         if n.tag == Tag::Call || n.aux {
@@ -440,9 +443,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
                                 "{why}: adds to a length that already fills the bound, giving {r}{}",
                                 bound_text.as_ref().map(|b| format!(" (the bound is {b})")).unwrap_or_default()
                             );
-                        } else if let Some(j) = shared_setting(&nodes, i, value_nodes)
-                            .filter(|j| inputs_fit && bound_sym.is_some() && nodes[*j].out.as_ref().map(|r| &r.hi) == Some(&bound_sym))
-                        {
+                        } else if let Some(j) = shared_setting(&nodes, i, value_nodes).filter(|j| inputs_fit && bare(j)) {
                             // the value and the bound are the same setting, and the value's side
                             // adds to it on purpose (`seq_len = max_len + 2`): the setting is
                             // not the line to change, the bound's use of it as it is is
@@ -492,15 +493,11 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
             data: false,
         });
     }
-    // a fill found below an earlier node (a cut traced where the samples were read): reported
-    // as it would have been in its turn
     // the value's side reads the setting the bound is sized by, and the value breaks it: the
     // value's lines add to the setting on purpose, the bound's use of it as it is is the line
     let value_breaks = nodes.first().and_then(|n| n.out.as_ref()).is_some_and(|r| breaks(r, bound_sym.as_ref(), ignore) == Some(true));
     if value_breaks && fills.is_empty() {
         for i in 0..value_nodes {
-            // the bound is the setting itself (not a size derived from data it generates)
-            let bare = |j: &usize| bound_sym.is_some() && nodes[*j].out.as_ref().map(|r| &r.hi) == Some(&bound_sym);
             if let Some(p) =
                 shared_setting(&nodes, i, value_nodes).filter(bare).and_then(|j| nodes[j].parent).filter(|&p| nodes[p].tag != Tag::Call)
             {
@@ -534,6 +531,8 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
             data: false,
         });
     }
+    // a fill found below an earlier node (a cut traced where the samples were read): reported
+    // as it would have been in its turn
     early.sort_unstable();
     early.dedup();
     for f in early {
@@ -771,7 +770,6 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
     out
 }
 
-/// Whether a node below `i` has `tag`.
 /// Whether probabilities are made or passed below node `i` (a normalization, or a value
 /// known to be probabilities).
 fn probs_below(nodes: &[Node], i: usize) -> bool {
@@ -788,10 +786,12 @@ fn shared_setting(nodes: &[Node], i: usize, value_nodes: usize) -> Option<usize>
     (value_nodes..nodes.len()).find(|&j| nodes[j].tag == n.tag && nodes[j].file == n.file && nodes[j].line == n.line)
 }
 
+/// Whether a node below `i` has `tag`.
 fn has_below(nodes: &[Node], i: usize, tag: &Tag) -> bool {
     below(nodes, i, |n| &n.tag == tag)
 }
 
+/// Whether a node below `i` is a `hit` (at most 400 looked at).
 fn below(nodes: &[Node], i: usize, hit: impl Fn(&Node) -> bool) -> bool {
     let mut stack = nodes[i].children.clone();
     let mut seen = 0;

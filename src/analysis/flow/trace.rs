@@ -170,7 +170,7 @@ pub struct Tracer<'a, 'i> {
     /// slice is bounded, discarded evaluations included).
     steps: u32,
     /// The most nodes this slice may hold (the bound's slice gets its own share).
-    pub node_limit: usize,
+    node_limit: usize,
 }
 
 /// The most expressions one slice evaluates.
@@ -1680,8 +1680,6 @@ impl<'a, 'i> Tracer<'a, 'i> {
         self.named_setting(attr, cx, parent).unwrap_or(Val::unknown(format!("`.{attr}` of {}", base.describe())))
     }
 
-    /// An instance field: the stores to `self.<attr>` in the class's methods (and its bases'),
-    /// a `@property`, or a class-body field (a dataclass).
     /// A field holding an array, with what the class's methods write into its elements
     /// (`self.actions[i] = a`, `self.s[i], self.a[i] = s, a`) joined into them.
     fn element_writes(&mut self, v: Val, o: &Rc<Object>, mro: &[String], attr: &str, cx: &Ctx, parent: Option<usize>) -> Val {
@@ -1764,6 +1762,8 @@ impl<'a, 'i> Tracer<'a, 'i> {
         out
     }
 
+    /// An instance field: the stores to `self.<attr>` in the class's methods (and its bases'),
+    /// a `@property`, or a class-body field (a dataclass).
     fn field(&mut self, o: &Rc<Object>, attr: &str, cx: &Ctx, parent: Option<usize>) -> Option<Val> {
         if cx.depth >= MAX_CALLS {
             return Some(Val::unknown("call depth"));
@@ -2520,8 +2520,6 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 _ => {}
             }
         }
-        // a function of the project's own that shares a library name (`random_split`, `load`)
-        // is traced as written, not modelled as the library's
         // a lambda bound to a name in this function or at module level (`to_t = lambda x: …`):
         // its body with the arguments bound
         if let (None, Expr::Name(n)) = (recv, func.bare()) {
@@ -2549,6 +2547,8 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 return v;
             }
         }
+        // a function of the project's own that shares a library name (`random_split`, `load`)
+        // is traced as written, not modelled as the library's
         let own = own_method || recv.is_none() && self.ix.functions(&name).iter().any(|&id| self.ix.def(id).class.is_none());
         match if own { "" } else { name.as_str() } {
             // `torch.cat([a, b], dim=1)`: the parts joined, one value of the same shape
@@ -3535,7 +3535,6 @@ fn int_literal(e: &Expr) -> Option<i64> {
     }
 }
 
-/// The length (or its upper bound) of dimension `dim` of a nested sequence; -1 is the innermost.
 /// `v` with `fill` joined into its innermost integer cells (a padding value).
 fn join_cells(v: &Val, fill: &Val) -> Val {
     match v {
@@ -3546,6 +3545,7 @@ fn join_cells(v: &Val, fill: &Val) -> Val {
     }
 }
 
+/// The length (or its upper bound) of dimension `dim` of a nested sequence; -1 is the innermost.
 fn dim_len(v: &Val, dim: i64) -> Option<Sym> {
     // a sample tuple (`(ids, label)`): the longest of its sequences' lengths
     if let Val::Tuple(xs) = v {
@@ -3658,7 +3658,6 @@ pub fn short(e: &Expr) -> String {
     go(e, 0)
 }
 
-/// Whether `e` names an array library's module (`torch.squeeze(x)`, `np.stack(xs)`).
 /// Whether `import …` statements among `imports` bind `n` to a module (`import numpy as np`,
 /// `import os.path`).
 fn imported_module(imports: &[Text], n: &str) -> bool {
@@ -3672,6 +3671,7 @@ fn imported_module(imports: &[Text], n: &str) -> bool {
     })
 }
 
+/// Whether `e` names an array library's module (`torch.squeeze(x)`, `np.stack(xs)`).
 fn is_module(e: &Expr) -> bool {
     matches!(e.dotted().as_deref(), Some("torch" | "np" | "numpy" | "F" | "nn" | "torch.nn.functional" | "pd" | "pandas"))
 }
