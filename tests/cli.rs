@@ -452,3 +452,20 @@ fn a_double_star_glob_matches_zero_or_more_directories() {
     assert!(sources[0].ends_with("/a.log") && sources[1].ends_with("x/b.log"), "{sources:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn repro_without_the_separator_says_where_the_command_goes() {
+    let out = bin().args(["repro", "python", "train.py", "--epochs", "3"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("cudasleuth repro [OPTIONS] -- python train.py --epochs 3"), "{err}");
+}
+
+#[test]
+fn lint_of_a_missing_path_gives_lint_advice() {
+    let out = bin().args(["lint", "/nonexistent/train.py"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("no such file") && err.contains("lint takes Python files"), "{err}");
+    assert!(!err.contains("stdin"), "{err}");
+}

@@ -72,7 +72,7 @@ pub fn run(a: Args) -> Result<u8, CliError> {
         // a file in a directory cudasleuth may not enter is unreadable, not missing
         if let Err(e) = std::fs::metadata(p) {
             let path = p.clone();
-            return Err(CliError::Input(match e.kind() {
+            return Err(CliError::LintInput(match e.kind() {
                 std::io::ErrorKind::PermissionDenied => cudasleuth::log::InputError::PermissionDenied { path },
                 std::io::ErrorKind::NotFound => cudasleuth::log::InputError::NotFound { path },
                 _ => cudasleuth::log::InputError::Io { path, source: e },

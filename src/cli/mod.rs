@@ -63,6 +63,12 @@ pub enum CliError {
     #[diagnostic(code(cudasleuth::input), help("check the path; `-` reads the log from stdin (paste it, then Ctrl-D)"))]
     Input(cudasleuth::log::InputError),
     #[error("{0}")]
+    #[diagnostic(
+        code(cudasleuth::input),
+        help("check the path; lint takes Python files, directories and globs (`cudasleuth lint src/`, `cudasleuth lint '**/*.py'`)")
+    )]
+    LintInput(cudasleuth::log::InputError),
+    #[error("{0}")]
     #[diagnostic(code(cudasleuth::config), help("see `cudasleuth lint --help` for the keys of [tool.cudasleuth]"))]
     Config(cudasleuth::lint::config::ConfigError),
     #[error("{0}")]
@@ -96,9 +102,31 @@ impl CliError {
     }
 }
 
+/// `cudasleuth repro python train.py` (no `--`): the command as it was meant, from its first
+/// word that is not an option.
+fn repro_command_without_separator(args: &[String]) -> Option<String> {
+    let at = args.iter().position(|a| a == "repro")?;
+    if args.iter().any(|a| a == "--") {
+        return None;
+    }
+    let first = args[at + 1..].iter().position(|a| !a.starts_with('-'))? + at + 1;
+    Some(args[first..].join(" "))
+}
+
 /// Parses the command line and runs the subcommand.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            if e.kind() == clap::error::ErrorKind::UnknownArgument {
+                if let Some(cmd) = repro_command_without_separator(&std::env::args().collect::<Vec<_>>()) {
+                    eprintln!("\ntip: the command to run goes after `--`: cudasleuth repro [OPTIONS] -- {cmd}");
+                }
+            }
+            return ExitCode::from(e.exit_code().clamp(0, 255) as u8);
+        }
+    };
     let result = match cli.command {
         Command::Explain(a) => explain::run(a),
         Command::Lint(a) => lint::run(a),
