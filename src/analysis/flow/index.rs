@@ -117,33 +117,28 @@ impl<'a> Index<'a> {
                                     ix.globals.entry(n).or_default().push(sid);
                                 }
                             }
-                            if let Expr::Attr(_, a) = t {
-                                ix.stores.entry(a.to_string()).or_default().push(sid);
-                            }
                             if let Expr::Sub(_, k) = t {
                                 if let Expr::Str(k) = k.bare() {
                                     ix.key_stores.entry(k.to_string()).or_default().push(sid);
                                 }
                             }
-                            if let Expr::Seq(_, xs) = t {
-                                for x in xs {
-                                    if let Expr::Attr(_, a) = x {
-                                        ix.stores.entry(a.to_string()).or_default().push(sid);
-                                    }
-                                }
-                            }
+                            // each part of a tuple target (`self.a, self.b = …`, `self.s[i], self.a[i] = …`)
                             let parts = match t {
                                 Expr::Seq(_, xs) => xs.as_slice(),
                                 one => std::slice::from_ref(one),
                             };
                             for x in parts {
-                                if let Expr::Sub(b, _) = x {
-                                    if let Expr::Attr(_, a) = b.bare() {
-                                        let v = ix.elem_stores.entry(a.to_string()).or_default();
-                                        if v.last() != Some(&sid) {
-                                            v.push(sid);
+                                match x {
+                                    Expr::Attr(_, a) => ix.stores.entry(a.to_string()).or_default().push(sid),
+                                    Expr::Sub(b, _) => {
+                                        if let Expr::Attr(_, a) = b.bare() {
+                                            let v = ix.elem_stores.entry(a.to_string()).or_default();
+                                            if v.last() != Some(&sid) {
+                                                v.push(sid);
+                                            }
                                         }
                                     }
+                                    _ => {}
                                 }
                             }
                         }

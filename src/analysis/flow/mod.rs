@@ -482,16 +482,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
         if score < 0.1 {
             continue;
         }
-        out.push(FlowSuspect {
-            file: ix.files[n.file].path.clone(),
-            line: n.line,
-            score,
-            tier,
-            message: format!("{}: {why}", n.scope),
-            chain: slice.chain(i, ix, false),
-            bound_chain: bound_chain.clone(),
-            data: false,
-        });
+        out.push(at_node(ix, n, score, tier, why, slice.chain(i, ix, false), bound_chain.clone()));
     }
     // the value's side reads the setting the bound is sized by, and the value breaks it: the
     // value's lines add to the setting on purpose, the bound's use of it as it is is the line
@@ -515,21 +506,12 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
     }
     for &b in &bound_takes_bare {
         let n = &nodes[b];
-        out.push(FlowSuspect {
-            file: ix.files[n.file].path.clone(),
-            line: n.line,
-            score: 1.0,
-            tier: Tier::Strong,
-            message: format!(
-                "{}: {}: the bound takes the setting as it is, and the value's side adds to the same setting (it reaches {})",
-                n.scope,
-                n.what,
-                nodes[0].out.as_ref().map_or("more".to_string(), |r| r.to_string())
-            ),
-            chain: bound_chain.clone(),
-            bound_chain: Vec::new(),
-            data: false,
-        });
+        let why = format!(
+            "{}: the bound takes the setting as it is, and the value's side adds to the same setting (it reaches {})",
+            n.what,
+            nodes[0].out.as_ref().map_or("more".to_string(), |r| r.to_string())
+        );
+        out.push(at_node(ix, n, 1.0, Tier::Strong, why, bound_chain.clone(), Vec::new()));
     }
     // a fill found below an earlier node (a cut traced where the samples were read): reported
     // as it would have been in its turn
@@ -537,21 +519,12 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
     early.dedup();
     for f in early {
         let n = &nodes[f];
-        out.push(FlowSuspect {
-            file: ix.files[n.file].path.clone(),
-            line: n.line,
-            score: 1.01,
-            tier: Tier::Strong,
-            message: format!(
-                "{}: {}: a length that fills the bound{}, and a later line adds to it",
-                n.scope,
-                n.what,
-                bound_text.as_ref().map(|b| format!(" ({b})")).unwrap_or_default()
-            ),
-            chain: slice.chain(f, ix, false),
-            bound_chain: bound_chain.clone(),
-            data: false,
-        });
+        let why = format!(
+            "{}: a length that fills the bound{}, and a later line adds to it",
+            n.what,
+            bound_text.as_ref().map(|b| format!(" ({b})")).unwrap_or_default()
+        );
+        out.push(at_node(ix, n, 1.01, Tier::Strong, why, slice.chain(f, ix, false), bound_chain.clone()));
     }
     // a guard that comes too late: a negative marker (`-100`, `-1`) reaches an op that does not
     // skip it, and the same function masks the value against a marker only after the op
@@ -657,23 +630,8 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
             score = if matches!(n.tag, Tag::Config(_) | Tag::Literal(_)) { 1.02 } else { 0.95 };
             tier = Tier::Strong;
         }
-        {
-            out.push(FlowSuspect {
-                file: ix.files[n.file].path.clone(),
-                line: n.line,
-                score,
-                tier,
-                message: format!(
-                    "{}: the bound: {}{}",
-                    n.scope,
-                    n.what,
-                    value_range.map(|r| format!(" (the value takes {r})")).unwrap_or_default()
-                ),
-                chain: bound_chain.clone(),
-                bound_chain: Vec::new(),
-                data: false,
-            });
-        }
+        let why = format!("the bound: {}{}", n.what, value_range.map(|r| format!(" (the value takes {r})")).unwrap_or_default());
+        out.push(at_node(ix, n, score, tier, why, bound_chain.clone(), Vec::new()));
     }
     // a marker meant to be ignored (it comes from a setting named so) reaching a loss built
     // without `ignore_index`: the loss's line is the one to change
@@ -768,6 +726,20 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
         });
     }
     out
+}
+
+/// A suspect on node `n`'s line (`why` after the function it is in).
+fn at_node(ix: &Index, n: &Node, score: f32, tier: Tier, why: String, chain: Vec<Step>, bound_chain: Vec<Step>) -> FlowSuspect {
+    FlowSuspect {
+        file: ix.files[n.file].path.clone(),
+        line: n.line,
+        score,
+        tier,
+        message: format!("{}: {why}", n.scope),
+        chain,
+        bound_chain,
+        data: false,
+    }
 }
 
 /// Whether probabilities are made or passed below node `i` (a normalization, or a value

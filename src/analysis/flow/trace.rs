@@ -1680,19 +1680,16 @@ impl<'a, 'i> Tracer<'a, 'i> {
         self.named_setting(attr, cx, parent).unwrap_or(Val::unknown(format!("`.{attr}` of {}", base.describe())))
     }
 
+    /// Whether definition `id` is a method of one of the classes `mro` lists.
+    fn method_of(&self, id: DefId, mro: &[String]) -> bool {
+        let d = self.ix.def(id);
+        d.is_method() && d.class.as_deref().is_some_and(|c| mro.iter().any(|m| m == c))
+    }
+
     /// A field holding an array, with what the class's methods write into its elements
     /// (`self.actions[i] = a`, `self.s[i], self.a[i] = s, a`) joined into them.
     fn element_writes(&mut self, v: Val, o: &Rc<Object>, mro: &[String], attr: &str, cx: &Ctx, parent: Option<usize>) -> Val {
-        let writes: Vec<_> = self
-            .ix
-            .elem_stores(attr)
-            .iter()
-            .copied()
-            .filter(|(id, _)| {
-                let d = self.ix.def(*id);
-                d.is_method() && d.class.as_deref().is_some_and(|c| mro.iter().any(|m| m == c))
-            })
-            .collect();
+        let writes: Vec<_> = self.ix.elem_stores(attr).iter().copied().filter(|&(id, _)| self.method_of(id, mro)).collect();
         let Val::Seq { elem, len, most } = v else { return v };
         let mut elem = *elem;
         for (id, si) in writes.into_iter().take(MAX_SITES) {
@@ -1730,16 +1727,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
     /// The values stores outside the class's methods give a field of this instance (a training
     /// loop's `model.gate.keep = rate(epoch)`): those whose object is one of the class's.
     fn outside_stores(&mut self, o: &Rc<Object>, mro: &[String], attr: &str, cx: &Ctx, parent: Option<usize>) -> Option<Val> {
-        let sites: Vec<_> = self
-            .ix
-            .stores(attr)
-            .iter()
-            .copied()
-            .filter(|(id, _)| {
-                let d = self.ix.def(*id);
-                !(d.is_method() && d.class.as_deref().is_some_and(|c| mro.iter().any(|m| m == c)))
-            })
-            .collect();
+        let sites: Vec<_> = self.ix.stores(attr).iter().copied().filter(|&(id, _)| !self.method_of(id, mro)).collect();
         let mut out: Option<Val> = None;
         for (id, si) in sites.into_iter().take(MAX_SITES) {
             let d = self.ix.def(id);
@@ -1769,16 +1757,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             return Some(Val::unknown("call depth"));
         }
         let mro = self.ix.mro(&o.class);
-        let stores: Vec<_> = self
-            .ix
-            .stores(attr)
-            .iter()
-            .copied()
-            .filter(|(id, _)| {
-                let d = self.ix.def(*id);
-                d.is_method() && d.class.as_deref().is_some_and(|c| mro.iter().any(|m| m == c))
-            })
-            .collect();
+        let stores: Vec<_> = self.ix.stores(attr).iter().copied().filter(|&(id, _)| self.method_of(id, &mro)).collect();
         let mut out: Option<Val> = None;
         for (id, si) in stores.into_iter().take(MAX_SITES) {
             let d = self.ix.def(id);
@@ -2489,7 +2468,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     return self.dim_size(r, dim, cx, parent);
                 }
                 // `pairs.t()`: a list of (a, b) rows becomes the rows a and b
-                "t" if args.is_empty() && !self.project_method_on(r, &name, cx) => {
+                "t" if args.is_empty() => {
                     let base = self.expr(r, cx, parent);
                     return transposed(base);
                 }
@@ -2504,9 +2483,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     let base = self.expr(of, cx, parent);
                     return self.aggregate(&name, &base, func, cx, parent);
                 }
-                "fit_transform" | "transform" | "cat" | "codes"
-                    if !Some(r).is_none_or_module() && !self.project_method_on(r, &name, cx) =>
-                {
+                "fit_transform" | "transform" | "cat" | "codes" if !Some(r).is_none_or_module() => {
                     // an encoder's codes: 0 up to the distinct values of the column it encodes,
                     // when the column was read
                     let base = self.expr(args.first().unwrap_or(r), cx, parent);
