@@ -46,10 +46,10 @@ impl Project {
         let mut a = vec!["--format", "json"];
         a.extend_from_slice(args);
         let out = self.lint(&a);
-        (
-            serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr))),
-            out.status.code().unwrap(),
-        )
+        let v: serde_json::Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+        common::check_lint_schema(&v);
+        (v, out.status.code().unwrap())
     }
 }
 
@@ -738,4 +738,69 @@ fn a_cut_that_fills_the_position_table_is_reported_three_imports_away() {
     assert_eq!(rules_of(&p.json(&["tok.py"]).0), [("CS118".to_string(), "tok.py".to_string(), 8)]);
     p.write("tok.py", &common::REVIEWS_TOK.replace("ids = ids[:max_len]", "ids = ids[: max_len - 2]"));
     assert!(rules_of(&p.json(&[]).0).is_empty());
+}
+
+/// ruff's habits: `--format concise` (a line per finding), `--statistics` (text and JSON),
+/// `--quiet` (no summary line), quoted globs with `**` as zero or more directories, and
+/// `--stdin-filename` (the code on stdin linted as that project file, its suppressions honoured,
+/// the files on disk around it still read).
+#[test]
+fn concise_statistics_quiet_globs_and_stdin() {
+    let p = Project::new("conventions");
+    p.write("data/dataset.py", DATASET);
+    p.write("data/__init__.py", "");
+    let text = |o: &Output| String::from_utf8_lossy(&o.stdout).into_owned();
+    let out = p.lint(&["--format", "concise"]);
+    let concise = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{concise}");
+    let first = concise.lines().next().unwrap();
+    assert!(first.starts_with("data/dataset.py:14:") && first.contains(": CS101 "), "{concise}");
+    assert!(concise.lines().last().unwrap().starts_with("Found "), "{concise}");
+    assert!(!text(&p.lint(&["--format", "concise", "--quiet"])).contains("Found "));
+
+    let stats = text(&p.lint(&["--statistics"]));
+    assert!(stats.lines().any(|l| l.split('\t').collect::<Vec<_>>()[1..] == ["CS101", "label-shift-in-getitem"]), "{stats}");
+    let out = p.lint(&["--statistics", "--format", "json"]);
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(rows.as_array().unwrap().iter().any(|r| r["code"] == "CS101" && r["count"].as_u64() >= Some(1)), "{rows}");
+
+    // globs the shell left quoted: `**` also matches no directory at all
+    for (glob, found) in [("**/*.py", true), ("data/**/*.py", true), ("*.py", false), ("nowhere/**", false)] {
+        let (v, code) = p.json(&[glob]);
+        assert_eq!(!rules_of(&v).is_empty(), found, "{glob}: {v}");
+        assert_eq!(code, i32::from(found), "{glob}: {v}");
+        let unmatched = v["warnings"].as_array().unwrap().iter().any(|w| w["code"] == "not-linted");
+        assert_eq!(unmatched, !found, "{glob}: {v}");
+    }
+
+    // the code on stdin, not the file on disk; a new file need not exist
+    let stdin = |name: &str, code: &str, extra: &[&str]| {
+        use std::io::Write;
+        let mut child = bin()
+            .args(["lint", "--format", "json", "--stdin-filename", name])
+            .args(extra)
+            .current_dir(&p.dir)
+            .env("CUDASLEUTH_CACHE_DIR", &p.cache)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(code.as_bytes()).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let fixed = DATASET.replace("label = label + 1\n", "label = label\n");
+    let out = stdin("data/dataset.py", &fixed, &[]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((rules_of(&v).len(), out.status.code()), (0, Some(1 - 1)), "{v}");
+    let out = stdin("data/other.py", DATASET, &[]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    common::check_lint_schema(&v);
+    assert!(rules_of(&v).iter().all(|(_, f, _)| f == "data/other.py") && !rules_of(&v).is_empty(), "{v}");
+    let suppressed = DATASET.replace("label = label + 1\n", "label = label + 1  # noqa: CS101\n");
+    let v: serde_json::Value = serde_json::from_slice(&stdin("data/other.py", &suppressed, &[]).stdout).unwrap();
+    assert!(!rules_of(&v).iter().any(|(r, _, _)| r == "CS101"), "{v}");
+    let out = stdin("data/other.py", DATASET, &["data/dataset.py"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("give no paths"), "{}", String::from_utf8_lossy(&out.stderr));
 }

@@ -80,6 +80,9 @@ pub enum CliError {
         help("`cudasleuth kernels` lists every site; --op matches part of an op or Python API name (nll_loss, CrossEntropyLoss, embedding), --category is one of the categories above")
     )]
     KernelFilter(String),
+    #[error("{0}")]
+    #[diagnostic(code(cudasleuth::usage), help("`cudasleuth lint --help` shows the options and examples"))]
+    Usage(String),
     #[error("unknown rule {0}")]
     #[diagnostic(code(cudasleuth::rule), help("`cudasleuth rule` lists the rules"))]
     UnknownRule(String),

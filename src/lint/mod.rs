@@ -62,6 +62,10 @@ pub struct LintResult {
     pub warnings: Vec<LintWarning>,
     #[serde(skip)]
     pub root: PathBuf,
+    /// The code read from standard input (`--stdin-filename`): its project path and text, shown
+    /// in place of the file on disk.
+    #[serde(skip)]
+    pub stdin: Option<(String, String)>,
 }
 
 /// The nearest directory at or above `start` with a pyproject.toml or a .git.
@@ -101,13 +105,17 @@ pub struct Options {
     pub config: Option<PathBuf>,
     /// Read no configuration file (`--isolated`).
     pub isolated: bool,
+    /// Code read from standard input and the file name it is linted as (`--stdin-filename`):
+    /// the rest of the project is read from disk, this file's text is the one given.
+    pub stdin: Option<(PathBuf, String)>,
 }
 
 /// One lint run, as the `lint` command makes it (once per process: the project's facts are
 /// not freed).
 pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let root = project_root(opts.paths.first().map(PathBuf::as_path).unwrap_or(&cwd));
+    let start = opts.stdin.as_ref().map(|(name, _)| stdin_dir(name, &cwd)).or_else(|| opts.paths.first().filter(|p| !is_glob(p)).cloned());
+    let root = project_root(start.as_deref().unwrap_or(&cwd));
     let path = match (&opts.config, opts.isolated) {
         (_, true) => None,
         (Some(p), false) => Some(p.clone()),
@@ -119,6 +127,9 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
     };
     cfg.preview |= opts.preview;
     cfg.override_with(opts.select.clone(), &opts.extend_select, &opts.ignore);
+    if let Some((name, text)) = &opts.stdin {
+        return Ok(lint_stdin(name, text, &cfg, root, &cwd));
+    }
     let cache = if opts.no_cache { None } else { crate::scan::cache::Cache::open() };
     let (summary, files) = incremental::open(cache.as_ref(), &root);
     let (wanted, unselected) = chosen_files(&opts.paths, &files, &root, &cwd);
@@ -130,9 +141,47 @@ pub fn run(opts: &Options) -> Result<LintResult, config::ConfigError> {
         .collect();
     said.extend(unselected);
     let (findings, scan_warnings) = incremental::findings(&root, &files, cache.as_ref(), summary, wanted.as_ref());
-    let mut result = apply(findings, scan_warnings, &cfg, wanted.as_ref(), &files, root, &cwd);
+    let mut result = apply(findings, scan_warnings, &cfg, wanted.as_ref(), &files, Place { root, cwd: &cwd, stdin: None });
     result.warnings.splice(0..0, said);
     Ok(result)
+}
+
+/// A path argument that is a glob the shell did not expand (quoted, or matching nothing):
+/// it holds a glob character and names no existing file.
+pub fn is_glob(p: &Path) -> bool {
+    p.to_string_lossy().contains(['*', '?', '[']) && std::fs::symlink_metadata(p).is_err()
+}
+
+/// The directory a `--stdin-filename` names (the file itself need not exist).
+fn stdin_dir(name: &Path, cwd: &Path) -> PathBuf {
+    let full = cwd.join(name);
+    let dir = full.parent().map(Path::to_path_buf).unwrap_or_else(|| cwd.to_path_buf());
+    // the nearest existing directory above it: a new file in a new package is still in the project
+    dir.ancestors().find(|d| d.is_dir()).map(Path::to_path_buf).unwrap_or_else(|| cwd.to_path_buf())
+}
+
+/// `lint --stdin-filename NAME`: the code given on standard input linted as the project file
+/// NAME (the other files as they are on disk, without the cache: the cache holds what is on
+/// disk). Only NAME is reported.
+fn lint_stdin(name: &Path, text: &str, cfg: &config::LintConfig, root: PathBuf, cwd: &Path) -> LintResult {
+    let full = std::fs::canonicalize(stdin_dir(name, cwd)).unwrap_or_else(|_| cwd.to_path_buf()).join(name.file_name().unwrap_or_default());
+    let rel = full.strip_prefix(&root).unwrap_or(name).to_string_lossy().replace('\\', "/");
+    let walked = ProjectFiles::walk(&root);
+    let mut paths: Vec<String> = walked.paths().iter().filter(|p| **p != rel).cloned().collect();
+    let mut facts = crate::scan::scan_files(&root, &paths, None);
+    let (given, _) = crate::scan::scan_bytes(&rel, text.as_bytes().to_vec(), None, None, crate::scan::Prior::None);
+    match given {
+        Ok(f) if !f.path.is_empty() => facts.files.push(f),
+        Ok(_) => {}
+        Err(w) => facts.warnings.push(w),
+    }
+    crate::scan::read_referenced_data(&root, &mut facts);
+    let findings = rules::run_all(&facts);
+    paths.push(rel.clone());
+    let files = ProjectFiles::from_list(paths);
+    let wanted = BTreeSet::from([rel.clone()]);
+    let stdin = Some((rel, text.to_string()));
+    apply(findings, facts.warnings, cfg, Some(&wanted), &files, Place { root, cwd, stdin })
 }
 
 /// Which project files to report on: the paths given (files or directories, as project paths),
@@ -146,6 +195,24 @@ fn chosen_files(paths: &[PathBuf], files: &ProjectFiles, root: &Path, cwd: &Path
     let mut warnings = Vec::new();
     let known = |rel: &str| files.paths().binary_search_by(|p| p.as_str().cmp(rel)).is_ok();
     for p in paths {
+        if is_glob(p) {
+            // a quoted glob (the shell left it): matched against the project's files, from the
+            // current directory, with `**` as zero or more directories
+            let text = p.to_string_lossy().replace('\\', "/");
+            let here = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+            let pattern = match here.strip_prefix(root) {
+                Ok(prefix) if !prefix.as_os_str().is_empty() => {
+                    format!("{}/{}", prefix.to_string_lossy().replace('\\', "/"), text.trim_start_matches("./"))
+                }
+                _ => text.trim_start_matches("./").to_string(),
+            };
+            let before = set.len();
+            set.extend(files.paths().iter().filter(|f| crate::scan::files::shell_glob_match(&pattern, f)).cloned());
+            if set.len() == before {
+                warnings.push(LintWarning::of_file(text, "not-linted", "the glob matches no file the project's walk keeps".to_string()));
+            }
+            continue;
+        }
         let abs = std::fs::canonicalize(p).unwrap_or_else(|_| cwd.join(p));
         let is_link = std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
         let Ok(rel) = abs.strip_prefix(root) else {
@@ -178,6 +245,14 @@ fn chosen_files(paths: &[PathBuf], files: &ProjectFiles, root: &Path, cwd: &Path
     (Some(set), warnings)
 }
 
+/// Where a lint run reports: the project root, the current directory (paths are shown from
+/// it) and the file read from standard input, if any (its project path and text).
+struct Place<'a> {
+    root: PathBuf,
+    cwd: &'a Path,
+    stdin: Option<(String, String)>,
+}
+
 /// The findings and warnings as reported: the configuration's rules, the files asked for,
 /// sorted, and the suppression comments applied.
 fn apply(
@@ -186,9 +261,9 @@ fn apply(
     cfg: &config::LintConfig,
     wanted: Option<&BTreeSet<String>>,
     files: &ProjectFiles,
-    root: PathBuf,
-    cwd: &Path,
+    at: Place<'_>,
 ) -> LintResult {
+    let Place { root, cwd, stdin } = at;
     let reported = |path: &str| wanted.as_ref().map_or(true, |w| w.contains(path)) && !cfg.excluded(path);
 
     findings.retain(|f| {
@@ -199,7 +274,8 @@ fn apply(
     findings.dedup_by(|a, b| a.fingerprint == b.fingerprint && a.span == b.span);
 
     let checked = files.paths().iter().filter(|p| reported(p)).count();
-    let mut result = LintResult { version: 1, kind: "lint", checked, diagnostics: Vec::new(), warnings: Vec::new(), root: root.clone() };
+    let mut result =
+        LintResult { version: 1, kind: "lint", checked, diagnostics: Vec::new(), warnings: Vec::new(), root: root.clone(), stdin: None };
     for (path, why) in &scan_warnings {
         if reported(path) {
             result.warnings.push(LintWarning::of_file(display_path(&root, path, cwd), why.code(), why.to_string()));
@@ -210,6 +286,9 @@ fn apply(
     // `# noqa: CS101`) on the line, `# cudasleuth: ignore-file[CS101]` anywhere in the file
     let mut used: BTreeSet<(String, u32)> = BTreeSet::new();
     let mut texts: std::collections::HashMap<String, Vec<String>> = std::collections::HashMap::new();
+    if let Some((rel, text)) = &stdin {
+        texts.insert(rel.clone(), text.lines().map(str::to_string).collect());
+    }
     for f in findings {
         let lines = texts.entry(f.file.clone()).or_insert_with(|| read_lines(&root.join(&f.file)));
         let line_text = lines.get(f.span.line as usize - 1).map(String::as_str).unwrap_or("");
@@ -261,6 +340,7 @@ fn apply(
             }
         }
     }
+    result.stdin = stdin;
     result
 }
 

@@ -48,12 +48,12 @@ fn byte_offset(text: &str, line: u32, column: u32) -> usize {
     off
 }
 
-pub fn human(result: &LintResult, color: bool, width: usize) -> String {
+pub fn human(result: &LintResult, color: bool, width: usize, quiet: bool) -> String {
     let theme = if color { GraphicalTheme::unicode() } else { GraphicalTheme::none() };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(width).with_links(false);
     let mut out = String::new();
     for d in &result.diagnostics {
-        let text = std::fs::read_to_string(result.root.join(&d.project_path)).ok();
+        let text = source_of(result, &d.project_path);
         let (src, span) = match text {
             Some(t) => {
                 let start = byte_offset(&t, d.line, d.column);
@@ -78,8 +78,25 @@ pub fn human(result: &LintResult, color: bool, width: usize) -> String {
         };
         let _ = handler.render_report(&mut out, &f);
     }
+    warnings_and_summary(&mut out, result, quiet);
+    out
+}
+
+/// A file's text as linted: the code given on standard input for its file, else the file.
+fn source_of(result: &LintResult, project_path: &str) -> Option<String> {
+    match &result.stdin {
+        Some((rel, text)) if rel == project_path => Some(text.clone()),
+        _ => std::fs::read_to_string(result.root.join(project_path)).ok(),
+    }
+}
+
+/// The warnings, then the one-line summary (left out when `quiet`, as ruff's `--quiet` does).
+fn warnings_and_summary(out: &mut String, result: &LintResult, quiet: bool) {
     for w in &result.warnings {
         let _ = writeln!(out, "warning[{}]: {}: {}", w.code, place(w), w.message);
+    }
+    if quiet {
+        return;
     }
     if !result.diagnostics.is_empty() {
         let _ = writeln!(
@@ -92,6 +109,39 @@ pub fn human(result: &LintResult, color: bool, width: usize) -> String {
         // a clean run says so, and how much it looked at
         let n = result.checked;
         let _ = writeln!(out, "Checked {n} file{}: no problems found.", if n == 1 { "" } else { "s" });
+    }
+}
+
+/// One line per finding, `file:line:col: CODE message`, as editors and ruff's concise output
+/// have it; then the warnings and the summary.
+pub fn concise(result: &LintResult, quiet: bool) -> String {
+    let mut out = String::new();
+    for d in &result.diagnostics {
+        let _ = writeln!(out, "{}:{}:{}: {} {}", d.file, d.line, d.column, d.rule, d.message);
+    }
+    warnings_and_summary(&mut out, result, quiet);
+    out
+}
+
+/// How many findings of each rule (most first), with the rule's name: `--statistics`.
+pub fn statistics(result: &LintResult) -> Vec<(usize, String, &'static str)> {
+    let mut counts: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for d in &result.diagnostics {
+        *counts.entry(d.rule.as_str()).or_default() += 1;
+    }
+    let mut rows: Vec<(usize, String, &'static str)> =
+        counts.into_iter().map(|(code, n)| (n, code.to_string(), rules::find_rule(code).map_or("", |r| r.name))).collect();
+    rows.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    rows
+}
+
+/// `--statistics` as text: a row per rule, count, code and name aligned.
+pub fn statistics_text(result: &LintResult) -> String {
+    let rows = statistics(result);
+    let width = rows.iter().map(|r| r.0.to_string().len()).max().unwrap_or(1);
+    let mut out = String::new();
+    for (n, code, name) in &rows {
+        let _ = writeln!(out, "{n:>width$}\t{code}\t{name}");
     }
     out
 }

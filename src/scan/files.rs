@@ -319,11 +319,18 @@ pub fn glob_match(pattern: &str, path: &str) -> bool {
     if let Some(dir) = pattern.strip_suffix('/') {
         return path == dir || path.starts_with(&format!("{dir}/")) || glob_match(&format!("{dir}/**"), path);
     }
-    // the shell's semantics: `*` and `?` stay within a directory, `**` is zero or more of them
-    let Ok(glob) = globset::GlobBuilder::new(pattern).literal_separator(true).backslash_escape(true).build() else { return false };
-    let m = glob.compile_matcher();
     // a pattern without a directory matches a file's name anywhere (`*_pb2.py`)
-    m.is_match(path) || (!pattern.contains('/') && m.is_match(path.rsplit('/').next().unwrap_or(path)))
+    shell_glob_match(pattern, path) || (!pattern.contains('/') && shell_glob_match(pattern, path.rsplit('/').next().unwrap_or(path)))
+}
+
+/// A glob as the shell matches it (bash with globstar): `*` and `?` stay within a directory,
+/// `**` is zero or more of them; the whole path must match.
+pub fn shell_glob_match(pattern: &str, path: &str) -> bool {
+    globset::GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .is_ok_and(|g| g.compile_matcher().is_match(path))
 }
 
 #[cfg(test)]

@@ -25,6 +25,17 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Fails the test if `lint --format json`'s output does not follow docs/lint.schema.json.
+pub fn check_lint_schema(output: &serde_json::Value) {
+    static V: OnceLock<jsonschema::Validator> = OnceLock::new();
+    let v = V.get_or_init(|| {
+        let text = std::fs::read_to_string(root().join("docs/lint.schema.json")).unwrap();
+        jsonschema::validator_for(&serde_json::from_str(&text).unwrap()).expect("docs/lint.schema.json is a valid schema")
+    });
+    let errors: Vec<String> = v.iter_errors(output).map(|e| format!("{} at {}", e, e.instance_path)).collect();
+    assert!(errors.is_empty(), "lint output does not match docs/lint.schema.json:\n{}\n{output}", errors.join("\n"));
+}
+
 fn validator() -> &'static jsonschema::Validator {
     static V: OnceLock<jsonschema::Validator> = OnceLock::new();
     V.get_or_init(|| {
