@@ -83,6 +83,31 @@ fn markdown_summary_and_redaction() {
     assert!(plain.len() >= red.len());
 }
 
+/// `--redact` holds in every format that shows paths, not only in Markdown.
+#[test]
+fn redact_applies_to_every_format() {
+    // the H200 log with its script moved under a home directory
+    let text = std::fs::read_to_string(common::root().join("fixtures/torch-2.11-h200/seed_blog_example.sync.log")).unwrap();
+    let dir = common::fresh_tmp("cudasleuth-ci-formats", "redact");
+    let path = dir.join("home.log");
+    std::fs::write(&path, text.replace("/tmp/triggers/", "/home/alice/proj/")).unwrap();
+    let log = path.to_str().unwrap();
+    for format in ["human", "json", "github", "sarif", "markdown"] {
+        let (_, plain) = explain(&["--format", format, "--color", "never", log]);
+        let (code, red) = explain(&["--format", format, "--color", "never", "--redact", log]);
+        assert_eq!(code, 1, "{format}");
+        let home = |t: &str| t.contains("/home/") || t.contains("/root/");
+        assert!(home(&plain) || ["sarif", "github"].contains(&format), "{format}: the log's paths hold a home directory: {plain}");
+        assert!(!home(&red), "{format}: {red}");
+        if format == "json" || format == "sarif" {
+            let v: serde_json::Value = serde_json::from_str(red.lines().next().filter(|_| format == "json").unwrap_or(&red)).unwrap();
+            if format == "json" {
+                common::check_schema(&v, "redacted json");
+            }
+        }
+    }
+}
+
 #[test]
 fn globs_expand_and_json_lines_give_one_verdict_per_log() {
     let (code, text) = explain(&["--format", "json", "fixtures/projects/000-seed-blog/crash*.log"]);

@@ -14,7 +14,8 @@ pub struct Args {
     /// Output format; with several logs, `json` writes one object per line (JSON Lines).
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
-    /// Markdown: replace home directories and the user's name in paths.
+    /// Replace home directories and the user's name in paths, in every format (for output posted
+    /// where others read it).
     #[arg(long)]
     redact: bool,
     /// Colour in human output: auto (a terminal, NO_COLOR unset), always, never.

@@ -132,12 +132,18 @@ pub fn run(opts: &Options, out: &mut dyn Write, on_unreadable: &mut dyn FnMut(In
         // JSON quotes nothing: the project's files are read only for the formats that show them
         let quoted = || quote::quote(&report, style_root);
         let written = match opts.format {
+            Format::Json if opts.redact => {
+                let mut v = serde_json::to_value(&report).unwrap_or_default();
+                ci::redact_value(&mut v);
+                serde_json::to_writer(&mut *out, &v).map_err(std::io::Error::from).and_then(|_| writeln!(out))
+            }
             Format::Json => serde_json::to_writer(&mut *out, &report).map_err(std::io::Error::from).and_then(|_| writeln!(out)),
             Format::Human => {
                 let quoted = quoted();
                 let sep = if i > 0 { "\n" } else { "" };
                 let style = human::Style { color: opts.terminal.color, width: opts.terminal.width, quoted };
-                write!(out, "{sep}{}", crate::report::inert(&human::render(&report, &style)))
+                let text = crate::report::inert(&human::render(&report, &style));
+                write!(out, "{sep}{}", if opts.redact { ci::redact(&text) } else { text })
             }
             Format::Github | Format::Sarif | Format::Markdown => {
                 quotes.push(quoted());
@@ -160,8 +166,21 @@ pub fn run(opts: &Options, out: &mut dyn Write, on_unreadable: &mut dyn FnMut(In
 pub fn ci_text(reports: &[Report], quotes: &[Quoted], format: Format, project: Option<&Path>, redact: bool) -> String {
     let prefix = quote::repo_prefix(project);
     match format {
-        Format::Github => crate::report::inert(&ci::github(reports, &prefix)),
-        Format::Sarif => serde_json::to_string_pretty(&ci::sarif(reports, &prefix)).unwrap_or_default() + "\n",
+        Format::Github => {
+            let text = crate::report::inert(&ci::github(reports, &prefix));
+            if redact {
+                ci::redact(&text)
+            } else {
+                text
+            }
+        }
+        Format::Sarif => {
+            let mut v = ci::sarif(reports, &prefix);
+            if redact {
+                ci::redact_value(&mut v);
+            }
+            serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
+        }
         Format::Markdown => ci::markdown(reports, quotes, &prefix, redact),
         Format::Human | Format::Json => String::new(),
     }

@@ -153,6 +153,23 @@ pub fn sarif(reports: &[Report], prefix: &str) -> serde_json::Value {
     })
 }
 
+/// `redact` on every string of a JSON value (keys too), for the JSON and SARIF formats.
+pub fn redact_value(v: &mut serde_json::Value) {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => *s = redact(s),
+        Value::Array(items) => items.iter_mut().for_each(redact_value),
+        Value::Object(map) => {
+            let entries = std::mem::take(map);
+            for (k, mut item) in entries {
+                redact_value(&mut item);
+                map.insert(redact(&k), item);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Replace home directories and the user's name, for summaries posted where others read them.
 pub fn redact(text: &str) -> String {
     use std::sync::OnceLock;
@@ -434,6 +451,13 @@ pub fn sarif_rule(r: &rules::RuleInfo) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn redacts_every_string_of_a_json_value() {
+        let mut v = serde_json::json!({"file": "/home/alice/p/train.py", "frames": [{"/home/alice/x": 3, "n": 1}], "ok": true});
+        redact_value(&mut v);
+        assert_eq!(v, serde_json::json!({"file": "~/p/train.py", "frames": [{"~/x": 3, "n": 1}], "ok": true}));
+    }
 
     #[test]
     fn redacts_homes() {
