@@ -246,6 +246,35 @@ fn a_healthy_run_exits_0_and_a_failing_one_without_violation_exits_3() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// A run without `--cpu` on a machine whose torch has no CUDA device ends in torch's own error;
+/// the report says to run it with `--cpu`, in the human report and first in the next steps.
+#[test]
+fn a_run_that_finds_no_cuda_suggests_cpu() {
+    let py = need_torch!();
+    let has_cuda = Command::new(py).args(["-c", "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)"]).status();
+    if has_cuda.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: this torch has a CUDA device");
+        return;
+    }
+    let d = tmp("nocuda");
+    std::fs::write(
+        d.join("gpu.py"),
+        "import torch
+x = torch.zeros(3).to('cuda')
+",
+    )
+    .unwrap();
+    let out = repro(&d, &["--format", "json"], &[py, "gpu.py"]);
+    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = report(&out);
+    let first = v["next_steps"][0].as_str().unwrap_or_default();
+    assert!(first.contains("repro --cpu --") && first.contains("gpu.py"), "{v}");
+    let out = repro(&d, &["--color", "never"], &[py, "gpu.py"]);
+    let human = String::from_utf8_lossy(&out.stdout);
+    assert!(human.contains("help: torch found no CUDA device"), "{human}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 #[test]
 fn no_values_keeps_tensors_out() {
     let py = need_torch!();

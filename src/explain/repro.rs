@@ -74,6 +74,9 @@ pub fn repro(req: &ReproRequest, out: &mut dyn Write) -> Result<u8, ReproError> 
     born_pass(&mut report, req, &root, &outcome.out_dir);
     confirm::confirm(&mut report, Some(&root), Some(&files));
     report.next_steps = advice::next_steps(&report, &incident);
+    if report.witness.is_none() {
+        report.next_steps.splice(0..0, repro::confirm::cpu_hint(&outcome, &argv, cpu));
+    }
     if let (Some((log_path, choice)), Some(w)) = (&req.original_log, &report.witness) {
         match log::read_log(&LogSource::File(log_path.clone())) {
             Ok(original) => {

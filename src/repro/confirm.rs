@@ -93,7 +93,8 @@ pub fn finish(report: &mut Report, outcome: &Outcome, argv: &[String], sweep: bo
             report.warnings.push(if tail.is_empty() {
                 format!("the command {how} without printing anything")
             } else {
-                format!("the command {how}; its last lines ({}):\n{}", outcome.log.display(), tail.join("\n"))
+                let help = cpu_hint(outcome, argv, cpu).map(|h| format!("\nhelp: {h}")).unwrap_or_default();
+                format!("the command {how}; its last lines ({}):\n{}{help}", outcome.log.display(), tail.join("\n"))
             });
         }
     }
@@ -117,6 +118,32 @@ pub fn finish(report: &mut Report, outcome: &Outcome, argv: &[String], sweep: bo
         Ending::Exited(Some(0)) => exit::CLEAN,
         _ => exit::COMMAND_FAILED,
     }
+}
+
+/// The advice to run on the CPU, for a run without `--cpu` that ended in torch saying it has no
+/// CUDA device (a CPU-only build, no driver, no visible GPU).
+pub fn cpu_hint(outcome: &Outcome, argv: &[String], cpu: bool) -> Option<String> {
+    let failed = matches!(outcome.ending, Ending::Exited(Some(c)) if c != 0);
+    (failed && !cpu && last_lines(&outcome.log, 8).iter().any(|l| no_cuda_here(l))).then(|| {
+        format!(
+            "torch found no CUDA device on this machine: run it on the CPU, where the same bad value raises at the op: `cudasleuth repro --cpu -- {}`",
+            argv.join(" ")
+        )
+    })
+}
+
+/// Whether a line of the command's output is torch saying there is no CUDA device to use (a
+/// CPU-only build, no driver, no visible GPU).
+fn no_cuda_here(line: &str) -> bool {
+    [
+        "Torch not compiled with CUDA enabled",
+        "Found no NVIDIA driver on your system",
+        "No CUDA GPUs are available",
+        "no CUDA-capable device is detected",
+        "CUDA driver initialization failed",
+    ]
+    .iter()
+    .any(|m| line.contains(m))
 }
 
 /// The last `n` non-blank lines of a run's log (its last 64 KiB read), each cut to 300
