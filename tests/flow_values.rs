@@ -471,3 +471,153 @@ fn a_table_sized_by_the_bare_setting_the_batches_add_to_is_the_line() {
     assert_eq!(got.first().map(String::as_str), Some("train.py:10 strong"), "{got:?}");
     assert!(!got.iter().any(|s| s.starts_with("config.py:6") && s.ends_with("strong")), "{got:?}");
 }
+
+const SEG_CONSTANTS: &str = r#"VOID = 255
+CROP = 64
+"#;
+
+const SEG_AUGMENT: &str = r#"import numpy as np
+
+from constants import VOID
+
+
+class Chain:
+    def __init__(self, *steps):
+        self.steps = list(steps)
+
+    def __call__(self, image, target):
+        for step in self.steps:
+            image, target = step(image, target)
+        return image, target
+
+
+class PadTo:
+    def __init__(self, size, fill=VOID):
+        self.size = size
+        self.fill = fill
+
+    def __call__(self, image, target):
+        extra = max(self.size - target.shape[0], 0)
+        image = np.pad(image, ((0, extra), (0, extra), (0, 0)))
+        target = np.pad(target, ((0, extra), (0, extra)), constant_values=self.fill)
+        return image, target
+
+
+class Mirror:
+    def __call__(self, image, target):
+        return image[:, ::-1], target[:, ::-1]
+"#;
+
+const SEG_TRAIN: &str = r#"import numpy as np
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, Dataset
+
+from augment import Chain, Mirror, PadTo
+from constants import CROP
+
+
+class Tiles(Dataset):
+    def __init__(self, images, targets, chain):
+        self.images, self.targets, self.chain = images, targets, chain
+
+    def __len__(self):
+        return len(self.images)
+
+    def __getitem__(self, k):
+        image, target = self.chain(self.images[k], self.targets[k])
+        return torch.from_numpy(image.copy()).permute(2, 0, 1).float(), torch.from_numpy(target.copy()).long()
+
+
+def fit(images, targets, classes):
+    data = DataLoader(Tiles(images, targets, Chain(PadTo(CROP), Mirror())), batch_size=4)
+    net = nn.Conv2d(3, classes, 1)
+    objective = nn.CrossEntropyLoss()
+    for image, target in data:
+        objective(net(image), target).backward()
+"#;
+
+/// A transform chain written as callable classes (`__call__`, a loop over the steps) pads the
+/// masks with a void label; the loss is built without `ignore_index`: the loss's line is named.
+#[test]
+fn a_void_label_padded_in_by_a_callable_transform_names_the_loss_without_ignore_index() {
+    let files = [("constants.py", SEG_CONSTANTS), ("augment.py", SEG_AUGMENT), ("train.py", SEG_TRAIN)];
+    let got = tiered_suspects(&files, "nll_2d_seg255.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("train.py:25 strong"), "{got:?}");
+    // the marker's own line is on the list too
+    assert!(got.iter().any(|s| s.starts_with("augment.py:24 ")), "{got:?}");
+    let fixed = SEG_TRAIN.replace("nn.CrossEntropyLoss()", "nn.CrossEntropyLoss(ignore_index=255)");
+    let got =
+        tiered_suspects(&[("constants.py", SEG_CONSTANTS), ("augment.py", SEG_AUGMENT), ("train.py", &fixed)], "nll_2d_seg255.async.log");
+    assert!(!got.iter().any(|s| s.starts_with("train.py:25 ")), "{got:?}");
+}
+
+const GATHER_TAGGER: &str = r#"import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+TAGS = ["O", "PER", "LOC", "ORG"]
+
+
+class Tagger(nn.Module):
+    def __init__(self, n_words, n_tags):
+        super().__init__()
+        self.emb = nn.Embedding(n_words, 16)
+        self.out = nn.Linear(16, n_tags)
+
+    def forward(self, words):
+        return self.out(self.emb(words))
+
+
+def tag_loss(scores, gold):
+    logp = F.log_softmax(scores, dim=-1)
+    return -logp.gather(-1, gold.unsqueeze(-1)).mean()
+
+
+def run(sentences):
+    tag_id = {t: i for i, t in enumerate(TAGS)}
+    model = Tagger(1000, len(TAGS) - 1)
+    for words, tags in sentences:
+        gold = torch.tensor([tag_id[t] for t in tags])
+        tag_loss(model(torch.tensor(words)), gold).backward()
+"#;
+
+/// A hand-written loss gathers the gold tags along the last dimension of the log-probabilities
+/// of a model's scores: the head's width is the bound, and the head built one short is named.
+#[test]
+fn a_gather_along_the_scores_of_a_model_is_bounded_by_its_head() {
+    let v = common::explain_project(&[("tagger.py", GATHER_TAGGER)], "gather_over.async.log");
+    let suspects = v["suspects"].as_array().unwrap();
+    let bound_lines: Vec<u64> =
+        suspects.iter().flat_map(|s| s["bound_chain"].as_array().into_iter().flatten()).filter_map(|c| c["line"].as_u64()).collect();
+    assert!(bound_lines.contains(&25), "the head `Tagger(1000, len(TAGS) - 1)` bounds the gather: {v}");
+    assert_eq!(suspects.first().and_then(|s| s["line"].as_u64()), Some(25), "{v}");
+}
+
+const ONE_HOT: &str = r#"import torch
+
+SIZES = ["S", "M", "L", "XL"]
+
+
+def size_code(label):
+    return SIZES.index(label) + 1
+
+
+def smoothed(logits, codes, eps=0.1):
+    target = torch.full_like(logits, eps / logits.size(1))
+    target.scatter_(1, codes.view(-1, 1), 1 - eps)
+    return -(target * logits.log_softmax(1)).sum(1).mean()
+
+
+def step(net, x, labels):
+    codes = torch.tensor([size_code(l) for l in labels])
+    return smoothed(net(x), codes)
+"#;
+
+/// A target built with `scatter_` along the classes (label smoothing by hand): the failing
+/// scatter is traced back to the codes' shift.
+#[test]
+fn a_scatter_into_the_classes_is_traced_to_the_labels() {
+    let got = tiered_suspects(&[("sizes.py", ONE_HOT)], "scatter_over.async.log");
+    assert_eq!(got.first().map(|s| s.split(' ').next().unwrap()), Some("sizes.py:7"), "{got:?}");
+}

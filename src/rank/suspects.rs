@@ -37,6 +37,8 @@ fn categories(report: &Report) -> BTreeSet<String> {
         .any(|a| a.signature.as_ref().is_some_and(|s| s.id.starts_with("scatter_gather.") || s.id.starts_with("scatter_fill.")))
     {
         out.insert("label_out_of_range".to_string());
+        // and an index failure: the value reaches the op as an index (`scatter_(1, y, …)`)
+        out.insert("index_out_of_range".to_string());
     }
     // an embedding lookup is an index failure too
     if out.contains("index_out_of_range") {

@@ -222,6 +222,17 @@ impl<'a> Index<'a> {
         Vec::new()
     }
 
+    /// What calling an instance of `class` runs: a module's `forward`, else the `__call__` of a
+    /// plain callable class (a transform, a collator, a loss written as a class).
+    pub fn callable(&self, class: &str) -> Vec<DefId> {
+        let fwd = self.method(class, "forward");
+        if fwd.is_empty() {
+            self.method(class, "__call__")
+        } else {
+            fwd
+        }
+    }
+
     pub fn methods_named(&self, name: &str) -> &[DefId] {
         self.methods_named.get(name).map_or(&[], |v| v)
     }

@@ -85,7 +85,7 @@ pub fn kinds_for(category: &str) -> Vec<SinkKind> {
 
 fn role(tag: &Tag) -> &'static str {
     match tag {
-        Tag::Column(_) | Tag::Config(_) | Tag::Literal(_) | Tag::OneBased(_) | Tag::Sentinel(_) => "origin",
+        Tag::Column(_) | Tag::Config(_) | Tag::Literal(_) | Tag::OneBased(_) | Tag::Sentinel(_) | Tag::Parsed => "origin",
         Tag::Pass => "pass",
         Tag::Call => "call",
         _ => "transform",
@@ -123,7 +123,7 @@ fn base_score(tag: &Tag, kind: SinkKind, ignore: Option<i64>) -> f32 {
         Tag::Scale if probs => 0.8,
         Tag::ModelOutput if probs => 0.75,
         Tag::Distinct => 0.5,
-        Tag::Column(_) => 0.5,
+        Tag::Column(_) | Tag::Parsed => 0.5,
         Tag::Config(_) => 0.45,
         Tag::Lookup => 0.4,
         Tag::Literal(_) => 0.35,
@@ -243,6 +243,9 @@ fn suspects_here(files: &[&FileFacts], category: &str, frames: &[(String, u32)],
         kinds.retain(|k| *k != SinkKind::Distribution);
     }
     let mut all = sinks::find(&ix, &kinds);
+    if std::env::var_os("CUDASLEUTH_FLOW_DEBUG").is_some() {
+        eprintln!("suspects {mode:?} category `{category}`: {} sinks, apis {apis:?}, frames {frames:?}", all.len());
+    }
     if all.is_empty() {
         return Vec::new();
     }
@@ -388,8 +391,16 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
             }
         }
         let mut score = base_score(&n.tag, sink.kind, ignore);
-        let mut tier = if score >= 0.6 { Tier::Likely } else { Tier::Possible };
         let mut why = n.what.clone();
+        if n.tag == Tag::Parsed && !probs {
+            if let Some(b) = &bound_sym {
+                // numbers written in names index a table sized by a count: unless the names
+                // were numbered 0..n-1, some id reaches the count (which side to change is the
+                // author's choice: the count's line is named too)
+                why = format!("{why}: ids taken from text index a table sized by a count ({b}), not by the largest id");
+            }
+        }
+        let mut tier = if score >= 0.6 { Tier::Likely } else { Tier::Possible };
         if !probs {
             if let Some(r) = &n.out {
                 match breaks(r, bound_sym.as_ref(), ignore) {
@@ -636,14 +647,31 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
     // a marker meant to be ignored (it comes from a setting named so) reaching a loss built
     // without `ignore_index`: the loss's line is the one to change
     if sink.kind == SinkKind::Classes {
-        let meant = |n: &Node| {
-            n.children.iter().any(|&c| match &nodes[c].tag {
-                Tag::Config(k) => ["ignore", "void", "pad", "unlabeled"].iter().any(|w| k.contains(w)),
-                _ => ["ignore", "void", "pad"].iter().any(|w| nodes[c].what.contains(w)),
-            }) || ["ignore", "void", "pad"].iter().any(|w| n.what.contains(w))
+        // named so anywhere below the marker (`VOID = 255` two files away, `fill=IGNORE`)
+        let said = |text: &str, words: &[&str]| {
+            let lower = text.to_lowercase();
+            words.iter().any(|w| lower.contains(w))
         };
-        let marker =
-            (0..value_nodes).find(|&i| matches!(nodes[i].tag, Tag::Sentinel(k) if Some(k) != ignore) && !nodes[i].aux && meant(&nodes[i]));
+        let meant = |m: usize| {
+            let mut stack = vec![m];
+            let mut seen = 0;
+            while let Some(i) = stack.pop() {
+                seen += 1;
+                let n = &nodes[i];
+                let named = match &n.tag {
+                    Tag::Config(k) => said(k, &["ignore", "void", "pad", "unlabeled"]),
+                    _ => said(&n.what, &["ignore", "void", "pad"]),
+                };
+                if named {
+                    return true;
+                }
+                if seen < 64 {
+                    stack.extend(n.children.iter().copied().filter(|&c| c < value_nodes));
+                }
+            }
+            false
+        };
+        let marker = (0..value_nodes).find(|&i| matches!(nodes[i].tag, Tag::Sentinel(k) if Some(k) != ignore) && !nodes[i].aux && meant(i));
         if let Some(m) = marker {
             let Tag::Sentinel(k) = nodes[m].tag else { unreachable!() };
             let (file, line) = sink.built_at(ix);

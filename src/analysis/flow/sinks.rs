@@ -418,7 +418,10 @@ fn classify(ix: &Index, call: &Expr, def: DefId, stmt: usize) -> Option<Sink> {
         }
         "gather" => {
             let v = if module == "torch" { args.get(2) } else { args.get(1) }.or(kwarg(kwargs, "index"))?.clone();
-            return Some(mk(SinkKind::Index, v, None, None, None));
+            // along the class dimension (`logp.gather(1, y[:, None])`): the scores' width bounds it
+            let (source, dim) = if module == "torch" { (args.first(), args.get(1)) } else { (recv.as_ref(), args.first()) };
+            let along_classes = int_of(dim.or(kwarg(kwargs, "dim"))).is_some_and(|d| d == 1 || d == -1);
+            return Some(mk(SinkKind::Index, v, source.filter(|_| along_classes).cloned(), None, None));
         }
         n if (n == "Trainer" || n.ends_with("Trainer")) && kwarg(kwargs, "model").is_some() && kwarg(kwargs, "train_dataset").is_some() => {
             return trainer_sink(ix, call, kwargs, def, stmt);
@@ -429,7 +432,9 @@ fn classify(ix: &Index, call: &Expr, def: DefId, stmt: usize) -> Option<Sink> {
             if recv.is_some() =>
         {
             let v = if module == "torch" { args.get(2) } else { args.get(1) }.or(kwarg(kwargs, "index"))?.clone();
-            return Some(mk(SinkKind::Index, v, None, None, None));
+            let (source, dim) = if module == "torch" { (args.first(), args.get(1)) } else { (recv.as_ref(), args.first()) };
+            let along_classes = name.starts_with("scatter") && int_of(dim.or(kwarg(kwargs, "dim"))).is_some_and(|d| d == 1 || d == -1);
+            return Some(mk(SinkKind::Index, v, source.filter(|_| along_classes).cloned(), None, None));
         }
         _ => {}
     }
@@ -500,6 +505,13 @@ pub fn bound(tr: &mut Tracer, sink: &Sink, cx: &Ctx, parent: Option<usize>) -> O
                 return head_width(tr, &obj, &ocx, parent, 0);
             }
             direct_layer(tr, &input, cx, parent)
+        }
+        // a gather or scatter along the class dimension of a model's scores (a hand-written
+        // loss): the head's width
+        SinkKind::Index => {
+            let input = sink.input.clone()?;
+            let (obj, ocx) = model_of(tr, &input, cx, 0)?;
+            head_width(tr, &obj, &ocx, parent, 0)
         }
         SinkKind::Embedding => {
             let (ctor, cdef, cstmt) = sink.ctor.clone()?;
@@ -588,8 +600,17 @@ fn model_of(tr: &mut Tracer, e: &Expr, cx: &Ctx, hops: usize) -> Option<(Rc<Obje
         }
         Expr::Attr(o, _) | Expr::Sub(o, _) => model_of(tr, o, cx, hops + 1),
         Expr::Call { func, args, .. } => {
+            // scores normalized on the way (`F.log_softmax(logits, dim=1)`) keep the head's width
+            let function = match &**func {
+                Expr::Name(_) => true,
+                Expr::Attr(o, _) => o.dotted().is_some_and(|m| super::trace::imported_module(&ix.files[cx.def.0].imports, &m) || m == "F"),
+                _ => false,
+            };
+            if function && func.last_name().is_some_and(|n| NORMALIZING.contains(&n)) {
+                return model_of(tr, args.first()?, cx, hops + 1);
+            }
             if let Expr::Attr(o, m) = &**func {
-                if ["view", "reshape", "permute", "transpose", "float", "squeeze", "contiguous", "to", "flatten"].contains(&m.as_str()) {
+                if SHAPE_KEEPING.contains(&m.as_str()) {
                     return model_of(tr, o, cx, hops + 1);
                 }
             }
@@ -610,6 +631,26 @@ fn model_of(tr: &mut Tracer, e: &Expr, cx: &Ctx, hops: usize) -> Option<(Rc<Obje
         _ => None,
     }
 }
+
+/// Tensor methods that keep a model output's last dimension (or only move it).
+const SHAPE_KEEPING: &[&str] = &[
+    "view",
+    "reshape",
+    "permute",
+    "transpose",
+    "float",
+    "squeeze",
+    "contiguous",
+    "to",
+    "flatten",
+    "log_softmax",
+    "softmax",
+    "sigmoid",
+    "log",
+];
+
+/// Functions of scores that keep their shape.
+const NORMALIZING: &[&str] = &["log_softmax", "softmax", "sigmoid", "logsigmoid", "log_sigmoid"];
 
 /// A loss input made by a library layer called directly (`model = nn.Linear(10, 3)`,
 /// `logits = model(x)`): the layer's outputs.

@@ -33,6 +33,9 @@ pub enum Tag {
     OneBased(i64),
     /// Read from a data column.
     Column(String),
+    /// A number parsed out of text (`int(name.split("_")[0])`): ids written in names or lines,
+    /// not numbered by position.
+    Parsed,
     /// A config key or a flag default.
     Config(String),
     /// A size made from a count of distinct values (`len(set(…))`, `nunique()`).
@@ -836,8 +839,12 @@ impl<'a, 'i> Tracer<'a, 'i> {
         // a generator over a tuple of different things (`tuple(t(x) for x in (s, a, r))`): a
         // tuple, each position made from its own part
         let mut first = None;
+        // `[data[i : i + n] for i in starts]`: the names the clauses bind only pick elements, so
+        // the iterables are positions, not the values (traced aside)
+        let picks = self.count.is_none() && value.is_none() && positions_only(elt, gens);
         if let ([(t, it)], SeqKind::List | SeqKind::Gen) = (gens, kind) {
-            match self.expr(it, cx, parent) {
+            let v = if picks { self.aux_expr(it, cx, parent) } else { self.expr(it, cx, parent) };
+            match v {
                 Val::Tuple(xs) if xs.len() <= 8 => {
                     let mut out = Vec::with_capacity(xs.len());
                     for x in xs {
@@ -856,6 +863,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         for (i, (t, it)) in gens.iter().enumerate() {
             let v = match first.take() {
                 Some(v) => v,
+                None if picks => self.with_vals(cx, &vals, |tr, c| tr.aux_expr(it, c, parent)),
                 None => self.with_vals(cx, &vals, |tr, c| tr.expr(it, c, parent)),
             };
             if i == 0 {
@@ -1190,6 +1198,11 @@ impl<'a, 'i> Tracer<'a, 'i> {
         }
         let (tag, what) = shape(value, op, v);
         if let Some(tag) = tag {
+            // a marker keeps the name it is set under (`VOID = 255`): the name says what it is for
+            let what = match (&tag, self.nodes[n].what.strip_prefix("assigns ")) {
+                (Tag::Sentinel(_), Some(name)) => format!("{what} in {name}"),
+                _ => what,
+            };
             self.nodes[n].tag = tag;
             self.nodes[n].what = what;
         }
@@ -1246,6 +1259,17 @@ impl<'a, 'i> Tracer<'a, 'i> {
         let offset = usize::from(d.is_method());
         if let Some(env) = cx.env.clone() {
             if let Some(caller) = &env.caller {
+                // `*args`: the positional arguments from its place on (a star parameter the call
+                // fills by position is not `**kwargs`)
+                let first_star = d.params.iter().position(|q| q.star) == Some(pi);
+                let positional: Vec<Expr> = env.args.iter().filter(|a| !matches!(a.bare(), Expr::Star(_))).cloned().collect();
+                if let Some(from) = pi.checked_sub(offset).filter(|&f| p.star && first_star && positional.len() > f) {
+                    let mut parts = Vec::with_capacity(positional.len() - from);
+                    for a in &positional[from..] {
+                        parts.push(self.passed(caller, a, format!("passes `{}` in `*{}`", short(a), p.name), parent));
+                    }
+                    return Val::Tuple(parts);
+                }
                 // `**kwargs`: the keyword arguments no named parameter takes, and the fields of a
                 // dict passed on with `**`
                 let last_star = d.params.iter().rposition(|q| q.star) == Some(pi);
@@ -2559,6 +2583,15 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 }
                 return base;
             }
+            // a number parsed out of a name or a line of text: an origin of its own
+            "int" if args.len() == 1 && recv.is_none() && textual(&args[0]) => {
+                let d = self.def(cx);
+                let stmt = cx.at.min(d.stmts.len().saturating_sub(1));
+                let node = self.node(cx, stmt, Tag::Parsed, format!("parses a number out of `{}`", short(&args[0])), parent);
+                let v = Val::Int(Range { lo: None, hi: None });
+                self.finish(node, &v);
+                return v;
+            }
             f if is_pass_function(f) && !args.is_empty() => return self.expr(&args[0], cx, parent),
             "softmax" | "sigmoid" | "Softmax" => return Val::Float(Some(Norm::Probs)),
             // probabilities convolved with a kernel (`F.conv1d(p, torch.ones(1, 1, k))`): a
@@ -2916,12 +2949,12 @@ impl<'a, 'i> Tracer<'a, 'i> {
             }
             None => match self.lookup_env(cx, &name) {
                 Some(Val::Func(f)) => (vec![f], None),
-                Some(Val::Obj(o)) => (self.ix.method(&o.class, "forward"), Some(o)),
+                Some(Val::Obj(o)) => (self.ix.callable(&o.class), Some(o)),
                 _ => {
                     let local = self.name_value(&name, cx, parent);
                     match local {
                         Some(Val::Func(f)) => (vec![f], None),
-                        Some(Val::Obj(o)) => (self.ix.method(&o.class, "forward"), Some(o)),
+                        Some(Val::Obj(o)) => (self.ix.callable(&o.class), Some(o)),
                         _ => (
                             self.ix
                                 .functions(&name)
@@ -2939,7 +2972,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         };
         let targets = if targets.is_empty() {
             match &recv_obj {
-                Some(o) => self.ix.method(&o.class, "forward"),
+                Some(o) => self.ix.callable(&o.class),
                 None => targets,
             }
         } else {
@@ -3095,23 +3128,20 @@ impl<'a, 'i> Tracer<'a, 'i> {
         let field = self.field(o, attr, cx, None);
         self.nodes.truncate(keep);
         match field {
-            Some(Val::Obj(inner)) => {
-                let fwd = self.ix.method(&inner.class, "forward");
-                match fwd.first() {
-                    Some(&f) if cx.depth < MAX_CALLS => {
-                        let env = Rc::new(Env {
-                            args: args.to_vec(),
-                            kwargs: Vec::new(),
-                            caller: Some(cx.clone()),
-                            vals: Vec::new(),
-                            recv: Some(inner),
-                        });
-                        let c = Ctx { def: f, at: usize::MAX, env: Some(env), depth: cx.depth + 1 };
-                        self.returns(&c, parent)
-                    }
-                    _ => Val::unknown(format!("{} has no forward", inner.class)),
+            Some(Val::Obj(inner)) => match self.ix.callable(&inner.class).first() {
+                Some(&f) if cx.depth < MAX_CALLS => {
+                    let env = Rc::new(Env {
+                        args: args.to_vec(),
+                        kwargs: Vec::new(),
+                        caller: Some(cx.clone()),
+                        vals: Vec::new(),
+                        recv: Some(inner),
+                    });
+                    let c = Ctx { def: f, at: usize::MAX, env: Some(env), depth: cx.depth + 1 };
+                    self.returns(&c, parent)
                 }
-            }
+                _ => Val::unknown(format!("{} has no forward or __call__", inner.class)),
+            },
             _ => {
                 let mro = self.ix.mro(&o.class);
                 let store = self
@@ -3140,8 +3170,10 @@ impl<'a, 'i> Tracer<'a, 'i> {
     /// The value a name has at `cx` when it is a function or an instance (a callee).
     fn name_value(&mut self, name: &str, cx: &Ctx, _parent: Option<usize>) -> Option<Val> {
         let d = self.def(cx);
+        // assigned, or a loop's name (`for t in self.transforms: x = t(x)`)
         let bound_locally = d.stmts.iter().take(cx.at.min(d.stmts.len())).any(|s| match &s.kind {
             StmtKind::Assign { targets, .. } => targets.iter().any(|t| pattern_pos(t, name).is_some()),
+            StmtKind::For { target, .. } => pattern_pos(target, name).is_some(),
             _ => false,
         }) || d.param_index(name).is_some();
         if !bound_locally && self.ix.globals(name).is_empty() {
@@ -3635,9 +3667,45 @@ pub fn short(e: &Expr) -> String {
     go(e, 0)
 }
 
+/// Whether a comprehension's element only picks elements of another value with the names its
+/// clauses bind (`data[i : i + n]`, `torch.tensor(xs[j])`): the names are positions.
+fn positions_only(elt: &Expr, gens: &[(Expr, Expr)]) -> bool {
+    let mut e = elt.bare();
+    while let Expr::Call { func, args, .. } = e {
+        match (func.last_name(), args.first()) {
+            (Some(f), Some(a)) if is_pass_function(f) => e = a.bare(),
+            _ => break,
+        }
+    }
+    let Expr::Sub(base, _) = e else { return false };
+    let mut bound = Vec::new();
+    for (t, _) in gens {
+        t.names(&mut bound);
+    }
+    let mut used = Vec::new();
+    base.names(&mut used);
+    !bound.is_empty() && !used.iter().any(|n| bound.contains(n))
+}
+
+/// Whether an expression is text cut out of a string (`name.split("_")[0]`, `line.strip()`,
+/// `m.group(1)`, `s[3:]` of one of those).
+fn textual(e: &Expr) -> bool {
+    match e.bare() {
+        Expr::Sub(b, _) => textual(b),
+        Expr::Call { func, .. } => match &**func {
+            Expr::Attr(o, m) => {
+                matches!(m.as_str(), "split" | "rsplit" | "strip" | "lstrip" | "rstrip" | "group" | "removeprefix" | "removesuffix")
+                    || textual(o)
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
 /// Whether `import …` statements among `imports` bind `n` to a module (`import numpy as np`,
 /// `import os.path`).
-fn imported_module(imports: &[Text], n: &str) -> bool {
+pub(super) fn imported_module(imports: &[Text], n: &str) -> bool {
     imports.iter().filter_map(|t| t.strip_prefix("import ")).flat_map(|rest| rest.split(',')).any(|part| {
         let mut words = part.split_whitespace();
         let module = words.next().unwrap_or("");
