@@ -621,3 +621,97 @@ fn a_scatter_into_the_classes_is_traced_to_the_labels() {
     let got = tiered_suspects(&[("sizes.py", ONE_HOT)], "scatter_over.async.log");
     assert_eq!(got.first().map(|s| s.split(' ').next().unwrap()), Some("sizes.py:7"), "{got:?}");
 }
+
+const LAYOUT: &str = r#"BOS, EOS = 0, 1
+FIRST_CHORD = 2
+N_CHORDS = 24
+FIRST_DUR = FIRST_CHORD + N_CHORDS
+N_DURS = 8
+TOKENS = FIRST_DUR + N_DURS
+
+
+def duration_token(beats):
+    return FIRST_DUR + beats
+
+
+def encode(song):
+    out = [BOS]
+    for chord, beats in song:
+        out.append(FIRST_CHORD + chord)
+        while beats > 0:
+            b = min(beats, N_DURS)
+            out.append(duration_token(b))
+            beats -= b
+    out.append(EOS)
+    return out
+"#;
+
+const LAYOUT_TRAIN: &str = r#"import torch
+import torch.nn as nn
+
+import layout
+
+songs = [[(3, 10), (5, 4)], [(7, 2)]]
+
+corpus = []
+for song in songs:
+    corpus.extend(layout.encode(song))
+corpus = torch.tensor(corpus)
+
+table = nn.Embedding(layout.TOKENS, 32)
+table(corpus[:64]).sum().backward()
+"#;
+
+/// Constants read through a project module (`layout.TOKENS`), a list filled by a top-level loop
+/// (each top-level statement is traced on its own), and `min(beats, N_DURS)` bounded by its
+/// constant: the 1-based duration offset is the line named, though its constants are several
+/// hops away.
+#[test]
+fn constants_of_an_imported_module_and_a_stream_filled_at_top_level() {
+    let got = tiered_suspects(&[("layout.py", LAYOUT), ("train.py", LAYOUT_TRAIN)], "embedding_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("layout.py:10 strong"), "{got:?}");
+    let fixed = LAYOUT.replace("return FIRST_DUR + beats", "return FIRST_DUR + beats - 1");
+    let got = tiered_suspects(&[("layout.py", &fixed), ("train.py", LAYOUT_TRAIN)], "embedding_over.async.log");
+    assert!(!got.iter().any(|s| s.starts_with("layout.py:10 ")), "{got:?}");
+}
+
+const HPARAMS: &str = r#"from dataclasses import dataclass
+
+
+@dataclass
+class HParams:
+    n_symbols: int = 0
+    width: int = 64
+"#;
+
+const SYMBOLS_TRAIN: &str = r#"import torch
+import torch.nn as nn
+
+from hparams import HParams
+
+hp = HParams()
+symbols = sorted(set("the quick brown fox"))
+hp.n_symbols = len(symbols) - 1
+
+
+class Reader(nn.Module):
+    def __init__(self, hp):
+        super().__init__()
+        self.table = nn.Embedding(hp.n_symbols, hp.width)
+
+    def forward(self, ids):
+        return self.table(ids)
+
+
+ids = torch.tensor([symbols.index(c) for c in "the fox"])
+Reader(hp)(ids).sum().backward()
+"#;
+
+/// A config object whose field no method sets (a dataclass default of 0) filled in from outside
+/// (`hp.n_symbols = len(symbols) - 1`): the table is sized by the store, not by the default.
+#[test]
+fn a_config_field_filled_in_from_outside_is_the_bound() {
+    let got = tiered_suspects(&[("hparams.py", HPARAMS), ("train.py", SYMBOLS_TRAIN)], "embedding_over.async.log");
+    assert_eq!(got.first().map(|s| s.split(' ').next().unwrap()), Some("train.py:8"), "{got:?}");
+    assert!(!got.iter().any(|s| s.starts_with("hparams.py:6 ")), "the default 0 is not what sized it: {got:?}");
+}

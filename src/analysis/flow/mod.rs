@@ -378,9 +378,30 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
     // the bound's node `j` reads a setting the bound is exactly (not a size derived from data
     // the setting generates)
     let bare = |j: &usize| bound_sym.is_some() && nodes[*j].out.as_ref().map(|r| &r.hi) == Some(&bound_sym);
+    // a line below one whose value provably fits did not make the value that failed (on this
+    // path): the fitting line cuts the slice there, unless a line above it breaks the bound
+    // (then what fits below is a fill a later line adds to)
+    let fits_above = |i: usize| {
+        let (mut fits, mut at, mut hops) = (false, nodes[i].parent, 0);
+        while let Some(a) = at.filter(|_| hops < 64 && !probs) {
+            if a < value_nodes && !nodes[a].aux {
+                match nodes[a].out.as_ref().and_then(|r| breaks(r, bound_sym.as_ref(), ignore)) {
+                    Some(true) => return false,
+                    Some(false) => fits = true,
+                    None => {}
+                }
+            }
+            at = nodes[a].parent;
+            hops += 1;
+        }
+        fits
+    };
     for i in 0..value_nodes {
         let n = &nodes[i];
         if n.tag == Tag::Call || n.aux {
+            continue;
+        }
+        if fits_above(i) {
             continue;
         }
         // a column read from data the project does not hold is an origin only when its cells

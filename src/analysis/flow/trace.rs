@@ -159,7 +159,7 @@ pub struct Tracer<'a, 'i> {
     active: Vec<(DefId, usize, String)>,
     /// Values of assignments, with the call depth they were computed at: one made deeper (with
     /// less budget left, perhaps cut short) is not reused higher up.
-    memo: HashMap<(DefId, usize, String), (Val, u8)>,
+    memo: HashMap<(DefId, usize, String), (Val, u8, bool)>,
     /// While above 0, new nodes are auxiliary (`Node::aux`).
     aux: u32,
     /// How deep `expr` is nested now: past `MAX_DEPTH` the value is unknown.
@@ -841,7 +841,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         let mut first = None;
         // `[data[i : i + n] for i in starts]`: the names the clauses bind only pick elements, so
         // the iterables are positions, not the values (traced aside)
-        let picks = self.count.is_none() && value.is_none() && positions_only(elt, gens);
+        let picks = self.count.is_none_or(|(_, d)| d > 0) && value.is_none() && positions_only(elt, gens);
         if let ([(t, it)], SeqKind::List | SeqKind::Gen) = (gens, kind) {
             let v = if picks { self.aux_expr(it, cx, parent) } else { self.expr(it, cx, parent) };
             match v {
@@ -1122,11 +1122,34 @@ impl<'a, 'i> Tracer<'a, 'i> {
             .or_else(|| sites.iter().filter(|(id, _)| id.0 != cx.def.0).max_by_key(|(id, _)| self.ix.def(*id).span.line))
             .copied();
         if let Some((id, si)) = pick {
-            if cx.depth >= MAX_CALLS {
+            // a module's constants hold no arguments of their own: a deep call still follows
+            // them (`TIME_SHIFT = VELOCITY + 8`; a cycle stops at `active`)
+            let module = self.ix.def(id).kind == DefKind::Module;
+            if cx.depth >= MAX_CALLS && !module {
                 return Val::unknown("call depth");
             }
-            let c = Ctx { def: id, at: si + 1, env: None, depth: cx.depth + 1 };
-            return self.name(n, &c, parent);
+            let depth = cx.depth.saturating_add(1);
+            let c = Ctx { def: id, at: si + 1, env: None, depth };
+            let v = self.name(n, &c, parent);
+            // a module-level list filled by later top-level statements (`for t in tunes:
+            // stream.extend(…)`; each top-level statement is a definition of its own)
+            if !matches!(v, Val::Seq { .. }) || self.ix.def(id).kind != DefKind::Module {
+                return v;
+            }
+            let (from, to) = (self.ix.def(id).span.line, if id.0 == cx.def.0 { line } else { u32::MAX });
+            let fillers: Vec<DefId> = (0..self.ix.files[id.0].flow.len())
+                .map(|k| (id.0, k))
+                .filter(|&k| {
+                    let d = self.ix.def(k);
+                    d.kind == DefKind::Module && d.span.line > from && d.span.line < to
+                })
+                .collect();
+            let mut v = v;
+            for k in fillers {
+                let c = Ctx { def: k, at: 0, env: None, depth: cx.depth + 1 };
+                v = self.appended_in(v, n, &c, 0..usize::MAX, parent);
+            }
+            return v;
         }
         // a class used as a value (`conv_cls = GCNConv`, `partial(Block, …)`): its body, which
         // a call turns into an instance
@@ -1158,8 +1181,10 @@ impl<'a, 'i> Tracer<'a, 'i> {
         }
         // the same statement reached again with no arguments of its own: the value is the same
         if cx.env.is_none() {
-            if let Some((v, d)) = self.memo.get(&key) {
-                if *d <= cx.depth {
+            if let Some((v, d, aside)) = self.memo.get(&key) {
+                // a value traced aside (its nodes auxiliary) is traced again on the value's own
+                // path, so that its chain is there
+                if *d <= cx.depth && (!*aside || self.aux > 0) {
                     return v.clone();
                 }
             }
@@ -1185,7 +1210,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         self.finish(node, &v);
         self.active.pop();
         if cx.env.is_none() {
-            self.memo.insert(key, (v.clone(), cx.depth));
+            self.memo.insert(key, (v.clone(), cx.depth, self.aux > 0));
         }
         v
     }
@@ -1211,9 +1236,14 @@ impl<'a, 'i> Tracer<'a, 'i> {
     /// A list built up after its assignment (statement `from`) and before `to`:
     /// `xs.append(v)`, `xs.extend(vs)`, `xs.insert(i, v)` join their values in, each a node.
     fn appended(&mut self, v: Val, n: &str, cx: &Ctx, from: usize, to: usize, parent: Option<usize>) -> Val {
+        self.appended_in(v, n, cx, from + 1..to, parent)
+    }
+
+    /// `appended` over the statements `range` of `cx`'s definition.
+    fn appended_in(&mut self, v: Val, n: &str, cx: &Ctx, range: std::ops::Range<usize>, parent: Option<usize>) -> Val {
         let d = self.def(cx);
         let mut out = v;
-        for i in from + 1..to.min(d.stmts.len()) {
+        for i in range.start..range.end.min(d.stmts.len()) {
             let StmtKind::Expr(Expr::Call { func, args, .. }) = &d.stmts[i].kind else { continue };
             let Expr::Attr(o, m) = func.bare() else { continue };
             if o.dotted().as_deref() != Some(n) || !matches!(m.as_str(), "append" | "extend" | "insert") {
@@ -1672,6 +1702,9 @@ impl<'a, 'i> Tracer<'a, 'i> {
     }
 
     fn attr(&mut self, obj: &Expr, attr: &str, cx: &Ctx, parent: Option<usize>) -> Val {
+        if let Some(v) = self.module_global(obj, attr, cx, parent) {
+            return v;
+        }
         let base = self.expr(obj, cx, parent);
         match &base {
             Val::Obj(o) => {
@@ -1855,11 +1888,11 @@ impl<'a, 'i> Tracer<'a, 'i> {
         if let Some(Val::Seq { .. }) = &out {
             out = out.map(|v| self.element_writes(v, o, &mro, attr, cx, parent));
         }
-        if out.is_some() {
-            // set from outside too (`model.gate.keep = rate(epoch)`), on what holds this instance
-            if let Some(v) = self.outside_stores(o, &mro, attr, cx, parent) {
-                join_into(&mut out, v);
-            }
+        // set from outside too (`model.gate.keep = rate(epoch)`), on what holds this instance; a
+        // field no method sets (a dataclass's default, a plain config object) filled in from
+        // outside (`cfg.vocab_size = len(vocab)`) takes what was stored, not its default
+        if let Some(v) = self.outside_stores(o, &mro, attr, cx, parent) {
+            join_into(&mut out, v);
         }
         if out.is_some() {
             return out;
@@ -2654,8 +2687,21 @@ impl<'a, 'i> Tracer<'a, 'i> {
                             Val::Int(Range { lo: x.lo.clone().or(y.lo.clone()), hi: x.hi.join_max(&y.hi) })
                         }
                         ("min", Val::Int(x), Val::Int(y)) => {
-                            Val::Int(Range { lo: x.lo.clone().or(y.lo.clone()), hi: x.hi.clone().or(y.hi.clone()) })
+                            // the smaller of the two highs bounds it; the low is the smaller low
+                            // when both are known
+                            let hi = match (x.hi.as_ref().and_then(Sym::constant), y.hi.as_ref().and_then(Sym::constant)) {
+                                (Some(a), Some(b)) => Some(Sym::num(a.min(b))),
+                                _ => x.hi.clone().or(y.hi.clone()),
+                            };
+                            let lo = match (x.lo.as_ref().and_then(Sym::constant), y.lo.as_ref().and_then(Sym::constant)) {
+                                (Some(a), Some(b)) => Some(Sym::num(a.min(b))),
+                                _ => None,
+                            };
+                            Val::Int(Range { lo, hi })
                         }
+                        // one side unknown: `min(gap, 16)` is at most 16, `max(n, 1)` at least 1
+                        ("min", Val::Int(k), _) | ("min", _, Val::Int(k)) => Val::Int(Range { lo: None, hi: k.hi }),
+                        ("max", Val::Int(k), _) | ("max", _, Val::Int(k)) => Val::Int(Range { lo: k.lo, hi: None }),
                         _ => Val::unknown("min/max"),
                     };
                 }
@@ -3009,7 +3055,18 @@ impl<'a, 'i> Tracer<'a, 'i> {
     /// A function of a project module called through the module's name as the file imports it
     /// (`import features as F_` … `F_.to_tensors(…)`, `from pkg import data` … `data.load(…)`).
     fn module_function(&self, file: usize, recv: &str, name: &str) -> Option<DefId> {
-        let stem = self.ix.files[file].imports.iter().find_map(|imp| {
+        let stem = self.module_stem(file, recv)?;
+        self.ix
+            .functions(name)
+            .iter()
+            .copied()
+            .find(|&id| crate::analysis::shared::module_name(self.ix.path(id)) == stem && self.ix.def(id).class.is_none())
+    }
+
+    /// The module a name of file `file` is bound to by its imports (`import events`, `import
+    /// data.vocab as V`, `from pkg import events`): its last component.
+    fn module_stem(&self, file: usize, recv: &str) -> Option<String> {
+        self.ix.files[file].imports.iter().find_map(|imp| {
             let names = match imp.strip_prefix("from ") {
                 Some(rest) => rest.split_once(" import ")?.1,
                 None => imp.strip_prefix("import ")?,
@@ -3018,12 +3075,26 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 let (module, alias) = part.split_once(" as ").unwrap_or((part, part));
                 (alias.trim() == recv).then(|| module.trim().rsplit('.').next().unwrap_or_default().to_string())
             })
-        })?;
-        self.ix
-            .functions(name)
+        })
+    }
+
+    /// `events.VOCAB_SIZE` where `events` is a project module the file imports: the module's
+    /// global of that name.
+    fn module_global(&mut self, obj: &Expr, attr: &str, cx: &Ctx, parent: Option<usize>) -> Option<Val> {
+        let Expr::Name(m) = obj.bare() else { return None };
+        let stem = self.module_stem(cx.def.0, m)?;
+        let (id, si) = self
+            .ix
+            .globals(attr)
             .iter()
-            .copied()
-            .find(|&id| crate::analysis::shared::module_name(self.ix.path(id)) == stem && self.ix.def(id).class.is_none())
+            .filter(|(id, _)| crate::analysis::shared::module_name(self.ix.path(*id)) == stem)
+            .max_by_key(|(id, s)| self.ix.def(*id).line(&self.ix.def(*id).stmts[*s]))
+            .copied()?;
+        if cx.depth >= MAX_CALLS {
+            return Some(Val::unknown("call depth"));
+        }
+        let c = Ctx { def: id, at: si + 1, env: None, depth: cx.depth + 1 };
+        Some(self.name(attr, &c, parent))
     }
 
     /// The project class or function a registry lookup gives: `R[key]` (or a local name
