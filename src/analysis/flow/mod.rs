@@ -387,8 +387,10 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
             if a < value_nodes && !nodes[a].aux {
                 match nodes[a].out.as_ref().and_then(|r| breaks(r, bound_sym.as_ref(), ignore)) {
                     Some(true) => return false,
-                    Some(false) => fits = true,
-                    None => {}
+                    // only a length proven to fit (a tensor's dimension, positions) cuts: a
+                    // value's range may be an estimate
+                    Some(false) if nodes[a].length => fits = true,
+                    _ => {}
                 }
             }
             at = nodes[a].parent;
