@@ -841,7 +841,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         let mut first = None;
         // `[data[i : i + n] for i in starts]`: the names the clauses bind only pick elements, so
         // the iterables are positions, not the values (traced aside)
-        let picks = self.count.is_none_or(|(_, d)| d > 0) && value.is_none() && positions_only(elt, gens);
+        let picks = self.count.map_or(true, |(_, d)| d > 0) && value.is_none() && positions_only(elt, gens);
         if let ([(t, it)], SeqKind::List | SeqKind::Gen) = (gens, kind) {
             let v = if picks { self.aux_expr(it, cx, parent) } else { self.expr(it, cx, parent) };
             match v {
