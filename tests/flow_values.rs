@@ -715,3 +715,124 @@ fn a_config_field_filled_in_from_outside_is_the_bound() {
     assert_eq!(got.first().map(|s| s.split(' ').next().unwrap()), Some("train.py:8"), "{got:?}");
     assert!(!got.iter().any(|s| s.starts_with("hparams.py:6 ")), "the default 0 is not what sized it: {got:?}");
 }
+
+const PHONES_TABLE: &str = r#"import json
+
+SILENCE, START, STOP = 0, 1, 2
+
+
+def load_lexicon(path):
+    with open(path) as fh:
+        entries = json.load(fh)
+    phones = sorted({p for word in entries for p in entries[word]})
+    table = {p: n + 3 for n, p in enumerate(phones)}
+    return entries, table
+"#;
+
+const PHONES_CLIPS: &str = r#"import torch
+from torch.utils.data import Dataset
+
+from lexicon import START
+
+
+class Utterances(Dataset):
+    def __init__(self, entries, table, frames):
+        self.items = [[table[p] for p in entries[w]] for w in entries]
+        self.frames = frames
+
+    def __len__(self):
+        return len(self.items)
+
+    def __getitem__(self, k):
+        ids = torch.tensor(self.items[k])
+        row = torch.zeros(self.frames, dtype=torch.long)
+        row[0] = START
+        row[1:1 + len(ids)] = ids
+        return row
+"#;
+
+const PHONES_NET: &str = r#"import torch.nn as nn
+
+
+def build(n_symbols, width=48):
+    return nn.Sequential(nn.Embedding(n_symbols, width), nn.GRU(width, width, batch_first=True))
+"#;
+
+const PHONES_RUN: &str = r#"import sys
+
+from torch.utils.data import DataLoader
+
+from clips import Utterances
+from lexicon import load_lexicon
+from net import build
+
+
+def run(path):
+    entries, table = load_lexicon(path)
+    net = build(len(table))
+    for row in DataLoader(Utterances(entries, table, 40), batch_size=16):
+        out, _ = net(row)
+        out.mean().backward()
+
+
+run(sys.argv[1])
+"#;
+
+/// A symbol table numbered from 3 keeps ids 0–2 for silence and the framing symbols on purpose;
+/// the ids are written into a buffer of zeros by a slice store. The lookup table sized by the
+/// table's count has no row for the last symbol: the size is the line to change, not the
+/// numbering.
+#[test]
+fn a_symbol_table_numbered_past_its_reserved_ids_names_the_size_that_does_not_count_them() {
+    let files = [("lexicon.py", PHONES_TABLE), ("clips.py", PHONES_CLIPS), ("net.py", PHONES_NET), ("run.py", PHONES_RUN)];
+    let got = tiered_suspects(&files, "embedding_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("run.py:12 strong"), "{got:?}");
+    assert!(got.iter().any(|s| s.starts_with("lexicon.py:10 ")), "the numbering is still in the list: {got:?}");
+    let fixed = PHONES_RUN.replace("build(len(table))", "build(len(table) + 3)");
+    let files = [("lexicon.py", PHONES_TABLE), ("clips.py", PHONES_CLIPS), ("net.py", PHONES_NET), ("run.py", &fixed)];
+    let got = tiered_suspects(&files, "embedding_over.async.log");
+    assert!(!got.iter().any(|s| s.ends_with("strong")), "{got:?}");
+}
+
+const GRADES_DATA: &str = r#"import csv
+
+import torch
+from torch.utils.data import Dataset
+
+GRADES = ["A", "B", "C", "D", "F"]
+
+
+class Essays(Dataset):
+    def __init__(self, path):
+        grade_id = {g: rank + 1 for rank, g in enumerate(GRADES)}
+        with open(path) as fh:
+            rows = list(csv.DictReader(fh))
+        self.x = torch.randn(len(rows), 16)
+        self.y = torch.tensor([grade_id[r["grade"]] for r in rows])
+
+    def __len__(self):
+        return len(self.y)
+
+    def __getitem__(self, i):
+        return self.x[i], self.y[i]
+"#;
+
+const GRADES_TRAIN: &str = r#"import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.data import DataLoader
+
+from data import GRADES, Essays
+
+head = nn.Linear(16, len(GRADES))
+for x, y in DataLoader(Essays("essays.csv"), batch_size=32, shuffle=True):
+    F.cross_entropy(head(x), y).backward()
+"#;
+
+/// A class map numbered from 1 reaching a loss over a head with one output per class: a class
+/// head keeps no rows for anything else, so the numbering is the line (not the head).
+#[test]
+fn a_class_map_numbered_from_one_is_the_line_before_the_head() {
+    let files = [("data.py", GRADES_DATA), ("train.py", GRADES_TRAIN)];
+    let got = tiered_suspects(&files, "ce_1d_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("data.py:11 strong"), "{got:?}");
+}

@@ -3,7 +3,7 @@
 #
 #   bench/corpus/score.sh [BIN]      # default: target/release/cudasleuth
 #   V=1 bench/corpus/score.sh        # list the misses (do not, on a half you keep unseen)
-#   HALVES=tune bench/corpus/score.sh   # halves: tune seen tune2 unseen2 tune3 unseen3 tune4 unseen4 tune5 unseen5 tune6 unseen6 (split.txt)
+#   HALVES=tune bench/corpus/score.sh   # halves: tune seen tune2 unseen2 tune3 unseen3 tune4 unseen4 tune5 unseen5 tune6 unseen6 tune7 unseen7 (split.txt)
 #
 # Unpacks projects.tar.gz into $WORK (default /tmp/cudasleuth-corpus), lays each half out as
 # score_projects.py wants it (DIR/<pNN_name>/ and LOGS/<pNN>_{async,sync}.log), and prints
@@ -26,6 +26,7 @@ tar xzf "$HERE/projects3.tar.gz" -C "$WORK/all"
 tar xzf "$HERE/projects4.tar.gz" -C "$WORK/all"
 tar xzf "$HERE/projects5.tar.gz" -C "$WORK/all"
 tar xzf "$HERE/projects6.tar.gz" -C "$WORK/all"
+tar xzf "$HERE/projects7.tar.gz" -C "$WORK/all"
 while read -r name half; do
     mkdir -p "$WORK/$half"
     ln -s "$WORK/all/projects/$name" "$WORK/$half/$name"
@@ -36,11 +37,12 @@ tar xzf "$HERE/logs-h200-3.tar.gz" -C "$WORK/h200"
 tar xzf "$HERE/logs-h200-4.tar.gz" -C "$WORK/h200"
 tar xzf "$HERE/logs-h200-5.tar.gz" -C "$WORK/h200"
 tar xzf "$HERE/logs-h200-6.tar.gz" -C "$WORK/h200"
+tar xzf "$HERE/logs-h200-7.tar.gz" -C "$WORK/h200"
 for f in "$HERE"/logs-cpu/*_cpu.log; do
     id=$(basename "$f" _cpu.log)
     ln -s "$f" "$WORK/cpu/${id}_sync.log"
 done
-for half in ${HALVES:-tune seen tune2 unseen2 tune3 unseen3 tune4 unseen4 tune5 unseen5 tune6 unseen6}; do
+for half in ${HALVES:-tune seen tune2 unseen2 tune3 unseen3 tune4 unseen4 tune5 unseen5 tune6 unseen6 tune7 unseen7}; do
     echo "== $half"
     python3 "$SCORE" "$BIN" "$WORK/$half" "$WORK/h200" async ${V:+-v} | tail -n ${V:+100}${V:-1}
     python3 "$SCORE" "$BIN" "$WORK/$half" "$WORK/h200" sync ${V:+-v} | tail -n ${V:+100}${V:-1}

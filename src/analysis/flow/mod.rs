@@ -398,12 +398,25 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
         }
         fits
     };
+    // an id map numbered from k (`{w: i + 2 for i, w in enumerate(vocab)}`) keeps the rows below
+    // k for padding and special tokens on purpose: a lookup table is sized by its largest id + 1,
+    // and one sized by the map's count is the line to change (a class head reserves nothing)
+    let reserves = |i: usize| {
+        sink.kind == SinkKind::Embedding
+            && matches!(nodes[i].tag, Tag::Shift(k) if k > 0)
+            && nodes[i].what.starts_with(trace::NUMBERS_KEYS_FROM)
+    };
     for i in 0..value_nodes {
         let n = &nodes[i];
         if n.tag == Tag::Call || n.aux {
             continue;
         }
         if fits_above(i) {
+            continue;
+        }
+        if reserves(i) && !root_fits && bound_origin.is_some() {
+            let why = format!("{}: the rows below it are kept on purpose, the table must count them", n.what);
+            out.push(at_node(ix, n, 0.6, Tier::Likely, why, slice.chain(i, ix, false), bound_chain.clone()));
             continue;
         }
         // a column read from data the project does not hold is an origin only when its cells
@@ -656,7 +669,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
         if diverges
             && fills.is_empty()
             && bound_takes_bare.is_empty()
-            && !proven_on_value_transform(&nodes[..value_nodes], bound_sym.as_ref(), ignore)
+            && !(0..value_nodes).any(|i| !reserves(i) && proven_on_value_transform(&nodes[i..=i], bound_sym.as_ref(), ignore))
         {
             // the value read as it is from data against a number set by hand (a config key, a
             // flag, a literal): the number is the one to change; against a count of the data

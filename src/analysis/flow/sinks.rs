@@ -444,7 +444,8 @@ fn classify(ix: &Index, call: &Expr, def: DefId, stmt: usize) -> Option<Sink> {
     let Expr::Call { args: cargs, kwargs: ckw, .. } = &ctor else { return None };
     let ctor_place = Some((ctor.clone(), cdef, cstmt));
     let library_model = is_hf_classifier(&cname) || is_hf_lm(&cname);
-    let api = (!library_model).then(|| cname.clone());
+    // a stack is checked as its first layer (below)
+    let api = (!library_model).then(|| if cname == "Sequential" { "Embedding".to_string() } else { cname.clone() });
     let found = match cname.as_str() {
         "CrossEntropyLoss" | "NLLLoss" => {
             let target = args.get(1).or(kwarg(kwargs, "target"))?.clone();
@@ -453,9 +454,14 @@ fn classify(ix: &Index, call: &Expr, def: DefId, stmt: usize) -> Option<Sink> {
             Some(Sink { ignore_expr: expr, ..mk(SinkKind::Classes, target, args.first().cloned(), ignore, ctor_place) })
         }
         "BCELoss" => Some(mk(SinkKind::Probability, args.first()?.clone(), None, None, ctor_place)),
-        "Embedding" => {
-            let _ = cargs;
-            Some(mk(SinkKind::Embedding, args.first().or(kwarg(kwargs, "input"))?.clone(), None, None, ctor_place))
+        "Embedding" => Some(mk(SinkKind::Embedding, args.first().or(kwarg(kwargs, "input"))?.clone(), None, None, ctor_place)),
+        // a stack whose first layer is a lookup (`nn.Sequential(nn.Embedding(n, d), …)`): the
+        // stack's input is the lookup's ids, its rows the bound
+        "Sequential" => {
+            let first = cargs.first().filter(|e| ctor_name(e) == Some("Embedding"))?;
+            let _ = ckw;
+            let place = Some((first.clone(), cdef, cstmt));
+            Some(mk(SinkKind::Embedding, args.first()?.clone(), None, None, place))
         }
         n if is_hf_classifier(n) => {
             let labels = kwarg(kwargs, "labels").cloned().or_else(|| {

@@ -1018,6 +1018,37 @@ impl<'a, 'i> Tracer<'a, 'i> {
                                     self.finish(node, &out);
                                     return out;
                                 }
+                                // `x[1:1 + n] = ids` fills a span with values of their own (a
+                                // buffer of zeros filled with the data): the data joins in; a
+                                // constant or a mask's store is a narrowing (`y[y == 255] = 0`)
+                                let span = |e: &Expr| matches!(e.bare(), Expr::Span(..));
+                                let fills = match idx.bare() {
+                                    Expr::Seq(SeqKind::Tuple, xs) => {
+                                        xs.iter().any(span) && xs.iter().all(|x| span(x) || matches!(x.bare(), Expr::Slice))
+                                    }
+                                    e => span(e),
+                                };
+                                let constant = matches!(&v, Val::Int(r) if r.lo == r.hi) || matches!(&v, Val::Float(_));
+                                if fills && !constant && !matches!(v, Val::Unknown(_)) {
+                                    if let Some(k) = node {
+                                        // what the stored expression does (`stoi[c] + 1`: a
+                                        // shift), else what its reading said (a lookup)
+                                        let (tag, what) = (self.nodes[k].tag.clone(), self.nodes[k].what.clone());
+                                        self.nodes[k].tag = Tag::Pass;
+                                        self.classify(node, value, None, &v);
+                                        if self.nodes[k].tag == Tag::Pass {
+                                            self.nodes[k].tag = tag;
+                                            self.nodes[k].what = if self.nodes[k].tag == Tag::Pass {
+                                                format!("fills part of `{n}` with `{}`", short(value))
+                                            } else {
+                                                what
+                                            };
+                                        }
+                                    }
+                                    let out = fill_join(&before, &v);
+                                    self.finish(node, &out);
+                                    return out;
+                                }
                                 if node.is_some_and(|k| self.nodes[k].tag == Tag::Pass) {
                                     self.retag(node, Tag::Narrow, format!("overwrites some elements of `{n}`"));
                                 }
@@ -1026,11 +1057,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                                         r.lo.as_ref().and_then(|s| s.constant()).filter(|&k| r.lo == r.hi && (k < 0 || k == 255))
                                     {
                                         self.retag(node, Tag::Sentinel(k), format!("writes the marker {k} into `{n}`"));
-                                        let joined = before.join(&v);
-                                        let out = match before {
-                                            Val::Int(b) => Val::Int(Range { lo: Some(Sym::num(k)), hi: b.hi }),
-                                            _ => joined,
-                                        };
+                                        let out = with_marker(&before, k, &v);
                                         self.finish(node, &out);
                                         return out;
                                     }
@@ -3793,6 +3820,39 @@ fn is_module(e: &Expr) -> bool {
 }
 
 /// The tag a statement gets from the shape of the expression it assigns.
+/// A value after a marker `k` is written into some of its cells (`mask[edge] = 255`): the marker
+/// is kept as the low end of the cells' range (the convention `breaks` reads markers by).
+fn with_marker(before: &Val, k: i64, v: &Val) -> Val {
+    match before {
+        Val::Int(b) => Val::Int(Range { lo: Some(Sym::num(k)), hi: b.hi.clone() }),
+        Val::Seq { elem, len, most } => Val::Seq { elem: Box::new(with_marker(elem, k, v)), len: len.clone(), most: most.clone() },
+        _ => before.join(v),
+    }
+}
+
+/// A buffer after part of it is filled (`x[1:1 + n] = ids`, `lab[a:b] = c + 1`): its cells
+/// join the stored values, a scalar stored into every cell of the span.
+fn fill_join(before: &Val, v: &Val) -> Val {
+    let depth = |mut x: &Val| {
+        let mut d = 0;
+        while let Val::Seq { elem, .. } = x {
+            d += 1;
+            x = elem;
+        }
+        d
+    };
+    match before {
+        Val::Seq { elem, len, most } if depth(before) > depth(v) => {
+            Val::Seq { elem: Box::new(fill_join(elem, v)), len: len.clone(), most: most.clone() }
+        }
+        _ => before.join(v),
+    }
+}
+
+/// Said of a shift on a dict comprehension's values (`{w: i + 2 for i, w in enumerate(vocab)}`):
+/// the ids below it are kept for other uses (padding, markers, a boundary token).
+pub const NUMBERS_KEYS_FROM: &str = "numbers the keys from";
+
 fn shape(value: &Expr, op: Option<&str>, v: &Val) -> (Option<Tag>, String) {
     let value = value.bare();
     let konst = |e: &Expr| match e.bare() {
@@ -3816,9 +3876,12 @@ fn shape(value: &Expr, op: Option<&str>, v: &Val) -> (Option<Tag>, String) {
     // value is then an element of the sequence, not the sequence)
     let mut top = value;
     let mut comps = 0;
+    // the arithmetic is on a dict comprehension's values (`{w: i + 2 for i, w in …}`)
+    let mut numbers_keys = false;
     loop {
         match top {
             Expr::Comp { elt, value: Some(v), .. } => {
+                numbers_keys = comps == 0 && matches!(**v, Expr::Bin(..));
                 top = if matches!(**v, Expr::Bin(..)) { v } else { elt };
                 comps += 1;
             }
@@ -3873,7 +3936,14 @@ fn shape(value: &Expr, op: Option<&str>, v: &Val) -> (Option<Tag>, String) {
             match (k, matches!(v, Val::Float(_))) {
                 (Some(k), false) if k != 0 => {
                     let k = if op == "-" { -k } else { k };
-                    (Some(Tag::Shift(k)), if k > 0 { format!("adds {k}") } else { format!("subtracts {}", -k) })
+                    let what = if k > 0 && numbers_keys {
+                        format!("{NUMBERS_KEYS_FROM} {k}")
+                    } else if k > 0 {
+                        format!("adds {k}")
+                    } else {
+                        format!("subtracts {}", -k)
+                    };
+                    (Some(Tag::Shift(k)), what)
                 }
                 (_, true) => (Some(Tag::Scale), format!("`{op}` on scores")),
                 _ => (Some(Tag::Arith(op.clone())), format!("`{}`", short(top))),

@@ -25,6 +25,10 @@ impl Sym {
     pub fn constant(&self) -> Option<i64> {
         self.root.is_none().then_some(self.off)
     }
+    /// Whether the root is a count (a length, a number of distinct values): never below 0.
+    pub fn counts(&self) -> bool {
+        self.root.as_deref().is_some_and(|r| r.starts_with("len@") || r.starts_with("distinct@"))
+    }
     /// `self - other` when both are written in the same root (or are constants).
     pub fn minus(&self, other: &Sym) -> Option<i64> {
         (self.root == other.root).then(|| self.off - other.off)
@@ -65,7 +69,13 @@ impl Range {
             (Some(x), Some(y)) => match x.minus(y) {
                 Some(d) if (d <= 0) == lower => Some(x.clone()),
                 Some(_) => Some(y.clone()),
-                None => None,
+                // a constant beside a count (never below 0) plus at least that constant:
+                // the constant is the lower end, the count the upper
+                None => match (x.constant(), y.constant()) {
+                    (Some(c), None) if y.counts() && c <= y.off => Some(if lower { x.clone() } else { y.clone() }),
+                    (None, Some(c)) if x.counts() && c <= x.off => Some(if lower { y.clone() } else { x.clone() }),
+                    _ => None,
+                },
             },
             _ => None,
         };
@@ -201,6 +211,11 @@ impl Val {
                 Val::Seq { elem: Box::new(a.join(b)), len: if la == lb { la.clone() } else { None }, most }
             }
             (Val::Unknown(_), x) | (x, Val::Unknown(_)) => x.clone(),
+            // integers in containers of different depth (a batch beside one sample): the
+            // cells join, in the deeper container's shape
+            (Val::Seq { elem, len, most }, b @ Val::Int(_)) | (b @ Val::Int(_), Val::Seq { elem, len, most }) => {
+                Val::Seq { elem: Box::new(elem.join(b)), len: len.clone(), most: most.clone() }
+            }
             // instances of different classes (a factory's branches): either one
             (Val::Obj(a), Val::Obj(b)) if a.class != b.class || !b.also.is_empty() => Val::Obj(super::trace::Object::alternatives(a, b)),
             (a, _) => a.clone(),
