@@ -836,3 +836,108 @@ fn a_class_map_numbered_from_one_is_the_line_before_the_head() {
     let got = tiered_suspects(&files, "ce_1d_over.async.log");
     assert_eq!(got.first().map(String::as_str), Some("data.py:11 strong"), "{got:?}");
 }
+
+const SHOP_PREP: &str = r#"import csv
+
+
+def read_rows(path):
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def shoppers(orders_path, catalogue_path):
+    catalogue = read_rows(catalogue_path)
+    people = {}
+    for row in read_rows(orders_path):
+        if row["customer"] not in people:
+            people[row["customer"]] = {"basket": [], "spend": 0.0}
+        people[row["customer"]]["basket"].append(int(row["product_id"]))
+        people[row["customer"]]["spend"] += float(row["price"])
+    return people, len(catalogue)
+"#;
+
+const SHOP_DATA: &str = r#"import torch
+from torch.utils.data import Dataset
+
+
+class Baskets(Dataset):
+    def __init__(self, people, length=12):
+        self.rows = [p["basket"][:length] for p in people.values()]
+        self.length = length
+
+    def __len__(self):
+        return len(self.rows)
+
+    def __getitem__(self, i):
+        ids = torch.zeros(self.length, dtype=torch.long)
+        ids[: len(self.rows[i])] = torch.tensor(self.rows[i])
+        return ids
+"#;
+
+const SHOP_TRAIN: &str = r#"import torch.nn as nn
+from torch.utils.data import DataLoader
+
+from data import Baskets
+from prep import shoppers
+
+
+class BagOfProducts(nn.Module):
+    def __init__(self, n_products, dim=32):
+        super().__init__()
+        self.table = nn.Embedding(n_products, dim)
+
+    def forward(self, ids):
+        return self.table(ids).mean(1)
+
+
+people, n_products = shoppers("orders.csv", "catalogue.csv")
+model = BagOfProducts(n_products)
+for ids in DataLoader(Baskets(people), batch_size=64):
+    model(ids).pow(2).mean().backward()
+"#;
+
+/// Product ids read as numbers from a file and appended into lists held inside a dict of
+/// records (`people[c]["basket"].append(int(row["product_id"]))`), copied into a buffer of
+/// zeros, reach a lookup table sized by the catalogue's row count: the line that takes the ids
+/// as they are is named.
+#[test]
+fn ids_appended_into_records_of_a_dict_are_traced_to_the_line_that_reads_them() {
+    let files = [("prep.py", SHOP_PREP), ("data.py", SHOP_DATA), ("train.py", SHOP_TRAIN)];
+    let got = tiered_suspects(&files, "embedding_over.async.log");
+    assert!(got.first().is_some_and(|s| s.starts_with("prep.py:15 ")), "{got:?}");
+}
+
+const TRIAGE: &str = r#"import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+SETTINGS = {"levels": 4, "smoothing": 0.1, "width": 24}
+LEVELS = ["green", "yellow", "orange", "red", "black"]
+
+
+def smooth_targets(y, k, eps):
+    hot = F.one_hot(y, k).float()
+    return hot * (1 - eps) + eps / k
+
+
+def step(head, x, y):
+    t = smooth_targets(y, SETTINGS["levels"], SETTINGS["smoothing"])
+    return -(t * F.log_softmax(head(x), -1)).sum(-1).mean()
+
+
+def main(records):
+    level_of = {name: i for i, name in enumerate(LEVELS)}
+    y = torch.tensor([level_of[r["level"]] for r in records])
+    x = torch.randn(len(records), SETTINGS["width"])
+    head = nn.Linear(SETTINGS["width"], len(LEVELS))
+    step(head, x, y).backward()
+"#;
+
+/// `F.one_hot(y, k)` is checked against the `k` it is given: a settings dict's class count
+/// that is smaller than the label list is the bound named.
+#[test]
+fn one_hot_is_bounded_by_the_count_it_is_given() {
+    let files = [("triage.py", TRIAGE)];
+    let got = tiered_suspects(&files, "one_hot_over.async.log");
+    assert!(got.first().is_some_and(|s| s.starts_with("triage.py:5 ")), "{got:?}");
+}

@@ -422,12 +422,32 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
         // a column read from data the project does not hold is an origin only when its cells
         // are what reaches the op (not a key looked up, not names counted)
         if let Tag::Column(c) = &n.tag {
-            if n.what.ends_with(trace::UNREAD_COLUMN) && !value_text.contains(&format!("`{c}`")) {
+            // (the value names the column, or its cells are read as numbers: ids used as they are)
+            if n.what.ends_with(trace::UNREAD_COLUMN) && !value_text.contains(&format!("`{c}`")) && !n.what.contains(trace::AS_NUMBERS) {
                 continue;
             }
         }
         let mut score = base_score(&n.tag, sink.kind, ignore);
+        // running counts (`cumsum`) are where each block ends: as ids or offsets of a class they
+        // are one block too far unless shifted back (the exclusive sum starts at 0)
+        if n.tag == Tag::Len && n.what.contains("(`cumsum`)") && sink.kind == SinkKind::Classes {
+            score = score.max(0.8);
+        }
         let mut why = n.what.clone();
+        if matches!(n.tag, Tag::Column(_)) && n.what.contains(trace::AS_NUMBERS) && bound_origin.is_some() && !probs {
+            // ids read as they are from a file (no arithmetic, lookup or count on the way to the
+            // op) index a table sized by a count: unless the file numbers them 0..n-1, some id
+            // reaches the count
+            let mut at = n.parent;
+            let mut as_they_are = true;
+            while let Some(a) = at {
+                as_they_are &= !matches!(nodes[a].tag, Tag::Arith(_) | Tag::Shift(_) | Tag::Lookup | Tag::Len | Tag::Max | Tag::Scale);
+                at = nodes[a].parent;
+            }
+            if as_they_are {
+                score = score.max(0.6);
+            }
+        }
         if n.tag == Tag::Parsed && !probs {
             if let Some(b) = &bound_sym {
                 // numbers written in names index a table sized by a count: unless the names

@@ -55,6 +55,8 @@ pub struct Sink {
     /// The function or module class called (`index_add_`, `CrossEntropyLoss`); None for a
     /// library model, which reaches every op of its kind.
     pub api: Option<String>,
+    /// A bound written at the call (`F.one_hot(y, num_classes)`).
+    pub size: Option<Expr>,
 }
 
 impl Sink {
@@ -336,6 +338,7 @@ fn trainer_sink(ix: &Index, call: &Expr, kwargs: &[(crate::scan::facts::Text, Ex
         fields: VOCAB,
         ignore_expr: None,
         api: None,
+        size: None,
     })
 }
 
@@ -396,6 +399,7 @@ fn classify(ix: &Index, call: &Expr, def: DefId, stmt: usize) -> Option<Sink> {
         fields: VOCAB,
         ignore_expr: None,
         api: Some(name.to_string()),
+        size: None,
     };
     let module = recv.as_ref().and_then(|r| r.dotted()).unwrap_or_default();
     let library = module.is_empty() || ["F", "nn.functional", "torch.nn.functional", "torch", "functional"].contains(&module.as_str());
@@ -415,6 +419,12 @@ fn classify(ix: &Index, call: &Expr, def: DefId, stmt: usize) -> Option<Sink> {
         }
         "embedding" if library && module != "torch" || module == "F" => {
             return Some(mk(SinkKind::Embedding, args.first().or(kwarg(kwargs, "input"))?.clone(), None, None, None));
+        }
+        // one row per class (`F.one_hot(y, n)`): a class at or past n has no column
+        "one_hot" if library => {
+            let size = args.get(1).or(kwarg(kwargs, "num_classes")).filter(|e| int_of(Some(e)) != Some(-1))?.clone();
+            let value = args.first().or(kwarg(kwargs, "tensor"))?.clone();
+            return Some(Sink { size: Some(size), ..mk(SinkKind::Index, value, None, None, None) });
         }
         "gather" => {
             let v = if module == "torch" { args.get(2) } else { args.get(1) }.or(kwarg(kwargs, "index"))?.clone();
@@ -499,6 +509,12 @@ pub fn api_key(api: &str) -> String {
 /// The bound of a sink, traced under `parent`: the class count of the head that made a loss's
 /// input, an embedding's rows, an HF config's `num_labels` / `vocab_size`.
 pub fn bound(tr: &mut Tracer, sink: &Sink, cx: &Ctx, parent: Option<usize>) -> Option<Val> {
+    if let Some(size) = &sink.size {
+        let node = tr.node(cx, sink.stmt, Tag::Pass, format!("`{}` columns", short(size)), parent);
+        let v = tr.expr(size, cx, node);
+        finish(tr, node, &v);
+        return Some(v);
+    }
     match sink.kind {
         SinkKind::Classes => {
             if let Some((ctor, cdef, cstmt)) = &sink.ctor {

@@ -129,6 +129,8 @@ const MAX_ALTS: usize = 4;
 /// How the reading of a column from a file the project does not hold ends its description
 /// (`slice_sink` keeps such a reading only when its cells reach the op).
 pub const UNREAD_COLUMN: &str = "(its file is not in the project)";
+/// Said of such a column whose cells are turned into numbers (`int(row["item_id"])`).
+pub const AS_NUMBERS: &str = "as numbers";
 
 /// The arguments a definition was entered with.
 #[derive(Debug)]
@@ -1016,7 +1018,8 @@ impl<'a, 'i> Tracer<'a, 'i> {
                                     let val = Box::new(if empty { v.clone() } else { val.join(&v) });
                                     let out = Val::Map { key: key.clone(), val, len: None };
                                     self.finish(node, &out);
-                                    return out;
+                                    // lists inside it grown later (`d[k]["events"].append(e)`)
+                                    return self.appended(out, n, cx, i, at, parent);
                                 }
                                 // `x[1:1 + n] = ids` fills a span with values of their own (a
                                 // buffer of zeros filled with the data): the data joins in; a
@@ -1024,7 +1027,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                                 let span = |e: &Expr| matches!(e.bare(), Expr::Span(..));
                                 let fills = match idx.bare() {
                                     Expr::Seq(SeqKind::Tuple, xs) => {
-                                        xs.iter().any(span) && xs.iter().all(|x| span(x) || matches!(x.bare(), Expr::Slice))
+                                        xs.iter().any(span) && !xs.iter().any(|x| matches!(x.bare(), Expr::Test(..)))
                                     }
                                     e => span(e),
                                 };
@@ -1273,9 +1276,15 @@ impl<'a, 'i> Tracer<'a, 'i> {
         for i in range.start..range.end.min(d.stmts.len()) {
             let StmtKind::Expr(Expr::Call { func, args, .. }) = &d.stmts[i].kind else { continue };
             let Expr::Attr(o, m) = func.bare() else { continue };
-            if o.dotted().as_deref() != Some(n) || !matches!(m.as_str(), "append" | "extend" | "insert") {
+            if !matches!(m.as_str(), "append" | "extend" | "insert") {
                 continue;
             }
+            // `n.append(x)`, or a list inside it (`cohort[k]["events"].append(x)`): the keys on
+            // the way from the name to the list
+            let path = match sub_path(o) {
+                Some((root, path)) if root == n && reaches(&out, &path) => path,
+                _ => continue,
+            };
             let Some(arg) = args.last() else { continue };
             let c = Ctx { at: i, ..cx.clone() };
             let node = self.node(&c, i, Tag::Pass, format!("`{n}.{m}({})`", short(arg)), parent);
@@ -1294,18 +1303,40 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     x
                 })
             };
-            out = match out {
+            out = self.join_at(out, &path, &el);
+        }
+        out
+    }
+
+    /// `v` after `el` is added to the list at `path` inside it (the keys of records and dicts on
+    /// the way; None for any key or position).
+    fn join_at(&mut self, v: Val, path: &[Option<String>], el: &Val) -> Val {
+        let v = self.force(v);
+        let Some((first, rest)) = path.split_first() else {
+            return match v {
                 Val::Seq { elem, .. } => {
                     let e = match *elem {
-                        Val::Unknown(_) => el,
-                        other => other.join(&el),
+                        Val::Unknown(_) => el.clone(),
+                        other => other.join(el),
                     };
                     Val::Seq { elem: Box::new(e), len: None, most: None }
                 }
                 other => other,
             };
+        };
+        match (v, first) {
+            (Val::Record(xs), Some(k)) => {
+                let mut out = Vec::with_capacity(xs.len());
+                for (name, x) in xs {
+                    let x = if &name == k { self.join_at(x, rest, el) } else { x };
+                    out.push((name, x));
+                }
+                Val::Record(out)
+            }
+            (Val::Map { key, val, len }, _) => Val::Map { key, val: Box::new(self.join_at(*val, rest, el)), len },
+            (Val::Seq { elem, len, most }, None) => Val::Seq { elem: Box::new(self.join_at(*elem, rest, el)), len, most },
+            (other, _) => other,
         }
-        out
     }
 
     /// A parameter: its argument in the call this definition was entered from, its value when
@@ -2652,6 +2683,25 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 self.finish(node, &v);
                 return v;
             }
+            // the cells of a column the scan did not read, as numbers (`int(row["item_id"])`):
+            // ids used as they are, an origin whose range is not known
+            "int" if args.len() == 1 && recv.is_none() => {
+                let keep = self.nodes.len();
+                let v = self.expr(&args[0], cx, parent);
+                if let Val::Unknown(why) = &v {
+                    if why.contains("column `") {
+                        // the reading's node: one of its own, or the line that reads it
+                        for i in (keep..self.nodes.len()).chain(parent) {
+                            let n = &mut self.nodes[i];
+                            if matches!(n.tag, Tag::Column(_)) && n.what.ends_with(UNREAD_COLUMN) {
+                                n.what = n.what.replacen(" as it is ", &format!(" {AS_NUMBERS} "), 1);
+                            }
+                        }
+                        return Val::Int(Range::default());
+                    }
+                }
+                return v;
+            }
             f if is_pass_function(f) && !args.is_empty() => return self.expr(&args[0], cx, parent),
             "softmax" | "sigmoid" | "Softmax" => return Val::Float(Some(Norm::Probs)),
             // probabilities convolved with a kernel (`F.conv1d(p, torch.ones(1, 1, k))`): a
@@ -3827,6 +3877,36 @@ fn with_marker(before: &Val, k: i64, v: &Val) -> Val {
         Val::Int(b) => Val::Int(Range { lo: Some(Sym::num(k)), hi: b.hi.clone() }),
         Val::Seq { elem, len, most } => Val::Seq { elem: Box::new(with_marker(elem, k, v)), len: len.clone(), most: most.clone() },
         _ => before.join(v),
+    }
+}
+
+/// Whether `path` leads to a list inside `v` as far as its shape is known (a record's field
+/// picked by a key known only at run time does not).
+fn reaches(v: &Val, path: &[Option<String>]) -> bool {
+    let Some((first, rest)) = path.split_first() else {
+        return matches!(v, Val::Seq { .. } | Val::Thunk(_));
+    };
+    match (v, first) {
+        (Val::Thunk(_), _) => true,
+        (Val::Record(xs), Some(k)) => xs.iter().any(|(name, x)| name == k && reaches(x, rest)),
+        (Val::Map { val, .. }, _) => reaches(val, rest),
+        (Val::Seq { elem, .. }, None) => reaches(elem, rest),
+        _ => false,
+    }
+}
+
+/// A store's target as a name and the keys under it (`d[k]["events"]` → `d`, [any, "events"]).
+fn sub_path(e: &Expr) -> Option<(String, Vec<Option<String>>)> {
+    match e.bare() {
+        Expr::Sub(base, key) => {
+            let (root, mut path) = sub_path(base)?;
+            path.push(match key.bare() {
+                Expr::Str(k) => Some(k.to_string()),
+                _ => None,
+            });
+            Some((root, path))
+        }
+        other => Some((other.dotted()?, Vec::new())),
     }
 }
 
