@@ -941,3 +941,64 @@ fn one_hot_is_bounded_by_the_count_it_is_given() {
     let got = tiered_suspects(&files, "one_hot_over.async.log");
     assert!(got.first().is_some_and(|s| s.starts_with("triage.py:5 ")), "{got:?}");
 }
+
+const STAGES_PREP: &str = r#"import json
+import os
+
+import numpy as np
+
+OUT = "artifacts"
+
+
+def main():
+    stages = np.loadtxt("stages.txt", dtype=np.int64)
+    os.makedirs(OUT, exist_ok=True)
+    np.save(os.path.join(OUT, "stages.npy"), stages)
+    with open(os.path.join(OUT, "meta.json"), "w") as fh:
+        json.dump({"n_stages": int(stages.max()), "rows": len(stages)}, fh)
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+const STAGES_FIT: &str = r#"import json
+import os
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+OUT = "artifacts"
+
+
+def load():
+    with open(os.path.join(OUT, "meta.json")) as fh:
+        meta = json.load(fh)
+    y = torch.from_numpy(np.load(os.path.join(OUT, "stages.npy")))
+    return meta, y
+
+
+def fit():
+    meta, y = load()
+    clf = nn.Linear(8, meta["n_stages"])
+    x = torch.randn(len(y), 8)
+    nn.CrossEntropyLoss()(clf(x), y).backward()
+
+
+fit()
+"#;
+
+/// One script saves the labels and a size made from their largest value; another reads both
+/// back from the files it names: the value is followed through the save and the load, and the
+/// size taken as the largest id (not the largest + 1) is the line.
+#[test]
+fn a_size_saved_by_one_script_and_loaded_by_another_is_followed_through_the_file() {
+    let files = [("prep.py", STAGES_PREP), ("fit.py", STAGES_FIT)];
+    let v = common::explain_project(&files, "ce_1d_over.async.log");
+    let first = &v["suspects"][0];
+    assert_eq!(format!("{}:{}", first["file"].as_str().unwrap_or(""), first["line"]), "prep.py:14", "{}", v["suspects"]);
+    let chain = first["chain"].to_string();
+    // from the line that saved it to the line that read it back
+    assert!(chain.contains(r#""file":"fit.py","line":13"#), "the chain goes through the file: {chain}");
+}

@@ -2274,10 +2274,60 @@ impl<'a, 'i> Tracer<'a, 'i> {
         }
     }
 
+    /// What a project's own write left in the file a load reads (`arg`: the opened file, or the
+    /// path itself when `by_path`): the value each `json.dump` / `pickle.dump` / `torch.save` /
+    /// `np.save` of a file of the same name saved, traced where it was saved.
+    fn saved(&mut self, arg: Option<&Expr>, by_path: bool, cx: &Ctx, parent: Option<usize>) -> Option<Val> {
+        let arg = arg?;
+        let path = if by_path { self.path_text(arg, cx).or_else(|| self.opened_path(arg, cx)) } else { self.opened_path(arg, cx) }?;
+        let name = path.rsplit('/').next().unwrap_or(&path).to_string();
+        if name.is_empty() || cx.depth >= MAX_CALLS {
+            return None;
+        }
+        let ix = self.ix;
+        let mut out: Option<Val> = None;
+        for writer in ["dump", "save"] {
+            for &(def, at) in ix.calling(writer).iter().take(MAX_SITES) {
+                let d = ix.def(def);
+                let Some(StmtKind::Expr(Expr::Call { func, args, .. })) = d.stmts.get(at).map(|s| &s.kind) else { continue };
+                let module = match func.bare() {
+                    Expr::Attr(o, m) if m.as_str() == writer => o.dotted().unwrap_or_default(),
+                    _ => continue,
+                };
+                let c = Ctx { def, at, env: None, depth: cx.depth + 1 };
+                // which argument is the value, which the file
+                let (obj, file, file_by_path) = match (writer, module.as_str()) {
+                    ("dump", "json" | "pickle" | "yaml") => (args.first(), args.get(1), false),
+                    ("dump", "joblib") | ("save", "torch") => (args.first(), args.get(1), true),
+                    ("save", "np" | "numpy") => (args.get(1), args.first(), true),
+                    _ => continue,
+                };
+                let (Some(obj), Some(file)) = (obj, file) else { continue };
+                let written =
+                    if file_by_path { self.path_text(file, &c).or_else(|| self.opened_path(file, &c)) } else { self.opened_path(file, &c) };
+                if written.as_deref().map(|w| w.rsplit('/').next().unwrap_or(w)) != Some(name.as_str()) {
+                    continue;
+                }
+                let node = self.node(&c, at, Tag::Pass, format!("saves `{}` to `{name}`, read back later", short(obj)), parent);
+                let v = self.expr(obj, &c, node);
+                self.finish(node, &v);
+                out = Some(match out {
+                    Some(o) => o.join(&v),
+                    None => v,
+                });
+            }
+        }
+        out
+    }
+
     fn path_text(&self, e: &Expr, cx: &Ctx) -> Option<String> {
         match e.bare() {
             Expr::Str(s) => Some(s.to_string()),
             Expr::Call { func, args, .. } if func.last_name().is_some_and(|n| n == "join" || n == "Path") => {
+                args.last().and_then(|a| self.path_text(a, cx))
+            }
+            // a helper that places a file name (`cfg.path("meta.json")`): the name
+            Expr::Call { args, .. } if args.last().is_some_and(|a| matches!(a.bare(), Expr::Str(s) if s.contains('.'))) => {
                 args.last().and_then(|a| self.path_text(a, cx))
             }
             Expr::Bin(op, _, r) if op == "/" => self.path_text(r, cx),
@@ -2871,7 +2921,15 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     let top = f.assigns.iter().filter(|a| !a.target.contains('.') && !a.target.starts_with("len(")).count() as i64;
                     return Val::Map { key: Box::new(Val::unknown("key")), val: Box::new(Val::unknown("value")), len: Some(Sym::num(top)) };
                 }
-                return Val::unknown("a loaded file the scan did not read");
+                return self.saved(args.first(), false, cx, parent).unwrap_or_else(|| Val::unknown("a loaded file the scan did not read"));
+            }
+            // a file the project writes itself and reads back (`pickle.dump(cohort, f)` in one
+            // script, `pickle.load(f)` in another): the value that was saved
+            "load" if recv.and_then(|r| r.dotted()).is_some_and(|m| ["pickle", "joblib", "torch", "np", "numpy"].contains(&m.as_str())) => {
+                let by_path = recv.and_then(|r| r.dotted()).is_some_and(|m| m != "pickle");
+                return self
+                    .saved(args.first(), by_path, cx, parent)
+                    .unwrap_or_else(|| Val::unknown("a loaded file the scan did not read"));
             }
             "zip" => {
                 let vals: Vec<Val> = args.iter().map(|a| self.expr(a, cx, parent)).collect();
