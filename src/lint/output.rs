@@ -50,7 +50,7 @@ fn byte_offset(text: &str, line: u32, column: u32) -> usize {
 
 pub fn human(result: &LintResult, color: bool, width: usize, quiet: bool) -> String {
     let theme = if color { GraphicalTheme::unicode() } else { GraphicalTheme::none() };
-    let handler = GraphicalReportHandler::new_themed(theme).with_width(width).with_links(false);
+    let handler = crate::report::unbroken(GraphicalReportHandler::new_themed(theme).with_width(width).with_links(false));
     let mut out = String::new();
     for d in &result.diagnostics {
         let text = source_of(result, &d.project_path);
@@ -79,7 +79,12 @@ pub fn human(result: &LintResult, color: bool, width: usize, quiet: bool) -> Str
         let _ = handler.render_report(&mut out, &f);
     }
     warnings_and_summary(&mut out, result, quiet);
-    out
+    // plain ASCII when not a terminal (docs/ci.md), as explain's report
+    if color {
+        out
+    } else {
+        crate::report::ascii_marks(&out)
+    }
 }
 
 /// A file's text as linted: the code given on standard input for its file, else the file.

@@ -97,7 +97,7 @@ impl Diagnostic for Diag {
 pub fn render(report: &Report, style: &Style) -> String {
     let mut out = String::new();
     let theme = if style.color { GraphicalTheme::unicode() } else { GraphicalTheme::none() };
-    let handler = GraphicalReportHandler::new_themed(theme).with_width(style.width).with_links(false);
+    let handler = super::unbroken(GraphicalReportHandler::new_themed(theme).with_width(style.width).with_links(false));
     let h = |s: &str| if style.color { format!("\x1b[1m{s}\x1b[0m") } else { s.to_string() };
 
     let head = format!("cudasleuth: {}", headline(report));
@@ -121,7 +121,7 @@ pub fn render(report: &Report, style: &Style) -> String {
         let _ = handler.render_report(&mut out, &diag);
     }
     if !report.suspects.is_empty() {
-        let _ = writeln!(out, "{}", h("The suspects in detail"));
+        let _ = writeln!(out, "\n{}", h("The suspects in detail"));
         for d in suspect_diags(report, &style.quoted) {
             let _ = handler.render_report(&mut out, &d);
         }
@@ -129,50 +129,50 @@ pub fn render(report: &Report, style: &Style) -> String {
 
     for (i, a) in report.asserts.iter().enumerate() {
         let _ = writeln!(out, "\n{}", h(&format!("Assert site {} of {}", i + 1, report.asserts.len())));
+        // each field wrapped to the terminal, continued under its text
+        let mut field = |name: &str, text: &str| wrapped(&mut out, &format!("  {name:<10} {text}"), 13, style);
         let place = match (&a.file, a.line) {
             (Some(f), Some(l)) => format!("{}:{l}", kb::source_relative(f)),
             _ => "?".to_string(),
         };
-        let _ = writeln!(out, "  kernel     {} ({place})", a.kernel.as_deref().unwrap_or("(not printed by this build)"));
-        let _ = writeln!(
-            out,
-            "  assertion  `{}`{}",
-            a.assertion.as_deref().unwrap_or(""),
-            if a.truncated { " (cut off in the log)" } else { "" }
+        field("kernel", &format!("{} ({place})", a.kernel.as_deref().unwrap_or("(not printed by this build)")));
+        field(
+            "assertion",
+            &format!("`{}`{}", a.assertion.as_deref().unwrap_or(""), if a.truncated { " (cut off in the log)" } else { "" }),
         );
-        let _ = writeln!(out, "  reports    {}{}", a.count, hits_summary(a));
+        field("reports", &format!("{}{}", a.count, hits_summary(a)));
         if !a.ranks.is_empty() {
             let ranks: Vec<String> = a.ranks.iter().map(|r| format!("{}{}", r.kind, r.id)).collect();
-            let _ = writeln!(out, "  processes  {}", ranks.join(", "));
+            field("processes", &ranks.join(", "));
         }
+        const UNKNOWN_OP: &str = "not in cudasleuth's knowledge base (a third-party or newer kernel?)";
         match &a.signature {
             Some(sig) if sig.match_kind == "generic" => {
-                let _ = writeln!(out, "  op         not in cudasleuth's knowledge base (a third-party or newer kernel?)");
-                let _ = writeln!(out, "  reading    {} — {}", sig.category.replace('_', " "), sig.explanation);
+                field("op", UNKNOWN_OP);
+                field("reading", &format!("{} — {}", sig.category.replace('_', " "), sig.explanation));
             }
             Some(sig) => {
-                let _ = writeln!(out, "  op         {} — {}", sig.op, sig.category.replace('_', " "));
+                field("op", &format!("{} — {}", sig.op, sig.category.replace('_', " ")));
                 if let (0, Some(call)) = (i, &report.call) {
-                    let _ = writeln!(out, "  your call  {}  ({}:{})", call.code, call.file, call.line);
+                    field("your call", &format!("{}  ({}:{})", call.code, call.file, call.line));
                 }
                 if !sig.python_apis.is_empty() {
-                    let _ = writeln!(out, "  reached by {}", sig.python_apis.join(", "));
+                    field("reached by", &sig.python_apis.join(", "));
                 }
                 if !sig.causes.is_empty() {
-                    let _ = writeln!(out, "  check");
+                    field("check", "");
                     for c in &sig.causes {
-                        let _ = writeln!(out, "    • {c}");
+                        wrapped(&mut out, &format!("    • {c}"), 6, style);
                     }
                 }
             }
-            None => {
-                let _ = writeln!(out, "  op         not in cudasleuth's knowledge base (a third-party or newer kernel?)");
-            }
+            None => field("op", UNKNOWN_OP),
         }
+        let mut field = |name: &str, text: &str| wrapped(&mut out, &format!("  {name:<10} {text}"), 13, style);
         if let Some(c) = &a.candidates {
             let kind = if c.exact { "exactly" } else { "among" };
-            let _ = writeln!(out, "  look at    {kind} {}", c.elements);
-            let _ = writeln!(out, "             ({}; a failed warp stops printing, so other elements may be bad too)", c.assumes);
+            field("look at", &format!("{kind} {}", c.elements));
+            field("", &format!("({}; a failed warp stops printing, so other elements may be bad too)", c.assumes));
         } else if let Some(reason) = a
             .signature
             .as_ref()
@@ -180,34 +180,40 @@ pub fn render(report: &Report, style: &Style) -> String {
             .and_then(kb::geometry::Geometry::from_id)
             .and_then(kb::geometry::Geometry::no_position_reason)
         {
-            let _ = writeln!(out, "  position   no position information: {reason}");
+            field("position", &format!("no position information: {reason}"));
         }
         if let Some(m) = &a.message {
-            let _ = writeln!(out, "  message    {m}");
+            field("message", m);
         }
         out.push('\n');
     }
 
-    if !report.secondary.is_empty() {
+    // the error the report is about is shown above already
+    let shown = report.error.as_ref().map(|e| e.line);
+    let secondary: Vec<_> = report.secondary.iter().filter(|s| Some(s.line) != shown).collect();
+    if !secondary.is_empty() {
+        blank_line(&mut out);
         let _ = writeln!(out, "{}", h("Also in the log (consequences, not the cause)"));
-        for s in report.secondary.iter().take(8) {
+        for s in secondary.into_iter().take(8) {
             let times = s.count.map(|c| format!(" ×{c}")).unwrap_or_default();
-            let _ = writeln!(out, "  line {:<6} {}{times}: {}", s.line, s.kind, clip(&s.message, 110));
+            wrapped(&mut out, &format!("  line {:<6} {}{times}: {}", s.line, s.kind, clip(&s.message, 110)), 14, style);
         }
         out.push('\n');
     }
     if !report.evidence.is_empty() {
+        blank_line(&mut out);
         let _ = writeln!(out, "{}", h("Clues elsewhere in the log"));
         for e in report.evidence.iter().take(8) {
-            let _ = writeln!(out, "  line {:<6} {}: {}", e.line, e.kind, clip(&e.message, 110));
+            wrapped(&mut out, &format!("  line {:<6} {}: {}", e.line, e.kind, clip(&e.message, 110)), 14, style);
         }
         out.push('\n');
     }
     // the first step is the diagnostic's help already
     if report.next_steps.len() > 1 {
+        blank_line(&mut out);
         let _ = writeln!(out, "{}", h("Then"));
         for (i, s) in report.next_steps.iter().skip(1).enumerate() {
-            let _ = writeln!(out, "  {}. {s}", i + 1);
+            wrapped(&mut out, &format!("  {}. {s}", i + 1), 5, style);
         }
     }
     for w in &report.warnings {
@@ -217,6 +223,35 @@ pub fn render(report: &Report, style: &Style) -> String {
         out
     } else {
         super::ascii_marks(&out)
+    }
+}
+
+/// One empty line before a section, however the part above ended.
+fn blank_line(out: &mut String) {
+    if !out.is_empty() && !out.ends_with("\n\n") {
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+}
+
+/// `text` wrapped to `width` (at spaces: a path or a code word is never cut), its continuation
+/// lines indented by `indent`.
+fn wrapped(out: &mut String, text: &str, indent: usize, style: &Style) {
+    let pad = " ".repeat(indent);
+    let opts = textwrap::Options::new(style.width.max(40))
+        .subsequent_indent(&pad)
+        .break_words(false)
+        .word_separator(textwrap::WordSeparator::AsciiSpace)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation);
+    // the marks in the width they are shown in (ASCII when not a terminal)
+    let text = if style.color { text.to_string() } else { super::ascii_marks(text) };
+    for l in textwrap::wrap(text.trim_end(), opts) {
+        let _ = writeln!(out, "{l}");
+    }
+    if text.trim_end().is_empty() {
+        let _ = writeln!(out);
     }
 }
 

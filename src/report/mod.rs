@@ -11,6 +11,14 @@ pub const MAX_LINE: usize = 4000;
 /// The report's own typographic marks in ASCII, for output that is not a terminal (a log file,
 /// a pipe, a CI console that mangles UTF-8): arrows, dashes, bullets, ellipses, the times sign,
 /// wherever they appear (in a quoted line too; every other character is kept).
+/// A diagnostic renderer that wraps at spaces only: a path (`data-v2/train.py`) or a code word
+/// is never cut at a hyphen or a slash.
+pub fn unbroken(h: miette::GraphicalReportHandler) -> miette::GraphicalReportHandler {
+    h.with_break_words(false)
+        .with_word_separator(textwrap::WordSeparator::AsciiSpace)
+        .with_word_splitter(textwrap::WordSplitter::NoHyphenation)
+}
+
 pub fn ascii_marks(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
