@@ -12,6 +12,7 @@ pub mod kb;
 pub mod lint;
 pub mod log;
 pub mod model;
+pub mod progress;
 pub mod rank;
 pub mod report;
 pub mod repro;

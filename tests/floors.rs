@@ -55,7 +55,7 @@ const ALLOWED: &[(&str, &str)] = &[
     ("explain", "report"),
 ];
 
-const UTILITIES: &[&str] = &["timings"];
+const UTILITIES: &[&str] = &["timings", "progress"];
 
 /// Every `crate::<module>` a source file names, with its line (comments skipped).
 fn crate_paths(text: &str) -> Vec<(usize, String)> {

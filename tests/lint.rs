@@ -804,3 +804,22 @@ fn concise_statistics_quiet_globs_and_stdin() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("give no paths"), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// The progress line of a long scan is for a terminal only: with stderr piped (CI, a pre-commit
+/// hook, a redirect), a scan of many files writes nothing there, not even after a second.
+#[test]
+fn a_piped_scan_draws_no_progress_line() {
+    let dir = std::env::temp_dir().join(format!("cudasleuth-progress-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("pyproject.toml"), "[project]\nname = \"many\"\n").unwrap();
+    for i in 0..600 {
+        let body = format!("import torch\n\n\ndef f{i}(x):\n    return torch.nn.functional.relu(x) + {i}\n");
+        std::fs::write(dir.join(format!("m{i}.py")), body.repeat(20)).unwrap();
+    }
+    let out = bin().args(["lint", dir.to_str().unwrap(), "--no-cache", "--format", "concise"]).env("TERM", "xterm").output().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains('\r') && !err.contains("files read"), "{err}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Checked 600 files"), "{}", String::from_utf8_lossy(&out.stdout));
+}

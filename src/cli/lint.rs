@@ -108,6 +108,9 @@ pub fn run(a: Args) -> Result<u8, CliError> {
             }));
         }
     }
+    if a.quiet {
+        cudasleuth::progress::turn_off();
+    }
     let result = lint::run(&opts).map_err(CliError::Config)?;
     let term = terminal(a.color);
     let text = match a.format {

@@ -113,7 +113,10 @@ pub fn run(opts: &Options, out: &mut dyn Write, on_unreadable: &mut dyn FnMut(In
     let mut style_root: Option<&Path> = None;
     let mut kept: Vec<Report> = Vec::new();
     let mut quotes: Vec<Quoted> = Vec::new();
+    // a sweep over many logs: a line on the terminal when it takes more than a second
+    let progress = crate::progress::Progress::new("logs read", sources.len());
     for (i, source) in sources.iter().enumerate() {
+        progress.step();
         let incident = match log::read_log(source) {
             Ok(inc) => inc,
             Err(e) => {
@@ -129,6 +132,7 @@ pub fn run(opts: &Options, out: &mut dyn Write, on_unreadable: &mut dyn FnMut(In
             style_root = Some(root);
         }
         done.found |= report.verdict != Verdict::None;
+        progress.clear();
         // JSON quotes nothing: the project's files are read only for the formats that show them
         let quoted = || quote::quote(&report, style_root);
         let written = match opts.format {

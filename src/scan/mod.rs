@@ -201,7 +201,18 @@ pub fn gather(scanned: Vec<Scanned>) -> (Facts, Vec<Option<String>>) {
 
 /// The facts of the given files, without the data files they name.
 pub fn scan_files(root: &Path, paths: &[String], cache: Option<&dyn FactsStore>) -> Facts {
-    gather(paths.par_iter().map(|rel| scan_file(root, rel, cache, Prior::None)).collect()).0
+    // a line on the terminal when the scan takes more than a second (a large project)
+    let progress = crate::progress::Progress::new("files read", paths.len());
+    let scanned = paths
+        .par_iter()
+        .map(|rel| {
+            let r = scan_file(root, rel, cache, Prior::None);
+            progress.step();
+            r
+        })
+        .collect();
+    drop(progress);
+    gather(scanned).0
 }
 
 /// JSON configs and CSV/TSV files the Python code names by a literal path.

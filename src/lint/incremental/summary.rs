@@ -650,8 +650,18 @@ impl Summary {
                     && self.matched[i].is_some_and(|e| self.stored.entries[e].key.is_some() && self.stored.entries[e].digest.is_some())
                     && (fresh == 0 || !self.fresh.lock().unwrap_or_else(|e| e.into_inner()).contains_key(&i)))
         };
-        let mut done: HashMap<usize, FileRead> =
-            self.largest_first((0..paths.len()).filter(|&i| !light(i))).map(|i| (i, read(i))).collect();
+        let heavy: Vec<usize> = (0..paths.len()).filter(|&i| !light(i)).collect();
+        // a line on the terminal when reading takes more than a second (a first, cold run)
+        let progress = crate::progress::Progress::new("files read", heavy.len());
+        let mut done: HashMap<usize, FileRead> = self
+            .largest_first(heavy.into_iter())
+            .map(|i| {
+                let r = read(i);
+                progress.step();
+                (i, r)
+            })
+            .collect();
+        drop(progress);
         let scanned = (0..paths.len()).map(|i| done.remove(&i).unwrap_or_else(|| read(i)));
         let t = crate::timings::phase("project: files", t0);
         let mut keys = Vec::with_capacity(paths.len());
