@@ -1002,3 +1002,42 @@ fn a_size_saved_by_one_script_and_loaded_by_another_is_followed_through_the_file
     // from the line that saved it to the line that read it back
     assert!(chain.contains(r#""file":"fit.py","line":13"#), "the chain goes through the file: {chain}");
 }
+
+const TAGGER_LOSS: &str = r#"import torch
+import torch.nn.functional as F
+
+SKIP = -100
+
+
+def pad_tags(rows, width):
+    return torch.tensor([r + [SKIP] * (width - len(r)) for r in rows])
+
+
+def tag_loss(scores, tags, skip=SKIP):
+    tags = tags.reshape(-1)
+    scores = scores.reshape(tags.numel(), -1)
+    real = tags != skip
+    scores, tags = scores[real], tags[real]
+    logp = F.log_softmax(scores, -1)
+    return -logp.gather(1, tags.unsqueeze(1)).mean()
+
+
+def step(model, x, rows):
+    tags = pad_tags(rows, x.shape[1])
+    tag_loss(model(x), tags).backward()
+"#;
+
+/// Padding written with a marker, then selected out by a mask of the same marker before the
+/// gather (`real = tags != skip; tags[real]`): nothing to report, in lint or in explain.
+#[test]
+fn a_marker_selected_out_before_the_gather_is_not_reported() {
+    let markers = |text: &str| {
+        let files = [("tagger.py", text), ("train.py", "from tagger import step\n")];
+        let v = common::explain_project(&files, "gather_over.async.log");
+        // the line that sets the marker (`SKIP = -100`)
+        v["suspects"].as_array().unwrap().iter().filter(|s| s["file"] == "tagger.py" && s["line"] == 4).count()
+    };
+    assert_eq!(markers(TAGGER_LOSS), 0);
+    let unmasked = TAGGER_LOSS.replace("scores, tags = scores[real], tags[real]", "scores = scores[real]");
+    assert!(markers(&unmasked) > 0, "without the mask the marker reaches the gather");
+}

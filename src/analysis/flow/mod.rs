@@ -414,6 +414,19 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
         if fits_above(i) {
             continue;
         }
+        // a marker a later line selects out (`labels[labels != -100]`) does not reach the op
+        if let Tag::Sentinel(k) = n.tag {
+            let said = format!("{} {k}", trace::MASKS_OUT);
+            let mut at = n.parent;
+            let mut masked = false;
+            while let Some(a) = at {
+                masked |= nodes[a].tag == Tag::Narrow && nodes[a].what == said;
+                at = nodes[a].parent;
+            }
+            if masked {
+                continue;
+            }
+        }
         if reserves(i) && !root_fits && bound_origin.is_some() {
             let why = format!("{}: the rows below it are kept on purpose, the table must count them", n.what);
             out.push(at_node(ix, n, 0.6, Tier::Likely, why, slice.chain(i, ix, false), bound_chain.clone()));

@@ -129,6 +129,8 @@ const MAX_ALTS: usize = 4;
 /// How the reading of a column from a file the project does not hold ends its description
 /// (`slice_sink` keeps such a reading only when its cells reach the op).
 pub const UNREAD_COLUMN: &str = "(its file is not in the project)";
+/// Said of a line that selects the cells that are not a marker (`labels[labels != -100]`).
+pub const MASKS_OUT: &str = "keeps the cells that are not the marker";
 /// Said of such a column whose cells are turned into numbers (`int(row["item_id"])`).
 pub const AS_NUMBERS: &str = "as numbers";
 
@@ -2274,6 +2276,27 @@ impl<'a, 'i> Tracer<'a, 'i> {
         }
     }
 
+    /// The marker a boolean mask leaves out of `obj` when `obj[idx]` selects by it: `idx` is
+    /// (or names) `obj != k` with `k` a known constant.
+    fn masked_out(&mut self, obj: &Expr, idx: &Expr, cx: &Ctx) -> Option<i64> {
+        let test = match idx.bare() {
+            Expr::Test(..) => idx.clone(),
+            Expr::Name(n) => self.def(cx).last_assign(cx.at, n)?.1.clone(),
+            _ => return None,
+        };
+        let Expr::Test(op, xs) = test.bare() else { return None };
+        let target = obj.dotted()?;
+        let other = match xs.as_slice() {
+            [a, b] if &**op == "!=" && a.dotted().as_deref() == Some(target.as_str()) => b,
+            [a, b] if &**op == "!=" && b.dotted().as_deref() == Some(target.as_str()) => a,
+            _ => return None,
+        };
+        match self.aux_expr(other, cx, None) {
+            Val::Int(r) if r.lo == r.hi => r.lo.and_then(|s| s.constant()),
+            _ => None,
+        }
+    }
+
     /// What a project's own write left in the file a load reads (`arg`: the opened file, or the
     /// path itself when `by_path`): the value each `json.dump` / `pickle.dump` / `torch.save` /
     /// `np.save` of a file of the same name saved, traced where it was saved.
@@ -2344,6 +2367,14 @@ impl<'a, 'i> Tracer<'a, 'i> {
     }
 
     fn subscript(&mut self, obj: &Expr, idx: &Expr, cx: &Ctx, parent: Option<usize>) -> Val {
+        // `labels[labels != ignore]` (or through a name: `keep = labels != ignore;
+        // labels[keep]`): the marker is selected out
+        if let Some(k) = self.masked_out(obj, idx, cx) {
+            self.mark(parent, Tag::Narrow, format!("{MASKS_OUT} {k}"));
+            let v = self.expr(obj, cx, parent);
+            let v = self.force(v);
+            return without_marker(&v, k);
+        }
         let key = if matches!(idx, Expr::Name(_) | Expr::Attr(..)) { self.string_of(idx, cx, 0).map(Expr::Str) } else { None };
         let idx = key.as_ref().unwrap_or(idx);
         if let Expr::Str(key) = idx {
@@ -3928,6 +3959,18 @@ fn is_module(e: &Expr) -> bool {
 }
 
 /// The tag a statement gets from the shape of the expression it assigns.
+/// `v` with the marker `k` taken out of its cells (the low end the marker is kept as is no
+/// longer known).
+fn without_marker(v: &Val, k: i64) -> Val {
+    match v {
+        // nothing known but the marker: what is left is not known
+        Val::Int(r) if r.lo == r.hi && r.lo.as_ref().and_then(|s| s.constant()) == Some(k) => Val::unknown("the cells a mask keeps"),
+        Val::Int(r) if r.lo.as_ref().and_then(|s| s.constant()) == Some(k) => Val::Int(Range { lo: None, hi: r.hi.clone() }),
+        Val::Seq { elem, len, most } => Val::Seq { elem: Box::new(without_marker(elem, k)), len: None, most: most.clone().or(len.clone()) },
+        other => other.clone(),
+    }
+}
+
 /// A value after a marker `k` is written into some of its cells (`mask[edge] = 255`): the marker
 /// is kept as the low end of the cells' range (the convention `breaks` reads markers by).
 fn with_marker(before: &Val, k: i64, v: &Val) -> Val {
