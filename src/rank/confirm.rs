@@ -298,15 +298,17 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, root: Option<&Pat
         watched.iter().find(|(p, x)| x.line == Some(i64::from(line)) && p.as_deref() == Some(file)).map(|(_, x)| *x)
     };
     let kind = |s: Option<&BornStep>| s.and_then(|s| s.kind.clone()).unwrap_or_default();
-    // the origins the run proved: where the value entered or was computed (not values drawn
-    // within a count, which fit it by construction), where a computed bound was computed.
+    // the origins the run proved: where the value entered or was computed (a count or a largest
+    // value included: a value that equals a count is the count-vs-largest confusion; not
+    // positions drawn from another value's length, which fit it by construction), where a
+    // computed bound was computed.
     // The static ranking is read in order: its first suspect that is an origin is confirmed;
     // one the bound passed through confirms the count it was computed by upstream;
     // a traced line that ran off the run's path is passed over (refuted); anything else the
     // run cannot judge (a config key, a loss setting, a bound it followed to a computation
     // static analysis names upstream) stops the search with nothing confirmed.
     let mut origins: Vec<(String, u32)> = Vec::new();
-    if let (true, Some((f, l, _))) = (matches!(kind(vorigin).as_str(), "made" | "read"), vplace.as_ref()) {
+    if let (true, Some((f, l, _))) = (matches!(kind(vorigin).as_str(), "made" | "read" | "count"), vplace.as_ref()) {
         origins.push((f.clone(), *l));
     }
     if let (true, Some((f, l, _))) = (matches!(kind(borigin).as_str(), "made" | "count"), bplace.as_ref()) {
@@ -352,7 +354,7 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, root: Option<&Pat
     let (cfile, cline) = chosen.clone().unwrap_or_default();
     let chain_text = |path: &[(String, u32, String)]| path.iter().map(|(f, l, _)| format!("{f}:{l}")).collect::<Vec<_>>().join(" → ");
     let value_sentence = vorigin.zip(vplace.as_ref()).map(|(s, (f, l, _))| {
-        let how = if s.kind.as_deref() == Some("made") { "born at" } else { "read at" };
+        let how = if matches!(s.kind.as_deref(), Some("made" | "count")) { "born at" } else { "read at" };
         format!("{how} {f}:{l}: {}", gave(s))
     });
     let bound_sentence = borigin.zip(bplace.as_ref()).map(|(s, (f, l, _))| {
@@ -538,5 +540,34 @@ mod tests {
         assert_eq!(report.suspects[0].tier, "confirmed");
         assert_eq!(report.suspects[1].confirmed, Some(false));
         assert!(report.suspects[0].evidence[0].starts_with("repro: "));
+    }
+
+    /// A born-at value chain whose origin is a count (`offsets = cumsum(sizes)` used as ids):
+    /// confirmed when the static ranking names that line first, a born step of kind `size`
+    /// (positions counted from a length) is not.
+    #[test]
+    fn a_value_born_as_a_count_is_confirmed_where_the_ranking_names_it() {
+        for (kind, confirmed) in [("count", true), ("size", false)] {
+            let mut w = witness();
+            let origin = serde_json::json!({"file": "/x/proj/tax.py", "line": 21, "code": "offsets = np.cumsum(sizes)",
+                "variable": "offsets", "value": "<ndarray>", "role": "origin", "kind": kind, "before": {}});
+            let call = serde_json::json!({"file": "/x/proj/train.py", "line": 30, "code": "loss = F.cross_entropy(out, y)",
+                "variable": null, "value": null, "role": "call"});
+            w["born"] = serde_json::json!({"same_witness": true,
+                "value_chain": {"chain": [call, origin.clone()], "born": origin}, "bound_chain": null, "watch": []});
+            let incident = crate::log::read_from(Box::new(std::io::Cursor::new(Vec::new())));
+            let mut report = crate::rank::assemble::assemble("run.log", &incident);
+            let mut s = new_suspect("tax.py", 21, &Witness::default(), "ids from an inclusive cumsum");
+            s.rule = "CS118".into();
+            s.tier = "likely".into();
+            report.suspects.push(s);
+            report.witness = Some(w);
+            confirm(&mut report, Some(Path::new("/x/proj")), None);
+            assert_eq!(report.suspects[0].line, 21);
+            assert_eq!(report.suspects[0].confirmed, Some(confirmed), "{kind}");
+            if confirmed {
+                assert!(report.suspects[0].evidence[0].starts_with("repro: born at"), "{:?}", report.suspects[0].evidence);
+            }
+        }
     }
 }
