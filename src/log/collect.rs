@@ -64,6 +64,9 @@ struct Pending {
 
 /// The bytes around the numbers of the last plain report line, to count repeats of it without
 /// parsing them.
+/// Report shapes remembered for the fast path: a flood's sites, with room to spare.
+const MAX_FAST: usize = 32;
+
 struct FastPath {
     head: Vec<u8>,
     tail: Vec<u8>,
@@ -74,7 +77,12 @@ struct FastPath {
 #[derive(Default)]
 pub struct Collector {
     pub incident: Incident,
-    fast: Option<FastPath>,
+    /// The report lines seen lately, each as its text around the block/thread numbers: a line
+    /// that matches one is counted without parsing (the sites of a flood interleave, and other
+    /// lines come between their reports).
+    fast: Vec<FastPath>,
+    /// The entry of `fast` that modelled the line read last (what `repeat` counts against).
+    last_fast: Option<usize>,
     /// The raw bytes of the line being read, when it is one segment (for the fast path).
     current_raw: Option<Vec<u8>>,
     traceback: TracebackParser,
@@ -91,7 +99,7 @@ impl LineSink for Collector {
     }
 
     fn repeat(&mut self, block: [u32; 3], thread: [u32; 3], lineno: u64) -> bool {
-        let Some(f) = &self.fast else { return false };
+        let Some(f) = self.last_fast.and_then(|i| self.fast.get(i)) else { return false };
         if self.pending.is_some() {
             return false;
         }
@@ -104,8 +112,8 @@ impl LineSink for Collector {
         if self.pending.is_none() && self.try_fast(raw, lineno) {
             return;
         }
-        // the fast path (and `repeat`) model only the line read last
-        self.fast = None;
+        // `repeat` models only the line read last
+        self.last_fast = None;
         self.current_raw = None;
         if memchr::memchr(b'\r', raw).is_none() && finder(0).find(raw).is_some() {
             self.current_raw = Some(raw.to_vec());
@@ -132,21 +140,24 @@ fn wrap_ate_a_space(head: &str, next: &str) -> bool {
 
 impl Collector {
     fn try_fast(&mut self, raw: &[u8], lineno: u64) -> bool {
-        let Some(f) = &self.fast else { return false };
         let raw = &raw[timestamp_len(raw)..];
-        if raw.len() <= f.head.len() + f.tail.len() || !raw.starts_with(&f.head) || !raw.ends_with(&f.tail) {
-            return false;
+        for (i, f) in self.fast.iter().enumerate() {
+            if raw.len() <= f.head.len() + f.tail.len() || !raw.starts_with(&f.head) || !raw.ends_with(&f.tail) {
+                continue;
+            }
+            let mid = &raw[f.head.len()..raw.len() - f.tail.len()];
+            let Some((b, t)) = parse_block_thread(mid) else { continue };
+            let (site, rank) = (f.site, f.rank.clone());
+            self.incident.sites.hit(site, b, t, lineno, rank.as_ref());
+            self.last_fast = Some(i);
+            return true;
         }
-        let mid = &raw[f.head.len()..raw.len() - f.tail.len()];
-        let Some((b, t)) = parse_block_thread(mid) else { return false };
-        let (site, rank) = (f.site, f.rank.clone());
-        self.incident.sites.hit(site, b, t, lineno, rank.as_ref());
-        true
+        false
     }
 
     /// Remembers a plain one-report line so that its repeats take the fast path.
     fn arm_fast(&mut self, raw: &[u8], site: usize, rank: Option<RankRef>) {
-        self.fast = None;
+        self.last_fast = None;
         let raw = &raw[timestamp_len(raw)..];
         if memchr::memchr(b'\r', raw).is_some() {
             return;
@@ -157,7 +168,13 @@ impl Collector {
         if a <= b || finder(1).find(&raw[a + 1..]).is_some() {
             return;
         }
-        self.fast = Some(FastPath { head: raw[..b + 8].to_vec(), tail: raw[a..].to_vec(), site, rank });
+        let (head, tail) = (&raw[..b + 8], &raw[a..]);
+        self.fast.retain(|f| !(f.head == head && f.tail == tail));
+        if self.fast.len() >= MAX_FAST {
+            self.fast.remove(0);
+        }
+        self.fast.push(FastPath { head: head.to_vec(), tail: tail.to_vec(), site, rank });
+        self.last_fast = Some(self.fast.len() - 1);
     }
 
     fn segment(&mut self, seg: &[u8], lineno: u64, prev: Prev<'_>) {
@@ -425,4 +442,40 @@ fn head_start(text: &str, anchor: usize) -> usize {
         }
     }
     start
+}
+
+#[cfg(test)]
+mod tests {
+    /// The reports of two sites interleaved, with other selected lines between them: each line
+    /// is counted for its own site (the fast path remembers several report shapes, and a line
+    /// that matches none is parsed).
+    #[test]
+    fn interleaved_sites_are_counted_each_for_its_own() {
+        let a = |b: u32, t: u32| {
+            format!("/pytorch/aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [{b},0,0], thread: [{t},0,0] Assertion `t >= 0 && t < n_classes` failed.\n")
+        };
+        let e = |b: u32, t: u32| {
+            format!("/pytorch/aten/src/ATen/native/cuda/Indexing.cu:1422: indexSelectLargeIndex: block: [{b},0,0], thread: [{t},0,0] Assertion `srcIndex < srcSelectDimSize` failed.\n")
+        };
+        let mut log = String::new();
+        for i in 0..200u32 {
+            log.push_str(&a(i % 7, i));
+            if i % 3 == 0 {
+                log.push_str("step 12 loss error 0.5\n");
+            }
+            log.push_str(&e(i % 5, i + 1));
+            if i % 4 == 0 {
+                log.push_str(&a(i % 7, i)); // the same thread again: counted, not distinct
+            }
+        }
+        let incident = crate::log::read_from(Box::new(std::io::Cursor::new(log.into_bytes())));
+        let sites = &incident.sites.sites;
+        assert_eq!(sites.len(), 2);
+        let loss = sites.iter().find(|s| s.first.assertion.as_deref().is_some_and(|x| x.contains("n_classes"))).unwrap();
+        let index = sites.iter().find(|s| s.first.assertion.as_deref().is_some_and(|x| x.contains("srcIndex"))).unwrap();
+        assert_eq!((loss.count(), loss.distinct.len()), (250, 200));
+        assert_eq!((index.count(), index.distinct.len()), (200, 200));
+        assert_eq!(loss.blocks.len(), 7);
+        assert_eq!(index.blocks.len(), 5);
+    }
 }

@@ -126,7 +126,7 @@ fn assert_site(site: &Site, context: &str, kb: &kb::Kb) -> AssertSite {
     });
     let candidates = signature.as_ref().and_then(|sig| {
         let mut pairs: Vec<([u32; 3], [u32; 3])> = site.distinct.iter().map(|k| ([k[0], k[1], k[2]], [k[3], k[4], k[5]])).collect();
-        pairs.sort();
+        pairs.sort_unstable();
         let operand = sig.operand.as_deref().unwrap_or("input");
         let operand = operand.split_whitespace().next().unwrap_or("input");
         kb::geometry::Geometry::from_id(sig.geometry.as_deref()?)?.candidates(operand, &pairs)
