@@ -1003,6 +1003,119 @@ fn a_size_saved_by_one_script_and_loaded_by_another_is_followed_through_the_file
     assert!(chain.contains(r#""file":"fit.py","line":13"#), "the chain goes through the file: {chain}");
 }
 
+/// The same two scripts after a run: the metadata the first one wrote is on disk. The file is
+/// what the earlier run left; the line that made the value it holds is still the one named, not
+/// the key in the leftover file. A project that writes a copy of its own config under the same
+/// name (a run directory's `train.json`) still reads the config file it names.
+#[test]
+fn a_file_the_project_writes_is_followed_to_its_writer_even_when_a_copy_is_on_disk() {
+    let leftover = r#"{"n_stages": 4, "rows": 100}"#;
+    let files = [("prep.py", STAGES_PREP), ("fit.py", STAGES_FIT), ("artifacts/meta.json", leftover)];
+    let top = common::top_suspects(&files, "ce_1d_over.async.log");
+    assert_eq!(top.first().map(String::as_str), Some("prep.py:14"), "{top:?}");
+    assert!(!top.iter().any(|s| s.starts_with("artifacts/meta.json")), "{top:?}");
+
+    let config = "{\n  \"lr\": 0.001,\n  \"n_classes\": 4\n}\n";
+    let train = r#"import json
+import os
+
+import torch
+import torch.nn as nn
+
+
+def main():
+    with open("configs/train.json") as fh:
+        cfg = json.load(fh)
+    run_dir = os.path.join("runs", "latest")
+    os.makedirs(run_dir, exist_ok=True)
+    with open(os.path.join(run_dir, "train.json"), "w") as fh:
+        json.dump(cfg, fh)
+    head = nn.Linear(8, cfg["n_classes"])
+    y = torch.randint(0, 5, (16,))
+    nn.CrossEntropyLoss()(head(torch.randn(16, 8)), y).backward()
+
+
+main()
+"#;
+    let files = [("train.py", train), ("configs/train.json", config)];
+    let top = common::top_suspects(&files, "ce_1d_over.async.log");
+    assert!(top.iter().any(|s| s == "configs/train.json:3"), "the config key stays a suspect: {top:?}");
+}
+
+const SPECIES_TRAIN: &str = r#"import csv
+
+import torch
+import torch.nn as nn
+
+N_SPECIES = 3
+
+
+def load(path, species_map):
+    with open(path) as fh:
+        rows = list(csv.DictReader(fh))
+    feats = torch.tensor([[float(r["w"]), float(r["h"])] for r in rows])
+    labels = torch.tensor([species_map[r["species"]] for r in rows])
+    return feats, labels
+
+
+def main():
+    with open("data/species.txt") as fh:
+        names = [line.strip() for line in fh if line.strip()]
+    species_map = {n: i for i, n in enumerate(names)}
+    x, y = load("data/birds.csv", species_map)
+    head = nn.Linear(2, N_SPECIES)
+    nn.CrossEntropyLoss()(head(x), y).backward()
+
+
+main()
+"#;
+
+/// A data column whose cells are only keys looked up in a map numbered from 0: with the data
+/// on disk (a project after a run) the column is no origin (the lookup and the hand-set class
+/// count are the suspects). And
+/// ids read as they are from one to the count itself (`1..=5` with a count of 5): the reading,
+/// not the count, is the line — the count counts them right.
+#[test]
+fn a_column_used_as_keys_is_no_origin_and_one_based_ids_blame_the_reading() {
+    let csv = "w,h,species\n1.0,2.0,heron\n0.5,1.0,wren\n0.7,1.1,finch\n2.0,3.0,stork\n";
+    let names = "heron\nwren\nfinch\nstork\n";
+    let files = [("train.py", SPECIES_TRAIN), ("data/birds.csv", csv), ("data/species.txt", names)];
+    let v = common::explain_project(&files, "ce_1d_over.async.log");
+    let said: Vec<&str> = v["suspects"].as_array().unwrap().iter().filter_map(|s| s["message"].as_str()).collect();
+    assert!(said.iter().any(|m| m.contains("the bound")), "{said:?}");
+    assert!(!said.iter().any(|m| m.contains("reads column `species`")), "the keys' column is not an origin: {said:?}");
+
+    let grades = r#"import csv
+
+import torch
+import torch.nn as nn
+import yaml
+
+
+def main():
+    with open("config.yaml") as fh:
+        cfg = yaml.safe_load(fh)
+    with open("data/essays.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    x = torch.tensor([[float(r["len"]), float(r["typos"])] for r in rows])
+    y = torch.tensor([int(r["grade"]) for r in rows])
+    head = nn.Linear(2, cfg["n_grades"])
+    nn.CrossEntropyLoss()(head(x), y).backward()
+
+
+main()
+"#;
+    let essays = "len,typos,grade\n100,2,1\n250,0,5\n180,1,3\n90,4,2\n300,0,4\n";
+    let files = [("train.py", grades), ("config.yaml", "lr: 0.01\nn_grades: 5\n"), ("data/essays.csv", essays)];
+    let top = common::top_suspects(&files, "ce_1d_over.async.log");
+    assert_eq!(top.first().map(String::as_str), Some("train.py:14"), "{top:?}");
+    // numbered from zero, the same count is the line to change
+    let zero = essays.replace(",1\n", ",0\n");
+    let files = [("train.py", grades), ("config.yaml", "lr: 0.01\nn_grades: 5\n"), ("data/essays.csv", zero.as_str())];
+    let top = common::top_suspects(&files, "ce_1d_over.async.log");
+    assert_eq!(top.first().map(String::as_str), Some("config.yaml:2"), "{top:?}");
+}
+
 const TAGGER_LOSS: &str = r#"import torch
 import torch.nn.functional as F
 

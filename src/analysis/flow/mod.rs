@@ -707,7 +707,13 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
             // the value read as it is from data against a number set by hand (a config key, a
             // flag, a literal): the number is the one to change; against a count of the data
             // itself, the value's reading is
-            score = if matches!(n.tag, Tag::Config(_) | Tag::Literal(_)) { 1.02 } else { 0.95 };
+            // — unless the values run from 1 up to the bound itself: numbered from one, the
+            // number counts them right and the reading is one off
+            let one_based = value_range.as_ref().is_some_and(|r| {
+                r.lo.as_ref().and_then(|s| s.constant()).is_some_and(|lo| lo >= 1)
+                    && matches!((r.hi.as_ref(), bound_sym.as_ref()), (Some(h), Some(b)) if h.minus(b) == Some(0))
+            });
+            score = if matches!(n.tag, Tag::Config(_) | Tag::Literal(_)) && !one_based { 1.02 } else { 0.95 };
             tier = Tier::Strong;
         }
         let why = format!("the bound: {}{}", n.what, value_range.map(|r| format!(" (the value takes {r})")).unwrap_or_default());

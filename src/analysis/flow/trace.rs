@@ -178,6 +178,9 @@ pub struct Tracer<'a, 'i> {
     steps: u32,
     /// The most nodes this slice may hold (the bound's slice gets its own share).
     node_limit: usize,
+    /// The names of the files whose saved value is being traced (a project that writes a copy
+    /// of a file it read, under the same name, reads the file itself there).
+    loading: Vec<String>,
 }
 
 /// The most expressions one slice evaluates.
@@ -328,6 +331,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             module_sites: HashMap::new(),
             steps: 0,
             node_limit: MAX_NODES,
+            loading: Vec::new(),
         }
     }
 
@@ -2304,9 +2308,17 @@ impl<'a, 'i> Tracer<'a, 'i> {
         let arg = arg?;
         let path = if by_path { self.path_text(arg, cx).or_else(|| self.opened_path(arg, cx)) } else { self.opened_path(arg, cx) }?;
         let name = path.rsplit('/').next().unwrap_or(&path).to_string();
-        if name.is_empty() || cx.depth >= MAX_CALLS {
+        if name.is_empty() || cx.depth >= MAX_CALLS || self.loading.contains(&name) {
             return None;
         }
+        self.loading.push(name.clone());
+        let out = self.saved_as(&name, cx, parent);
+        self.loading.pop();
+        out
+    }
+
+    /// `saved`, for the file's name.
+    fn saved_as(&mut self, name: &str, cx: &Ctx, parent: Option<usize>) -> Option<Val> {
         let ix = self.ix;
         let mut out: Option<Val> = None;
         for writer in ["dump", "save"] {
@@ -2328,7 +2340,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 let (Some(obj), Some(file)) = (obj, file) else { continue };
                 let written =
                     if file_by_path { self.path_text(file, &c).or_else(|| self.opened_path(file, &c)) } else { self.opened_path(file, &c) };
-                if written.as_deref().map(|w| w.rsplit('/').next().unwrap_or(w)) != Some(name.as_str()) {
+                if written.as_deref().map(|w| w.rsplit('/').next().unwrap_or(w)) != Some(name) {
                     continue;
                 }
                 let node = self.node(&c, at, Tag::Pass, format!("saves `{}` to `{name}`, read back later", short(obj)), parent);
@@ -2511,7 +2523,9 @@ impl<'a, 'i> Tracer<'a, 'i> {
 
     /// The node of a column's reading: the passing line that reads it, else one of its own.
     fn column_node(&mut self, name: &str, what: String, cx: &Ctx, parent: Option<usize>, v: &Val) {
-        let node = if parent.is_some_and(|p| matches!(self.nodes[p].tag, Tag::Pass)) {
+        // (read on the side, a key looked up or an index taken, the column is not what the
+        // passing line passes on: it gets a node of its own, auxiliary)
+        let node = if self.aux == 0 && parent.is_some_and(|p| matches!(self.nodes[p].tag, Tag::Pass)) {
             parent
         } else {
             let d = self.def(cx);
@@ -2947,6 +2961,12 @@ impl<'a, 'i> Tracer<'a, 'i> {
             "load" | "safe_load" | "full_load" if recv.and_then(|r| r.dotted()).is_some_and(|m| m == "json" || m == "yaml") => {
                 let v = args.first().map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("load"));
                 if let Val::Table(Some(fi)) = v {
+                    // a file the project writes itself is what a run reads: the copy on disk is
+                    // what an earlier run left (a vocabulary, label map or metadata a
+                    // preprocessing script dumps), and the line to change made the value it saved
+                    if let Some(saved) = self.saved(args.first(), false, cx, parent) {
+                        return saved;
+                    }
                     // a JSON or YAML mapping: its top-level keys
                     let f = self.ix.files[fi];
                     let top = f.assigns.iter().filter(|a| !a.target.contains('.') && !a.target.starts_with("len(")).count() as i64;
