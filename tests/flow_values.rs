@@ -1084,6 +1084,17 @@ fn a_column_used_as_keys_is_no_origin_and_one_based_ids_blame_the_reading() {
     let said: Vec<&str> = v["suspects"].as_array().unwrap().iter().filter_map(|s| s["message"].as_str()).collect();
     assert!(said.iter().any(|m| m.contains("the bound")), "{said:?}");
     assert!(!said.iter().any(|m| m.contains("reads column `species`")), "the keys' column is not an origin: {said:?}");
+    // the names counted and numbered from the data itself: the count, not the names
+    let counted = SPECIES_TRAIN.replace(
+        "    with open(\"data/species.txt\") as fh:\n        names = [line.strip() for line in fh if line.strip()]\n",
+        "    with open(\"data/birds.csv\") as fh:\n        names = sorted({r[\"species\"] for r in csv.DictReader(fh)})\n",
+    );
+    assert_ne!(counted, SPECIES_TRAIN);
+    let files = [("train.py", counted.as_str()), ("data/birds.csv", csv)];
+    let v = common::explain_project(&files, "ce_1d_over.async.log");
+    let said: Vec<&str> = v["suspects"].as_array().unwrap().iter().filter_map(|s| s["message"].as_str()).collect();
+    assert!(!said.iter().any(|m| m.contains("reads column `species`")), "names counted are not an origin: {said:?}");
+    assert!(said.iter().any(|m| m.contains("the bound")), "{said:?}");
 
     let grades = r#"import csv
 

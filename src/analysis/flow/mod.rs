@@ -439,6 +439,11 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
             if n.what.ends_with(trace::UNREAD_COLUMN) && !value_text.contains(&format!("`{c}`")) && !n.what.contains(trace::AS_NUMBERS) {
                 continue;
             }
+            // (cells of text, not turned into numbers, are names: counted, enumerated or looked
+            // up on their way, they are not the number that reaches the op)
+            if n.what.ends_with(trace::TEXT_COLUMN) && !value_text.contains(&format!("`{c}`")) {
+                continue;
+            }
         }
         let mut score = base_score(&n.tag, sink.kind, ignore);
         // running counts (`cumsum`) are where each block ends: as ids or offsets of a class they

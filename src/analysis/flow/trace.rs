@@ -129,6 +129,8 @@ const MAX_ALTS: usize = 4;
 /// How the reading of a column from a file the project does not hold ends its description
 /// (`slice_sink` keeps such a reading only when its cells reach the op).
 pub const UNREAD_COLUMN: &str = "(its file is not in the project)";
+/// Said of a column whose cells are text (names, codes), not numbers.
+pub const TEXT_COLUMN: &str = "distinct values)";
 /// Said of a line that selects the cells that are not a marker (`labels[labels != -100]`).
 pub const MASKS_OUT: &str = "keeps the cells that are not the marker";
 /// Said of such a column whose cells are turned into numbers (`int(row["item_id"])`).
@@ -2543,7 +2545,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         let range = if c.text { Range::default() } else { Range { lo: Some(Sym::num(c.min)), hi: Some(Sym::num(c.max)) } };
         let v = Val::Column { range, rows: c.rows as i64, distinct: c.distinct as i64 };
         let what = if c.text {
-            format!("reads column `{name}` of {} ({} distinct values)", self.ix.files[fi].path, c.distinct)
+            format!("reads column `{name}` of {} ({} {TEXT_COLUMN}", self.ix.files[fi].path, c.distinct)
         } else {
             format!("reads column `{name}` of {} ({}..={}, {} distinct)", self.ix.files[fi].path, c.min, c.max, c.distinct)
         };
@@ -2783,6 +2785,15 @@ impl<'a, 'i> Tracer<'a, 'i> {
             "int" if args.len() == 1 && recv.is_none() => {
                 let keep = self.nodes.len();
                 let v = self.expr(&args[0], cx, parent);
+                // a text column's cells turned into numbers (`int(row["code"])`)
+                if matches!(&v, Val::Column { range, .. } if !range.known()) {
+                    for i in (keep..self.nodes.len()).chain(parent) {
+                        let n = &mut self.nodes[i];
+                        if matches!(n.tag, Tag::Column(_)) && n.what.ends_with(TEXT_COLUMN) {
+                            n.what = format!("{}, {AS_NUMBERS}", n.what);
+                        }
+                    }
+                }
                 if let Val::Unknown(why) = &v {
                     if why.contains("column `") {
                         // the reading's node: one of its own, or the line that reads it
