@@ -76,6 +76,13 @@ fn markdown_summary_and_redaction() {
     assert!(text.contains("| `nll_loss_forward_reduce_cuda_kernel_2d` | nll_loss |"), "{text}");
     assert!(text.contains("1. `fixtures/projects/000-seed-blog/seed_blog_example.py:17`"), "{text}");
     assert!(text.contains("y = y + 1"), "{text}");
+    // the value's chain drawn as a flowchart, from the line that made the value to the op, the
+    // code in its labels escaped (a backtick would end a Markdown code span GitHub renders)
+    let chart = text.split("```mermaid\n").nth(1).and_then(|c| c.split("```").next()).unwrap_or_else(|| panic!("no flowchart: {text}"));
+    assert!(chart.starts_with("flowchart"), "{chart}");
+    let first = chart.lines().find(|l| l.trim_start().starts_with("v0[")).unwrap_or_default();
+    assert!(first.contains("seed_blog_example.py:17"), "the chain starts where the value was made: {chart}");
+    assert!(chart.contains(" --> ") && !chart.contains('`'), "{chart}");
     // a log whose paths hold a home directory
     let (_, plain) = explain(&["--format", "markdown", "fixtures/torch-2.11-h200/seed_blog_example.async.log"]);
     let (_, red) = explain(&["--format", "markdown", "--redact", "fixtures/torch-2.11-h200/seed_blog_example.async.log"]);

@@ -414,9 +414,12 @@ fn kernels_filters_that_select_nothing_are_usage_errors_and_apis_select_their_op
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("label_out_of_range") && err.contains("--op matches"), "{err}");
     }
-    let out = bin().args(["kernels", "--op", "CrossEntropyLoss"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("nll_loss"));
+    // the API's class name, and the names code writes after the usual imports
+    for op in ["CrossEntropyLoss", "F.cross_entropy", "nn.NLLLoss", "torch.nn.functional.nll_loss"] {
+        let out = bin().args(["kernels", "--op", op]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{op}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stdout).contains("nll_loss"), "{op}");
+    }
 }
 
 /// `lint --output-format json` (ruff's flag) was refused with a misleading tip.
@@ -467,4 +470,9 @@ fn lint_of_a_missing_path_gives_lint_advice() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("no such file") && err.contains("lint takes Python files"), "{err}");
     assert!(!err.contains("stdin"), "{err}");
+    // `-` without a name for the code: how to give one
+    let out = bin().args(["lint", "-"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("--stdin-filename") && !err.contains("explain"), "{err}");
 }

@@ -14,7 +14,8 @@ enum Format {
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Only sites of this op (substring match).
+    /// Only sites of this op or Python API (a substring; `F.` and `nn.` stand for
+    /// `torch.nn.functional.` and `torch.nn.`, as code writes them).
     #[arg(long)]
     op: Option<String>,
     /// Only sites of this failure class.

@@ -78,6 +78,11 @@ pub fn run(a: Args) -> Result<u8, CliError> {
                 .map_err(|e| CliError::LintInput(cudasleuth::log::InputError::Io { path: PathBuf::from("<stdin>"), source: e }))?;
             Some((name.clone(), text))
         }
+        None if a.paths.iter().any(|p| p.as_os_str() == "-") => {
+            return Err(CliError::Usage(
+                "`-` lints code from standard input only with --stdin-filename PATH, the project file the code stands for: `git show :train.py | cudasleuth lint --stdin-filename train.py`".to_string(),
+            ));
+        }
         None => None,
     };
     let paths = if stdin.is_some() { Vec::new() } else { a.paths };

@@ -224,7 +224,17 @@ impl Kb {
     /// The sites of an op (a substring of the op's name, or of a Python API that reaches it,
     /// in any case: `nll_loss`, `CrossEntropyLoss`, `embedding`) and of a failure class.
     pub fn select(&self, op: Option<&str>, category: Option<&str>) -> Vec<&KernelSite> {
-        let op = op.map(str::to_lowercase);
+        // the names code writes after the usual imports (`import torch.nn.functional as F`,
+        // `from torch import nn`) stand for the APIs' full names
+        let op = op.map(str::to_lowercase).map(|o| {
+            if let Some(rest) = o.strip_prefix("f.") {
+                format!("torch.nn.functional.{rest}")
+            } else if let Some(rest) = o.strip_prefix("nn.") {
+                format!("torch.nn.{rest}")
+            } else {
+                o
+            }
+        });
         self.sites
             .iter()
             .filter(|s| {

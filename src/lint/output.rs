@@ -113,7 +113,30 @@ fn warnings_and_summary(out: &mut String, result: &LintResult, quiet: bool) {
     } else {
         // a clean run says so, and how much it looked at
         let n = result.checked;
-        let _ = writeln!(out, "Checked {n} file{}: no problems found.", if n == 1 { "" } else { "s" });
+        let _ = writeln!(out, "Checked {} file{}: no problems found.", grouped(n as u64), if n == 1 { "" } else { "s" });
+    }
+}
+
+/// A count with its thousands grouped (`1,141`), as the summary line says it.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod grouping_tests {
+    #[test]
+    fn counts_are_grouped_by_thousands() {
+        for (n, s) in [(0, "0"), (7, "7"), (999, "999"), (1000, "1,000"), (1141, "1,141"), (1_881_063, "1,881,063")] {
+            assert_eq!(super::grouped(n), s);
+        }
     }
 }
 
