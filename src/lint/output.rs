@@ -130,16 +130,6 @@ fn grouped(n: u64) -> String {
     out
 }
 
-#[cfg(test)]
-mod grouping_tests {
-    #[test]
-    fn counts_are_grouped_by_thousands() {
-        for (n, s) in [(0, "0"), (7, "7"), (999, "999"), (1000, "1,000"), (1141, "1,141"), (1_881_063, "1,881,063")] {
-            assert_eq!(super::grouped(n), s);
-        }
-    }
-}
-
 /// One line per finding, `file:line:col: CODE message`, as editors and ruff's concise output
 /// have it; then the warnings and the summary.
 pub fn concise(result: &LintResult, quiet: bool) -> String {
@@ -251,4 +241,14 @@ fn sarif_result(d: &LintDiagnostic) -> serde_json::Value {
         }}],
         "partialFingerprints": {"cudasleuth/v1": d.fingerprint}
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn counts_are_grouped_by_thousands() {
+        for (n, s) in [(0, "0"), (7, "7"), (999, "999"), (1000, "1,000"), (1141, "1,141"), (1_881_063, "1,881,063")] {
+            assert_eq!(super::grouped(n), s);
+        }
+    }
 }
