@@ -62,11 +62,11 @@ struct Pending {
     joins: usize,
 }
 
-/// The bytes around the numbers of the last plain report line, to count repeats of it without
-/// parsing them.
 /// Report shapes remembered for the fast path: a flood's sites, with room to spare.
 const MAX_FAST: usize = 32;
 
+/// The bytes around the numbers of a plain report line, to count its repeats without parsing
+/// them.
 struct FastPath {
     head: Vec<u8>,
     tail: Vec<u8>,
