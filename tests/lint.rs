@@ -463,6 +463,17 @@ fn github_and_sarif_formats() {
     assert_eq!(result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "data/dataset.py");
     assert_eq!(result["partialFingerprints"]["cudasleuth/v1"], "CS101:data/dataset.py:Shapes.__getitem__:label+1");
     assert!(sarif["runs"][0]["tool"]["driver"]["rules"][0]["help"]["markdown"].as_str().unwrap().contains("## Why is this bad?"));
+
+    // a suppression that suppresses nothing is a notification of the run, at its place
+    p.write("data/other.py", "x = 1  # cudasleuth: ignore[CS102]\n");
+    let out = p.lint(&["--format", "sarif"]);
+    let sarif: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    common::check_sarif(&sarif);
+    let notes = sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"].as_array().cloned().unwrap_or_default();
+    let note = notes.iter().find(|n| n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "data/other.py");
+    let note = note.unwrap_or_else(|| panic!("no notification of the unused suppression: {notes:?}"));
+    assert_eq!(note["locations"][0]["physicalLocation"]["region"]["startLine"], 1, "{note}");
+    assert_eq!(note["level"], "warning");
 }
 
 #[test]

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, Severity};
 
-use crate::lint::{LintDiagnostic, LintResult};
+use crate::lint::{LintDiagnostic, LintResult, LintWarning};
 use crate::report::ci::{gh_escape_data, gh_escape_prop, sarif_rule};
 use crate::rules::{self, RULES};
 
@@ -223,8 +223,34 @@ pub fn sarif(result: &LintResult, category: &str) -> serde_json::Value {
             }},
             "automationDetails": {"id": format!("{category}/")},
             "columnKind": "unicodeCodePoints",
-            "results": results
+            "results": results,
+            // the warnings (an unused or unknown suppression, a file not linted) as the run's
+            // notifications, each at its place
+            "invocations": [{
+                "executionSuccessful": true,
+                "toolExecutionNotifications": result.warnings.iter().map(sarif_notification).collect::<Vec<_>>()
+            }]
         }]
+    })
+}
+
+fn sarif_notification(w: &LintWarning) -> serde_json::Value {
+    let mut region = serde_json::Map::new();
+    if let Some(l) = w.line {
+        region.insert("startLine".into(), l.into());
+    }
+    if let Some(c) = w.column {
+        region.insert("startColumn".into(), c.into());
+    }
+    let mut physical = serde_json::json!({"artifactLocation": {"uri": w.file}});
+    if !region.is_empty() {
+        physical["region"] = serde_json::Value::Object(region);
+    }
+    serde_json::json!({
+        "level": "warning",
+        "descriptor": {"id": w.code},
+        "message": {"text": w.message},
+        "locations": [{"physicalLocation": physical}]
     })
 }
 
