@@ -2785,26 +2785,26 @@ impl<'a, 'i> Tracer<'a, 'i> {
             "int" if args.len() == 1 && recv.is_none() => {
                 let keep = self.nodes.len();
                 let v = self.expr(&args[0], cx, parent);
-                // a text column's cells turned into numbers (`int(row["code"])`)
-                if matches!(&v, Val::Column { range, .. } if !range.known()) {
+                // a column's cells turned into numbers (`int(row["code"])`): a text column's,
+                // or one the scan did not read (an origin whose range is not known)
+                let text = matches!(&v, Val::Column { range, .. } if !range.known());
+                let unread = matches!(&v, Val::Unknown(why) if why.contains("column `"));
+                if text || unread {
+                    // the reading's node: one of its own, or the line that reads it
                     for i in (keep..self.nodes.len()).chain(parent) {
                         let n = &mut self.nodes[i];
-                        if matches!(n.tag, Tag::Column(_)) && n.what.ends_with(TEXT_COLUMN) {
+                        if !matches!(n.tag, Tag::Column(_)) {
+                            continue;
+                        }
+                        if text && n.what.ends_with(TEXT_COLUMN) {
                             n.what = format!("{}, {AS_NUMBERS}", n.what);
+                        } else if unread && n.what.ends_with(UNREAD_COLUMN) {
+                            n.what = n.what.replacen(" as it is ", &format!(" {AS_NUMBERS} "), 1);
                         }
                     }
                 }
-                if let Val::Unknown(why) = &v {
-                    if why.contains("column `") {
-                        // the reading's node: one of its own, or the line that reads it
-                        for i in (keep..self.nodes.len()).chain(parent) {
-                            let n = &mut self.nodes[i];
-                            if matches!(n.tag, Tag::Column(_)) && n.what.ends_with(UNREAD_COLUMN) {
-                                n.what = n.what.replacen(" as it is ", &format!(" {AS_NUMBERS} "), 1);
-                            }
-                        }
-                        return Val::Int(Range::default());
-                    }
+                if unread {
+                    return Val::Int(Range::default());
                 }
                 return v;
             }
