@@ -143,18 +143,22 @@ const MAX_PATH: usize = 1 << 10;
 
 fn parse_cuda(s: &str, anchor: usize) -> Option<(RawAssert, usize)> {
     let head = head_window(s, anchor);
-    let after = &s[anchor + "Assertion ".len()..];
-    let (open, close) = match after.chars().next() {
+    // A paste through markdown can put emphasis or an escape before the quote:
+    // "Assertion **`x` failed**." or "Assertion \\`x\\` failed."
+    let mut body_start = anchor + "Assertion ".len();
+    body_start += markdown_debris_len(&s[body_start..]);
+    let (open, close) = match s[body_start..].chars().next() {
         Some('`') => ("`", "` failed"),
         Some('"') => ("\"", "\" failed"),
         _ => ("", " failed"),
     };
-    let body_start = anchor + "Assertion ".len() + open.len();
+    body_start += open.len();
     let (mut assertion, truncated, consumed) = read_until(s, body_start, close);
     // Two reports spliced mid-line: "...DimSize] Assertion `srcIndex < ..." keeps the last text.
     if let Some(p) = assertion.rfind(ANCHOR_CUDA) {
         assertion = assertion[p + ANCHOR_CUDA.len()..].to_string();
     }
+    let assertion = strip_markdown_debris(&assertion).to_string();
     let mut found = RawAssert {
         file: None,
         line: None,
@@ -264,6 +268,36 @@ fn read_until(s: &str, start: usize, end_marker: &str) -> (String, bool, usize) 
     }
 }
 
+/// How many bytes of markdown debris start `s`: emphasis markers (`**`, `__`) and a backslash
+/// that escapes the quote after it.
+fn markdown_debris_len(s: &str) -> usize {
+    let mut n = 0;
+    loop {
+        let rest = &s[n..];
+        if rest.starts_with("**") || rest.starts_with("__") {
+            n += 2;
+        } else if rest.starts_with("\\`") {
+            n += 1;
+        } else {
+            return n;
+        }
+    }
+}
+
+/// An assertion's text without the markdown debris a paste left around it (`**x`, `x\\`,
+/// `x**`). No kernel's condition starts or ends with two asterisks or underscores, or ends in a
+/// backslash.
+fn strip_markdown_debris(a: &str) -> &str {
+    let mut a = &a[markdown_debris_len(a)..];
+    loop {
+        let before = a.len();
+        a = a.strip_suffix("**").or_else(|| a.strip_suffix("__")).or_else(|| a.strip_suffix('\\')).unwrap_or(a);
+        if a.len() == before {
+            return a;
+        }
+    }
+}
+
 /// Parses up to three comma-separated integers closed by `]`.
 fn coords(s: &str) -> Option<([u32; 3], &str)> {
     let close = s.find(']')?;
@@ -330,6 +364,17 @@ fn file_token(before: &str) -> Option<String> {
         // A repr'd message: "...\\n/opt/conda/.../triton_helpers.py"
         if let Some(p) = tok.rfind("\\n/") {
             tok = &tok[p + 2..];
+        }
+        // Markdown emphasis or a quote marker ("**/pytorch/...", ">/pytorch/..."), or a line
+        // number a viewer or `grep -n` put in front ("14633:/pytorch/..."), before an absolute
+        // or relative path.
+        let debris = tok.trim_start_matches(['*', '_', '>', '~']);
+        let debris = match debris.find(|c: char| !c.is_ascii_digit()) {
+            Some(d) if d > 0 && debris[d..].starts_with(':') => &debris[d + 1..],
+            _ => debris,
+        };
+        if debris.len() < tok.len() && (debris.starts_with('/') || debris.starts_with("../") || debris.starts_with("./") || is_drive(debris)) {
+            tok = debris;
         }
         // Prose glued in front of an absolute path ("我能够帮助您解答/pytorch/...").
         if let Some((p, c)) = tok.char_indices().rfind(|(_, c)| !c.is_ascii()) {
@@ -481,6 +526,31 @@ mod tests {
         let x = one("`torch-xpu-ops/src/aten/sycl/Indexing.h:615: operator(): global id: [19,0,0], local id: [19,0,0] Assertion \"index >= -sizes_[i] && index < sizes_[i] && \"index out of bounds\"\" failed.`.");
         assert_eq!(x.assertion.as_deref(), Some("index >= -sizes_[i] && index < sizes_[i] && \"index out of bounds\""));
         assert_eq!(x.file.as_deref(), Some("torch-xpu-ops/src/aten/sycl/Indexing.h"));
+    }
+
+    /// As pasted in Megvii-BaseDetection/YOLOX#813: bold markers around and inside the quotes.
+    #[test]
+    fn markdown_emphasis_and_escapes_around_the_assertion() {
+        let want = Some("input_val >= zero && input_val <= one");
+        for line in [
+            "/pytorch/aten/src/ATen/native/cuda/Loss.cu:111: operator(): block: [62,0,0], thread: [0,0,0] Assertion **`input_val >= zero && input_val <= one` failed**.",
+            "/pytorch/aten/src/ATen/native/cuda/Loss.cu:111: operator(): block: [62,0,0], thread: [2,0,0] Assertion `**input_val >= zero && input_val <= one` failed.**",
+            "/pytorch/aten/src/ATen/native/cuda/Loss.cu:111: operator(): block: [62,0,0], thread: [2,0,0] Assertion \\`input_val >= zero && input_val <= one\\` failed.",
+        ] {
+            let a = one(line);
+            assert_eq!((a.assertion.as_deref(), a.file.as_deref()), (want, Some("/pytorch/aten/src/ATen/native/cuda/Loss.cu")), "{line}");
+        }
+        let bold = one("**/pytorch/aten/src/ATen/native/cuda/Loss.cu:111: operator(): block: [62,0,0], thread: [3,0,0] Assertion `input_val >= zero && input_val <= one` failed.**");
+        assert_eq!((bold.file.as_deref(), bold.assertion.as_deref()), (Some("/pytorch/aten/src/ATen/native/cuda/Loss.cu"), want));
+    }
+
+    /// A log viewer's or `grep -n`'s line number glued in front of the path.
+    #[test]
+    fn a_line_number_glued_in_front_of_the_path() {
+        let a = one("14633:/pytorch/aten/src/ATen/native/cuda/Loss.cu:240: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed.");
+        assert_eq!((a.file.as_deref(), a.line), (Some("/pytorch/aten/src/ATen/native/cuda/Loss.cu"), Some(240)));
+        let rel = one("7:../aten/src/ATen/native/cuda/Loss.cu:94: operator(): block: [90,0,0], thread: [15,0,0] Assertion `input_val >= zero && input_val <= one` failed.");
+        assert_eq!(rel.file.as_deref(), Some("../aten/src/ATen/native/cuda/Loss.cu"));
     }
 
     #[test]
