@@ -225,6 +225,31 @@ fn a_daemon_in_another_session_holding_stdout_does_not_hold_up_repro() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// Trial item 1, the rest: a Python daemon the command started in a session of its own
+/// (`start_new_session=True`), ignoring SIGTERM, outlived repro. The shim records each process
+/// it boots in, and repro stops those that left the command's group when the run ends.
+#[test]
+fn a_python_daemon_in_another_session_is_stopped_with_the_run() {
+    let d = tmp("pydaemon");
+    let cache = d.join("cache");
+    let daemon = "import os, signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nopen('daemon.pid', 'w').write(str(os.getpid()))\ntime.sleep(60)\n";
+    std::fs::write(d.join("daemon.py"), daemon).unwrap();
+    let script = "import subprocess, sys, time\np = subprocess.Popen([sys.executable, 'daemon.py'], start_new_session=True)\nwhile not __import__('os').path.exists('daemon.pid'):\n    time.sleep(0.05)\nprint('started', p.pid)\n";
+    std::fs::write(d.join("main.py"), script).unwrap();
+    let python = std::env::var("CUDASLEUTH_PYTHON").unwrap_or_else(|_| "python3".to_string());
+    let cmd = repro_cmd(&d, &cache, &["--timeout", "20", "--format", "json"], &[&python, "main.py"]);
+    let out = run_within(cmd, Duration::from_secs(40)).expect("repro returned");
+    let pid: i32 = std::fs::read_to_string(d.join("daemon.pid")).expect("the daemon started").trim().parse().unwrap();
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let alive = !stat.is_empty() && !stat.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z');
+    if alive {
+        // SAFETY: the test's own daemon
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+    assert!(!alive, "the daemon outlived repro; {}", String::from_utf8_lossy(&out.stderr));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// Found with trial item 1: in the human format the report's writer held stdout locked while
 /// the command ran, so the copy of the command's stdout waited for ever (and the command with
 /// it once the pipe was full).

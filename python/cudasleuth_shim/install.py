@@ -220,12 +220,31 @@ def _remove_finder():
         _S.finder = None
 
 
+def _note_process():
+    """Under repro, leave ``proc-<pid>`` (pid, process group, start time) in the output directory:
+    a process that left the command's group (a daemon started with ``start_new_session=True``)
+    is then stopped with the group; the start time tells it from a later process of the same pid."""
+    if not os.environ.get("CUDASLEUTH_OUT"):
+        return
+    try:
+        with open("/proc/self/stat") as f:
+            stat = f.read()
+        fields = stat[stat.rindex(")") + 2:].split()
+        line = "%d %d %d\n" % (os.getpid(), int(fields[2]), int(fields[19]))
+        d = _util._out_dir()
+        with open(os.path.join(d, "proc-%d" % os.getpid()), "w") as f:
+            f.write(line)
+    except (OSError, ValueError, IndexError):
+        pass
+
+
 def install():
     """Arm the shim now if torch is imported, else as soon as torch finishes importing."""
     if _S.installed:
         return
     _S.installed = True
     _read_env()
+    _note_process()
     _seed_python()
     try:
         born.start()

@@ -114,6 +114,66 @@ fn stop_group(child: &mut Child, first: Option<i32>) -> Option<i32> {
     }
 }
 
+/// The processes of the command that left its group (a daemon started with
+/// `start_new_session=True`), as the shim recorded them in `proc-<pid>` (pid, group, start
+/// time): each still running with the same start time is stopped with its own group, politely
+/// first. The records are removed.
+#[cfg(unix)]
+fn stop_strays(dir: &Path, group: i32) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut strays = Vec::new();
+    for e in entries.flatten() {
+        if !e.file_name().to_string_lossy().starts_with("proc-") {
+            continue;
+        }
+        let text = std::fs::read_to_string(e.path()).unwrap_or_default();
+        let _ = std::fs::remove_file(e.path());
+        let nums: Vec<i64> = text.split_whitespace().filter_map(|w| w.parse().ok()).collect();
+        if let [pid, pgrp, start] = nums[..] {
+            if pgrp != group as i64 && pid > 1 && started_at(pid as i32) == Some(start) {
+                strays.push((pid as i32, pgrp as i32, start));
+            }
+        }
+    }
+    let signal = |sig: libc::c_int, strays: &[(i32, i32, i64)]| {
+        for &(pid, pgrp, _) in strays {
+            // SAFETY: plain syscalls on a process checked by its start time just before
+            unsafe {
+                if pgrp == pid {
+                    libc::killpg(pid, sig);
+                } else {
+                    libc::kill(pid, sig);
+                }
+            }
+        }
+    };
+    if strays.is_empty() {
+        return;
+    }
+    signal(libc::SIGTERM, &strays);
+    let deadline = Instant::now() + Duration::from_secs(1);
+    while Instant::now() < deadline {
+        strays.retain(|&(pid, _, start)| started_at(pid) == Some(start));
+        if strays.is_empty() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    signal(libc::SIGKILL, &strays);
+}
+
+/// A running process's start time (clock ticks since boot, `/proc/PID/stat` field 22); None
+/// when it is gone (or a zombie).
+#[cfg(unix)]
+fn started_at(pid: i32) -> Option<i64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let fields: Vec<&str> = stat[stat.rfind(')')? + 2..].split_whitespace().collect();
+    if fields.first() == Some(&"Z") {
+        return None;
+    }
+    fields.get(19)?.parse().ok()
+}
+
 /// How long the output copies may go on after the command's group is gone: a process of another
 /// session (a daemon started with `start_new_session=True`) can hold the pipe open for ever.
 const DRAIN: Duration = Duration::from_millis(1500);
@@ -221,6 +281,8 @@ pub fn run(spec: &Spec) -> std::io::Result<Ran> {
         }
         std::thread::sleep(Duration::from_millis(25));
     };
+    #[cfg(unix)]
+    stop_strays(spec.out_dir, child.id() as i32);
     lent.give_back();
     restore_signals();
     // the output written before the end is copied; a pipe still held open after DRAIN (by a
