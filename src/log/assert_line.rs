@@ -289,6 +289,10 @@ fn markdown_debris_len(s: &str) -> usize {
 /// backslash.
 fn strip_markdown_debris(a: &str) -> &str {
     let mut a = &a[markdown_debris_len(a)..];
+    // ``x`` (a double-backtick code span) leaves one backtick on each side
+    if a.len() > 1 && a.starts_with('`') && a.ends_with('`') {
+        a = &a[1..a.len() - 1];
+    }
     loop {
         let before = a.len();
         a = a.strip_suffix("**").or_else(|| a.strip_suffix("__")).or_else(|| a.strip_suffix('\\')).unwrap_or(a);
@@ -373,7 +377,9 @@ fn file_token(before: &str) -> Option<String> {
             Some(d) if d > 0 && debris[d..].starts_with(':') => &debris[d + 1..],
             _ => debris,
         };
-        if debris.len() < tok.len() && (debris.starts_with('/') || debris.starts_with("../") || debris.starts_with("./") || is_drive(debris)) {
+        if debris.len() < tok.len()
+            && (debris.starts_with('/') || debris.starts_with("../") || debris.starts_with("./") || is_drive(debris))
+        {
             tok = debris;
         }
         // Prose glued in front of an absolute path ("我能够帮助您解答/pytorch/...").

@@ -60,6 +60,38 @@ struct Pending {
     line: u64,
     rank: Option<RankRef>,
     joins: usize,
+    /// Lines of other output read while the head waited inside its block or thread ids.
+    foreign: usize,
+}
+
+/// How many lines of another stream may come between a report's head, cut inside its ids, and
+/// the rest of it: a process's stdout (device printf) and stderr (a traceback) interleave.
+const MAX_FOREIGN_LINES: usize = 4;
+
+/// What became of a line offered to a waiting head.
+enum Offered {
+    /// It continued the head.
+    Used,
+    /// It did not; the head was read as it was.
+    Flushed,
+    /// It is another stream's line, read on its own; the head still waits.
+    Foreign(Pending),
+}
+
+/// Where a head's last block or thread ids stop being ids: `block: [481,0,0    x = f()`
+/// (the other stream's text glued in) gives the end of `481,0,0`. None when the ids are closed
+/// or run to the end of the text.
+fn ids_cut(text: &str) -> Option<usize> {
+    let open = text.rfind("block: [").map(|p| p + 8).max(text.rfind("thread: [").map(|p| p + 9))?;
+    let ids = text[open..].find(|c: char| !(c.is_ascii_digit() || c == ',')).map_or(text.len(), |n| open + n);
+    (ids > open && ids < text.len() && !text[ids..].starts_with(']')).then_some(ids)
+}
+
+/// Whether the head stops inside its ids (`block: [481,0,0`): the next part starts with a
+/// digit, a comma or `]`.
+fn ends_inside_ids(text: &str) -> bool {
+    let open = text.rfind("block: [").map(|p| p + 8).max(text.rfind("thread: [").map(|p| p + 9));
+    open.is_some_and(|o| text[o..].bytes().all(|b| b.is_ascii_digit() || b == b','))
 }
 
 /// Report shapes remembered for the fast path: a flood's sites, with room to spare.
@@ -183,10 +215,27 @@ impl Collector {
         let rank = cleaned.rank;
 
         if let Some(p) = self.pending.take() {
-            if self.continue_pending(p, text) {
-                return;
+            match self.continue_pending(p, text) {
+                Offered::Used => return,
+                Offered::Flushed => {}
+                Offered::Foreign(p) => {
+                    self.read_line(text, lineno, rank, prev);
+                    // a new head of its own replaces the waiting one
+                    match self.pending.take() {
+                        Some(newer) => {
+                            self.flush_pending(p);
+                            self.pending = Some(newer);
+                        }
+                        None => self.pending = Some(p),
+                    }
+                    return;
+                }
             }
         }
+        self.read_line(text, lineno, rank, prev);
+    }
+
+    fn read_line(&mut self, text: &str, lineno: u64, rank: Option<RankRef>, prev: Prev<'_>) {
         if assert_line::has_anchor(text) {
             let found = assert_line::parse_all(text);
             if !found.is_empty() {
@@ -207,7 +256,9 @@ impl Collector {
                 }
             }
         } else if assert_line::looks_like_report_head(text) {
-            self.pending = Some(Pending { text: text.to_string(), line: lineno, rank, joins: 0 });
+            // another stream's text glued inside the ids is left out
+            let head = ids_cut(text).map_or(text, |cut| &text[..cut]);
+            self.pending = Some(Pending { text: head.to_string(), line: lineno, rank, joins: 0, foreign: 0 });
             return;
         }
         if self.dsa.feed(text, lineno) {
@@ -227,7 +278,7 @@ impl Collector {
                 self.add_report(a, lineno, rank.clone());
             }
             let start = text.rfind("Assertion").map(|p| head_start(text, p)).unwrap_or(0);
-            self.pending = Some(Pending { text: text[start..].to_string(), line: lineno, rank, joins: 0 });
+            self.pending = Some(Pending { text: text[start..].to_string(), line: lineno, rank, joins: 0, foreign: 0 });
             return;
         }
         let single = found.len() == 1 && found[0].shape != Shape::CudaPrintf;
@@ -245,13 +296,20 @@ impl Collector {
         self.incident.sites.add(a, lineno, rank, source)
     }
 
-    /// Tries to complete a pending head with the next line. Returns true if the line was used.
-    fn continue_pending(&mut self, mut p: Pending, text: &str) -> bool {
+    /// Tries to complete a pending head with the next line.
+    fn continue_pending(&mut self, mut p: Pending, text: &str) -> Offered {
         let starts_new =
             assert_line::looks_like_report_head(text) || (assert_line::has_anchor(text) && !assert_line::parse_all(text).is_empty());
+        if !starts_new && p.foreign < MAX_FOREIGN_LINES && ends_inside_ids(&p.text) {
+            let next = text.trim_start();
+            if !next.starts_with(|c: char| c.is_ascii_digit() || c == ',' || c == ']') {
+                p.foreign += 1;
+                return Offered::Foreign(p);
+            }
+        }
         if starts_new || text.trim().is_empty() || p.joins >= MAX_WRAP_JOINS || p.text.len() + text.len() > MAX_WRAP_LEN {
             self.flush_pending(p);
-            return false;
+            return Offered::Flushed;
         }
         if wrap_ate_a_space(&p.text, text) {
             p.text.push(' ');
@@ -267,7 +325,7 @@ impl Collector {
             }
             _ => self.pending = Some(p),
         }
-        true
+        Offered::Used
     }
 
     fn flush_pending(&mut self, p: Pending) {
@@ -446,6 +504,22 @@ fn head_start(text: &str, anchor: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
+    /// fixtures/public-logs/305 (NVIDIA/pix2pixHD#173): the run's traceback (stderr) came out
+    /// inside a report (stdout), between its block ids and the rest. The report is read whole,
+    /// and the traceback's error line is still read as the host error.
+    #[test]
+    fn a_report_split_by_another_streams_lines_is_read_whole() {
+        let log = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/public-logs/305.log")).unwrap();
+        let incident = crate::log::read_from(Box::new(std::io::Cursor::new(log)));
+        let site = &incident.sites.sites[0];
+        assert_eq!((incident.sites.sites.len(), site.count()), (1, 3));
+        assert!(
+            incident.notes.iter().any(|n| n.kind == "device_assert"),
+            "{:?}",
+            incident.notes.iter().map(|n| &n.kind).collect::<Vec<_>>()
+        );
+    }
+
     /// The reports of two sites interleaved, with other selected lines between them: each line
     /// is counted for its own site (the fast path remembers several report shapes, and a line
     /// that matches none is parsed).

@@ -23,7 +23,73 @@ pub fn clean(seg: &[u8]) -> Cleaned<'_> {
         Cow::Borrowed(s) => Cow::Borrowed(&s[start..]),
         Cow::Owned(s) => Cow::Owned(s[start..].to_string()),
     };
+    let text = match (inner_mpi_tags(&text), html_escaped(&text)) {
+        (false, false) => text,
+        (tags, html) => {
+            let mut t = text.into_owned();
+            if tags {
+                t = strip_inner_mpi_tags(&t);
+            }
+            if html {
+                t = unescape_html(&t);
+            }
+            Cow::Owned(t)
+        }
+    };
     Cleaned { text, rank }
+}
+
+/// An OpenMPI `--tag-output` tag (`[1,0]<stderr>:`) inside the line: the launcher tags each
+/// chunk it forwards, so a long line read in two chunks carries a second tag mid-line.
+fn inner_mpi_tags(s: &str) -> bool {
+    ["]<stderr>:", "]<stdout>:", "]<stddiag>:"].iter().any(|t| s.contains(t))
+}
+
+fn strip_inner_mpi_tags(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(open) = rest.find('[') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open..];
+        match rank_prefix(after.as_bytes()) {
+            Some((n, _)) if after[..n].contains(">:") => rest = &after[n..],
+            _ => {
+                out.push('[');
+                rest = &after[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+const HTML_ENTITIES: [(&str, &str); 5] = [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&amp;", "&")];
+
+/// A line that went through an HTML page (a scraped issue, a rendered notebook) keeps its
+/// entities: `Acctype&gt;`, `&amp;&amp;`.
+fn html_escaped(s: &str) -> bool {
+    memchr::memchr(b'&', s.as_bytes()).is_some() && HTML_ENTITIES.iter().any(|(e, _)| s.contains(e))
+}
+
+fn unescape_html(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(p) = rest.find('&') {
+        out.push_str(&rest[..p]);
+        let after = &rest[p..];
+        match HTML_ENTITIES.iter().find(|(e, _)| after.starts_with(e)) {
+            Some((e, c)) => {
+                out.push_str(c);
+                rest = &after[e.len()..];
+            }
+            None => {
+                out.push('&');
+                rest = &after[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 fn needs_ansi_strip(seg: &[u8]) -> bool {
@@ -291,6 +357,27 @@ mod tests {
         assert_eq!(c("\x1b[31mRuntimeError\x1b[0m: x").0, "RuntimeError: x");
         assert_eq!(c("[1;31mRuntimeError[0m: x").0, "RuntimeError: x");
         assert_eq!(c("block: [0,0,0]").0, "block: [0,0,0]");
+    }
+
+    /// fixtures/public-logs/303 (horovod): OpenMPI tagged each forwarded chunk, so a long report
+    /// carries a second `[1,0]<stderr>:` inside its kernel signature.
+    #[test]
+    fn an_openmpi_tag_inside_the_line_is_removed() {
+        assert_eq!(
+            c("[1,0]<stderr>:/p/BCECriterion.cu:42: Acctype bce_functor<Dtype, Acctype>::operator([1,0]<stderr>:)(Tuple) [x]").0,
+            "/p/BCECriterion.cu:42: Acctype bce_functor<Dtype, Acctype>::operator()(Tuple) [x]"
+        );
+        assert_eq!(c("a[1,0] b [2]<stderr> c").0, "a[1,0] b [2]<stderr> c");
+    }
+
+    /// fixtures/public-logs/302: a log that went through an HTML page keeps its entities.
+    #[test]
+    fn html_entities_are_decoded() {
+        assert_eq!(
+            c(" void f<Dtype, Acctype&gt;::operator() Assertion `*input &gt;= 0. &amp;&amp; *input &lt;= 1.` failed.").0,
+            " void f<Dtype, Acctype>::operator() Assertion `*input >= 0. && *input <= 1.` failed."
+        );
+        assert_eq!(c("a && b & c &x;").0, "a && b & c &x;");
     }
 
     #[test]
