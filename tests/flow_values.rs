@@ -1165,3 +1165,52 @@ fn a_marker_selected_out_before_the_gather_is_not_reported() {
     let unmasked = TAGGER_LOSS.replace("scores, tags = scores[real], tags[real]", "scores = scores[real]");
     assert!(markers(&unmasked) > 0, "without the mask the marker reaches the gather");
 }
+
+const EXPERTS: &str = r#"import torch
+import torch.nn as nn
+
+
+class Mixture(nn.Module):
+    """Several experts each give a probability per tag; a gate weighs them."""
+
+    def __init__(self, dim, tags, experts=4):
+        super().__init__()
+        self.heads = nn.ModuleList([nn.Linear(dim, tags) for _ in range(experts)])
+        self.gate = nn.Linear(dim, experts)
+
+    def forward(self, x):
+        per_expert = torch.stack([h(x).sigmoid() for h in self.heads], dim=1)
+        share = self.gate(x).softmax(GATE_DIM)
+        mixed = torch.sum(share.unsqueeze(2) * per_expert, 1)
+        return mixed
+"#;
+
+const EXPERTS_TRAIN: &str = r#"import torch
+import torch.nn.functional as F
+
+from experts import Mixture
+
+
+def step(model, x, y):
+    p = model(x)
+    return F.binary_cross_entropy(p, y)
+
+
+if __name__ == "__main__":
+    m = Mixture(8, 5)
+    step(m, torch.randn(16, 8), torch.randint(0, 2, (16, 5)).float()).backward()
+"#;
+
+/// A gate's softmax weighs experts' probabilities and the weighted sum runs over the experts'
+/// dimension: a probability only when the softmax normalized over that same dimension. Over
+/// the batch (dim 0) it did not, and the softmax is the line to change, not the sum; over the
+/// experts (dim 1) the mixture is a probability and nothing is blamed for it.
+#[test]
+fn a_weighted_sum_over_another_dimension_than_the_softmax_names_the_softmax() {
+    let wrong = EXPERTS.replace("GATE_DIM", "0");
+    let got = tiered_suspects(&[("experts.py", &wrong), ("train.py", EXPERTS_TRAIN)], "bce_module_over1.async.log");
+    assert_eq!(got.first().map(|s| s.split(' ').next().unwrap()), Some("experts.py:15"), "{got:?}");
+    let right = EXPERTS.replace("GATE_DIM", "1");
+    let got = tiered_suspects(&[("experts.py", &right), ("train.py", EXPERTS_TRAIN)], "bce_module_over1.async.log");
+    assert!(!got.iter().any(|s| s.starts_with("experts.py:15") || s.starts_with("experts.py:16")), "{got:?}");
+}

@@ -778,7 +778,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 let mul = |s: &Option<Sym>| s.as_ref().and_then(|s| s.constant()).map(|v| Sym::num(v.saturating_mul(k)));
                 Val::Int(Range { lo: mul(&x.lo), hi: mul(&x.hi) })
             }
-            (_, Val::Float(_), _) | (_, _, Val::Float(_)) => Val::Float(float_arith(op, &a, &b)),
+            (_, Val::Float(_), _) | (_, _, Val::Float(_)) => Val::Float(float_arith(op, a.element_deep(), b.element_deep())),
             // tensors of floats (`w.unsqueeze(1) * probs` on stacked probabilities)
             _ if matches!(a.element_deep(), Val::Float(_)) || matches!(b.element_deep(), Val::Float(_)) => {
                 Val::Float(float_arith(op, a.element_deep(), b.element_deep()))
@@ -2691,8 +2691,16 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 }
                 "unique" | "nunique" | "argmax" | "argmin" | "max" | "min" | "sum" | "size" | "numel" | "__len__" | "count" => {
                     // `torch.unique(x)`: the function of a library module takes the value first
-                    let of = if Some(r).is_none_or_module() { args.first().unwrap_or(r) } else { r };
+                    let function = Some(r).is_none_or_module();
+                    let of = if function { args.first().unwrap_or(r) } else { r };
+                    let keep = self.nodes.len();
                     let base = self.expr(of, cx, parent);
+                    if name == "sum" {
+                        let dim = kw("dim").or(if function { args.get(1) } else { args.first() });
+                        if let Some(v) = self.weighted_sum(of, dim, &base, keep, parent) {
+                            return v;
+                        }
+                    }
                     return self.aggregate(&name, &base, func, cx, parent);
                 }
                 "fit_transform" | "transform" | "cat" | "codes" if !Some(r).is_none_or_module() => {
@@ -3532,6 +3540,30 @@ impl<'a, 'i> Tracer<'a, 'i> {
         }
     }
 
+    /// A sum over `dim` of a product of probabilities and weights a softmax made (attention
+    /// pooling, a mixture): a probability when the softmax normalized over the summed dimension
+    /// (the weights sum to one there). Over another dimension the weights do not, and the line
+    /// to change is the softmax's. None: not such a sum, or the dimensions cannot be compared
+    /// (a dimension not written as a number, or one counted from the end and one from the start).
+    fn weighted_sum(&mut self, of: &Expr, dim: Option<&Expr>, base: &Val, keep: usize, parent: Option<usize>) -> Option<Val> {
+        if !matches!(of.bare(), Expr::Bin(op, _, _) if op == "*") || !matches!(base.element_deep(), Val::Float(Some(Norm::Probs))) {
+            return None;
+        }
+        let summed = dim.and_then(int_literal)?;
+        let made = (keep..self.nodes.len()).find(|&i| self.nodes[i].parent == parent && self.nodes[i].tag == Tag::Normalize)?;
+        let over: i64 = self.nodes[made].what.strip_prefix(NORMALIZES_OVER)?.parse().ok()?;
+        if (over < 0) != (summed < 0) {
+            return None;
+        }
+        if over == summed {
+            return Some(Val::Float(Some(Norm::Probs)));
+        }
+        let n = &mut self.nodes[made];
+        n.tag = Tag::Scale;
+        n.what = format!("normalizes over dim={over}, but the weighted sum runs over dim={summed}: the weights do not sum to one there, so the result can leave [0, 1]");
+        Some(Val::Float(Some(Norm::Raw)))
+    }
+
     fn aggregate(&mut self, name: &str, base: &Val, func: &Expr, cx: &Ctx, parent: Option<usize>) -> Val {
         match name {
             // a sum of probabilities (a blend of several heads' outputs) is no probability; a
@@ -4175,7 +4207,23 @@ fn shape(value: &Expr, op: Option<&str>, v: &Val) -> (Option<Tag>, String) {
                 (Some(Tag::Literal(*k)), format!("sets {k}"))
             }
         }
-        Expr::Call { func, .. } if func.last_name().is_some_and(is_normalizer) => (Some(Tag::Normalize), "normalizes".into()),
+        Expr::Call { func, args, kwargs } if func.last_name().is_some_and(is_normalizer) => {
+            // the dimension a softmax normalizes over: `dim=`, else the second argument of
+            // `torch.softmax(x, 1)` / `F.softmax(x, 1)`, the first of `x.softmax(1)`
+            let library = match func.bare() {
+                Expr::Attr(o, _) => matches!(o.dotted().as_deref(), Some("torch" | "F" | "nn.functional" | "torch.nn.functional")),
+                _ => true,
+            };
+            let dim = kwargs.iter().find(|(k, _)| k == "dim").map(|(_, e)| e).or(if library { args.get(1) } else { args.first() });
+            match dim.and_then(int_literal).filter(|_| func.last_name().is_some_and(|f| f.contains("softmax"))) {
+                Some(d) => (Some(Tag::Normalize), format!("{NORMALIZES_OVER}{d}")),
+                None => (Some(Tag::Normalize), "normalizes".into()),
+            }
+        }
         _ => (None, String::new()),
     }
 }
+
+/// How a softmax node says its dimension (`normalizes over dim=1`); read back by
+/// `weighted_sum`.
+const NORMALIZES_OVER: &str = "normalizes over dim=";
