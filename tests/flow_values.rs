@@ -1214,3 +1214,50 @@ fn a_weighted_sum_over_another_dimension_than_the_softmax_names_the_softmax() {
     let got = tiered_suspects(&[("experts.py", &right), ("train.py", EXPERTS_TRAIN)], "bce_module_over1.async.log");
     assert!(!got.iter().any(|s| s.starts_with("experts.py:15") || s.starts_with("experts.py:16")), "{got:?}");
 }
+
+const PAIRS: &str = r#"import torch
+import torch.nn as nn
+
+
+class Matcher(nn.Module):
+    def __init__(self, n_items, width=16):
+        super().__init__()
+        self.left = nn.Embedding(n_items, width)
+        self.right = nn.Embedding(n_items, width)
+
+    def forward(self, a, b):
+        score = (self.left(a) * self.right(b)).sum(-1)
+        return score
+
+
+def match_probability(score):
+    e = torch.exp(score)
+    return e / (1 + e)
+"#;
+
+const PAIRS_TRAIN: &str = r#"import torch
+import torch.nn as nn
+
+from pairs import Matcher, match_probability
+
+loss_fn = nn.BCELoss()
+
+
+def fit(model, a, b, same):
+    p = match_probability(model(a, b))
+    return loss_fn(p, same)
+
+
+if __name__ == "__main__":
+    fit(Matcher(50), torch.randint(0, 50, (32,)), torch.randint(0, 50, (32,)), torch.ones(32)).backward()
+"#;
+
+/// Scores turned into probabilities by a formula the project wrote itself (a sigmoid by hand,
+/// which overflows to nan for large scores): the formula is the line to change, ahead of the
+/// loss that would take logits instead; the loss is still listed.
+#[test]
+fn a_hand_made_probability_formula_is_named_before_the_loss() {
+    let got = tiered_suspects(&[("pairs.py", PAIRS), ("train.py", PAIRS_TRAIN)], "bce_module_over1.async.log");
+    assert_eq!(got.first().map(|s| s.split(' ').next().unwrap()), Some("pairs.py:18"), "{got:?}");
+    assert!(got.iter().any(|s| s.starts_with("train.py:6 ")), "{got:?}");
+}

@@ -790,6 +790,40 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
                     })
                     .map(|i| (ix.files[nodes[i].file].path.clone(), nodes[i].line))
                     .collect();
+                // a formula of the project's own meant to give probabilities (`1 - exp(-x)`):
+                // its line is where the value fails to land in [0, 1]
+                // (its last line: the arithmetic nearest the sink with the exponential below it)
+                let exp_made = |n: &Node| n.tag == Tag::Scale && n.what.starts_with(trace::HAND_MADE_PROBS);
+                let formula = (0..value_nodes)
+                    .find(|&i| nodes[i].tag == Tag::Scale && !nodes[i].aux && (exp_made(&nodes[i]) || below(&nodes, i, exp_made)));
+                let hand_made: Vec<(String, u32)> =
+                    formula.map(|i| (ix.files[nodes[i].file].path.clone(), nodes[i].line)).into_iter().collect();
+                if let Some(i) = formula {
+                    let (file, line) = &hand_made[0];
+                    match out.iter_mut().find(|s| s.file == *file && s.line == *line) {
+                        Some(s) => {
+                            s.score = 1.0;
+                            s.tier = Tier::Strong;
+                            if !s.message.contains(trace::HAND_MADE_PROBS) {
+                                let code = nodes[i].what.split('`').nth(1).unwrap_or_default();
+                                s.message = format!(
+                                    "{}: {} (`{code}`, after an exponential): it stays in [0, 1] only for some inputs",
+                                    nodes[i].scope,
+                                    trace::HAND_MADE_PROBS,
+                                );
+                            }
+                        }
+                        None => out.push(at_node(
+                            ix,
+                            &nodes[i],
+                            1.0,
+                            Tier::Strong,
+                            format!("{} (`{}`): it stays in [0, 1] only for some inputs", trace::HAND_MADE_PROBS, nodes[i].what),
+                            slice.chain(i, ix, false),
+                            Vec::new(),
+                        )),
+                    }
+                }
                 let scaled_probs = !scaling.is_empty();
                 if scaled_probs && !unknown {
                     for s in out.iter_mut().filter(|s| scaling.iter().any(|(f, l)| *f == s.file && *l == s.line)) {
@@ -803,13 +837,33 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
                     } else {
                         "samples from weights that must be a distribution"
                     };
+                    // after a formula of the project's own the values are no raw scores: the
+                    // loss is the second place to look
+                    let formula = !hand_made.is_empty();
                     out.push(FlowSuspect {
                         file,
                         line,
-                        score: if unknown { 0.5 } else { 0.97 },
-                        tier: if unknown { Tier::Possible } else { Tier::Strong },
+                        score: if unknown {
+                            0.5
+                        } else if formula {
+                            0.6
+                        } else {
+                            0.97
+                        },
+                        tier: if unknown {
+                            Tier::Possible
+                        } else if formula {
+                            Tier::Likely
+                        } else {
+                            Tier::Strong
+                        },
                         message: if unknown {
                             format!("`{}` {what}; what reaches it is {}", sink.call_text, value.describe())
+                        } else if formula {
+                            format!(
+                                "`{}` {what}, and what reaches it comes from a formula of the project's own that can leave [0, 1] ({}:{})",
+                                sink.call_text, hand_made[0].0, hand_made[0].1
+                            )
                         } else {
                             format!("`{}` {what}, and it gets raw scores (no sigmoid or softmax on the way)", sink.call_text)
                         },

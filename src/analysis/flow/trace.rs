@@ -2595,6 +2595,12 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     return self.clamped(v, args.first().or(kw("min")), args.get(1).or(kw("max")), cx, parent);
                 }
                 "softmax" | "sigmoid" | "sigmoid_" => return Val::Float(Some(Norm::Probs)),
+                "exp" | "expm1" | "exp2" | "exp_" => {
+                    // `torch.exp(x)` takes the value first, `x.exp()` is a method of it
+                    let of = if Some(r).is_none_or_module() { args.first().unwrap_or(r) } else { r };
+                    let x = self.expr(of, cx, parent);
+                    return if matches!(x.element_deep(), Val::Float(_)) { Val::Float(Some(Norm::Raw)) } else { x };
+                }
                 "map" | "apply" | "replace" => {
                     let base = self.expr(r, cx, parent);
                     let f = args.first().cloned().unwrap_or(Expr::Slice);
@@ -2818,6 +2824,11 @@ impl<'a, 'i> Tracer<'a, 'i> {
             }
             f if is_pass_function(f) && !args.is_empty() => return self.expr(&args[0], cx, parent),
             "softmax" | "sigmoid" | "Softmax" => return Val::Float(Some(Norm::Probs)),
+            // the exponential of scores: positive, unbounded
+            "exp" | "expm1" | "exp2" if !args.is_empty() => {
+                let x = self.expr(&args[0], cx, parent);
+                return if matches!(x.element_deep(), Val::Float(_)) { Val::Float(Some(Norm::Raw)) } else { x };
+            }
             // probabilities convolved with a kernel (`F.conv1d(p, torch.ones(1, 1, k))`): a
             // weighted sum, in [0, 1] only when the kernel is normalized; the kernel's line is
             // the one to change
@@ -3917,6 +3928,19 @@ pub fn stmt_exprs(k: &StmtKind, f: &mut dyn FnMut(&Expr)) {
 }
 
 /// A short rendering of an expression for a chain's text.
+/// How tightly a binary operator binds, as Python orders them.
+fn precedence(op: &str) -> u8 {
+    match op {
+        "**" => 6,
+        "*" | "/" | "//" | "%" | "@" => 5,
+        "+" | "-" => 4,
+        "<<" | ">>" => 3,
+        "&" => 2,
+        "^" => 1,
+        _ => 0,
+    }
+}
+
 pub fn short(e: &Expr) -> String {
     fn go(e: &Expr, depth: usize) -> String {
         if depth > 4 {
@@ -3939,7 +3963,23 @@ pub fn short(e: &Expr) -> String {
             Expr::Float(x) => x.to_string(),
             Expr::Str(s) => format!("{s:?}"),
             Expr::Const(c) => c.to_string(),
-            Expr::Bin(op, l, r) => format!("{} {op} {}", go(l, d), go(r, d)),
+            Expr::Bin(op, l, r) => {
+                // parentheses where the operands' own operators bind less tightly
+                let p = precedence(op);
+                let left = match l.bare() {
+                    Expr::Bin(o, ..) if precedence(o) < p => format!("({})", go(l, d)),
+                    Expr::Test(..) => format!("({})", go(l, d)),
+                    _ => go(l, d),
+                };
+                let right = match r.bare() {
+                    Expr::Bin(o, ..) if precedence(o) <= p => format!("({})", go(r, d)),
+                    Expr::Test(..) => format!("({})", go(r, d)),
+                    _ => go(r, d),
+                };
+                format!("{left} {op} {right}")
+            }
+            Expr::Unary(op, x) if matches!(x.bare(), Expr::Bin(..) | Expr::Test(..)) => format!("{op}({})", go(x, d)),
+            Expr::Unary(op, x) if op.chars().all(char::is_alphabetic) => format!("{op} {}", go(x, d)),
             Expr::Unary(op, x) => format!("{op}{}", go(x, d)),
             Expr::Test(op, xs) => xs.iter().map(|x| go(x, d)).collect::<Vec<_>>().join(&format!(" {op} ")),
             Expr::Seq(SeqKind::List, xs) => format!("[{}]", xs.iter().take(4).map(|x| go(x, d)).collect::<Vec<_>>().join(", ")),
@@ -4175,6 +4215,9 @@ fn shape(value: &Expr, op: Option<&str>, v: &Val) -> (Option<Tag>, String) {
                 None => (None, String::new()),
             }
         }
+        Expr::Bin(..) | Expr::Call { .. } if matches!(v, Val::Float(Some(Norm::Raw) | None)) && maps_through_exp(value) => {
+            (Some(Tag::Scale), format!("{HAND_MADE_PROBS} (`{}`): it stays in [0, 1] only for some inputs", short(top)))
+        }
         Expr::Bin(op, l, r) if op == "+" || op == "-" => {
             let k = konst(r).or_else(|| if op == "+" { konst(l) } else { None });
             match (k, matches!(v, Val::Float(_))) {
@@ -4222,6 +4265,22 @@ fn shape(value: &Expr, op: Option<&str>, v: &Val) -> (Option<Tag>, String) {
         }
         _ => (None, String::new()),
     }
+}
+
+/// How a line that turns scores into probabilities by a formula of its own says so; read back
+/// by the ranking of a probability sink.
+pub const HAND_MADE_PROBS: &str = "maps scores onto probabilities by hand";
+
+/// Arithmetic around an exponential (`1 - torch.exp(-rate * t)`, `x.exp() / (1 + x.exp())`): a
+/// formula written to give probabilities.
+fn maps_through_exp(e: &Expr) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| {
+        if let Expr::Call { func, .. } = x {
+            found |= func.last_name().is_some_and(|n| matches!(n, "exp" | "expm1" | "exp2"));
+        }
+    });
+    found
 }
 
 /// How a softmax node says its dimension (`normalizes over dim=1`); read back by
