@@ -1261,3 +1261,37 @@ fn a_hand_made_probability_formula_is_named_before_the_loss() {
     assert_eq!(got.first().map(|s| s.split(' ').next().unwrap()), Some("pairs.py:18"), "{got:?}");
     assert!(got.iter().any(|s| s.starts_with("train.py:6 ")), "{got:?}");
 }
+
+const LAST_STATE: &str = r#"import torch
+import torch.nn as nn
+
+
+class Reader(nn.Module):
+    def __init__(self, vocab, hidden=32):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, hidden)
+        self.rnn = nn.GRU(hidden, hidden, batch_first=True)
+
+    def forward(self, batch):
+        states, _ = self.rnn(self.emb(batch["tokens"]))
+        valid = batch["valid"]
+        ends = valid.sum(dim=1)OFFSET
+        pick = ends[:, None, None].expand(-1, 1, states.size(2))
+        return states.gather(1, pick).squeeze(1)
+
+
+if __name__ == "__main__":
+    tokens = torch.randint(1, 20, (4, 9))
+    Reader(20)({"tokens": tokens, "valid": torch.ones(4, 9, dtype=torch.long)}).sum().backward()
+"#;
+
+/// The number of valid steps (a 0/1 tensor summed along the time dimension) taken as the
+/// position of the last step: one past it for the longest row. The count's line is named; with
+/// 1 taken off it is not.
+#[test]
+fn a_count_along_a_dimension_used_as_a_position_names_the_count() {
+    let got = tiered_suspects(&[("reader.py", &LAST_STATE.replace("OFFSET", ""))], "gather_over.async.log");
+    assert!(got.iter().take(2).any(|s| s.starts_with("reader.py:14 ") || s.starts_with("reader.py:15 ")), "{got:?}");
+    let got = tiered_suspects(&[("reader.py", &LAST_STATE.replace("OFFSET", " - 1"))], "gather_over.async.log");
+    assert!(!got.iter().any(|s| s.starts_with("reader.py:14 ") || s.starts_with("reader.py:15 ")), "{got:?}");
+}

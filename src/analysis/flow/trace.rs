@@ -1256,10 +1256,17 @@ impl<'a, 'i> Tracer<'a, 'i> {
     /// Sets a node's tag from the shape of the expression it assigns.
     fn classify(&mut self, node: Option<usize>, value: &Expr, op: Option<&str>, v: &Val) {
         let Some(n) = node else { return };
+        let (tag, what) = shape(value, op, v);
+        // a count made on this line and 1 taken off it (`mask.sum(1) - 1`): the last position,
+        // no longer a length
+        if self.nodes[n].tag == Tag::Len && self.nodes[n].what.starts_with("counts") && matches!(tag, Some(Tag::Shift(k)) if k < 0) {
+            self.nodes[n].tag = Tag::Pass;
+            self.nodes[n].what = format!("{what} from a count: the last position");
+            return;
+        }
         if !matches!(self.nodes[n].tag, Tag::Pass) {
             return;
         }
-        let (tag, what) = shape(value, op, v);
         if let Some(tag) = tag {
             // a marker keeps the name it is set under (`VOID = 255`): the name says what it is for
             let what = match (&tag, self.nodes[n].what.strip_prefix("assigns ")) {
@@ -2705,6 +2712,18 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         let dim = kw("dim").or(if function { args.get(1) } else { args.first() });
                         if let Some(v) = self.weighted_sum(of, dim, &base, keep, parent) {
                             return v;
+                        }
+                        // a sum of integers (a mask, flags) along one dimension counts along it:
+                        // a length, one past the last position
+                        if dim.is_some() && !matches!(base.element_deep(), Val::Float(_)) {
+                            self.mark(
+                                parent,
+                                Tag::Len,
+                                format!("counts along a dimension (`{}`): a length, one past the last position", short(func)),
+                            );
+                            // no lower bound claimed: a row with nothing to count is rare and
+                            // nothing here tells
+                            return Val::Int(Range { lo: None, hi: None });
                         }
                     }
                     return self.aggregate(&name, &base, func, cx, parent);
