@@ -13,6 +13,7 @@ use common::*;
 const KNOWN_MISSES: &[(&str, &str)] = &[
     ("242", "two processes' output spliced mid-line; one report's ending is ambiguous"),
     ("301", "category from the thread (index_select on a PyG edge_index); the log alone reads as an embedding lookup"),
+    ("407", "category from the thread (an Inductor code-generation bug); the log alone reads as an index out of range"),
 ];
 
 fn misses(key: &serde_json::Value, got: &serde_json::Value) -> Vec<String> {
