@@ -99,3 +99,51 @@ fn piped_reports_use_ascii_marks() {
         assert!(marks.is_empty(), "{}: {marks:?}\n{text}", dir.display());
     }
 }
+
+/// The same answer in a real terminal: the report under a pseudo-terminal of 80 and then 60
+/// columns, `COLUMNS` unset and `TERM=xterm`, so the width comes from the terminal itself
+/// (TIOCGWINSZ). The culprit is on the first 8 lines and no line is wider than the terminal.
+#[test]
+fn in_a_real_terminal_the_report_fits_its_width() {
+    let dir = common::root().join("fixtures/projects/000-seed-blog");
+    let expected: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("EXPECTED.json")).unwrap()).unwrap();
+    let place = format!("{}:{}", expected["culprit"]["file"].as_str().unwrap(), expected["culprit"]["line"]);
+    // a pseudo-terminal of the given size: the child writes to it, everything is read back
+    let script = r#"
+import fcntl, os, pty, struct, sys, termios
+cols = int(sys.argv[1])
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 50, cols, 0, 0))
+out = b""
+while True:
+    try:
+        chunk = os.read(fd, 65536)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+os.waitpid(pid, 0)
+sys.stdout.buffer.write(out)
+"#;
+    for cols in [80usize, 60] {
+        let out = std::process::Command::new("python3")
+            .args(["-c", script, &cols.to_string(), env!("CARGO_BIN_EXE_cudasleuth"), "explain"])
+            .args(["fixtures/projects/000-seed-blog/crash.log", "--project", "fixtures/projects/000-seed-blog"])
+            .current_dir(common::root())
+            .env_remove("COLUMNS")
+            .env_remove("NO_COLOR")
+            .env("TERM", "xterm")
+            .output()
+            .expect("python3 runs");
+        let text = String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n");
+        // colours are on in a terminal: measure the text without them
+        let plain = regex::Regex::new("\x1b\\[[0-9;]*m").unwrap().replace_all(&text, "").to_string();
+        assert!(plain.lines().take(8).any(|l| l.contains(&place)), "{cols} columns: {place} not in the first 8 lines:\n{plain}");
+        if let Some(long) = plain.lines().find(|l| l.chars().count() > cols) {
+            panic!("{cols} columns: a line is wider: {long:?}\n{plain}");
+        }
+    }
+}

@@ -25,6 +25,9 @@ struct Snippet {
     name: String,
     text: String,
     first_line: usize,
+    /// Characters cut from the front of the labelled line to fit the terminal: the column shown
+    /// is still the file's.
+    col_shift: usize,
 }
 
 impl SourceCode for Snippet {
@@ -35,7 +38,7 @@ impl SourceCode for Snippet {
             inner.data(),
             *inner.span(),
             inner.line() + self.first_line.saturating_sub(1),
-            inner.column(),
+            inner.column() + self.col_shift,
             inner.line_count(),
         )))
     }
@@ -117,12 +120,15 @@ pub fn render(report: &Report, style: &Style) -> String {
     if report.kind == "repro" {
         repro_section(&mut out, report, style, &h);
     }
-    for diag in diagnostics(report) {
+    let ellipsis = if style.color { "…" } else { "..." };
+    for mut diag in diagnostics(report) {
+        fit_snippet(&mut diag, style.width, ellipsis);
         let _ = handler.render_report(&mut out, &diag);
     }
     if !report.suspects.is_empty() {
         let _ = writeln!(out, "\n{}", h("The suspects in detail"));
-        for d in suspect_diags(report, &style.quoted) {
+        for mut d in suspect_diags(report, &style.quoted) {
+            fit_snippet(&mut d, style.width, ellipsis);
             let _ = handler.render_report(&mut out, &d);
         }
     }
@@ -410,6 +416,7 @@ fn diagnostics(report: &Report) -> Vec<Diag> {
                 name: report.source.clone(),
                 text: short,
                 first_line: a.log_lines.first().copied().unwrap_or(1) as usize,
+                col_shift: 0,
             }),
             labels: vec![LabeledSpan::new(Some(label), start, len)],
             related: Vec::new(),
@@ -444,7 +451,7 @@ fn diagnostics(report: &Report) -> Vec<Diag> {
             code: code.to_string(),
             severity: Severity::Error,
             help,
-            snippet: (e.line > 0).then(|| Snippet { name: report.source.clone(), text, first_line: e.line as usize }),
+            snippet: (e.line > 0).then(|| Snippet { name: report.source.clone(), text, first_line: e.line as usize, col_shift: 0 }),
             labels: if e.line > 0 { vec![LabeledSpan::new(Some("the error".into()), 0, len)] } else { vec![] },
             related: Vec::new(),
         };
@@ -452,6 +459,99 @@ fn diagnostics(report: &Report) -> Vec<Diag> {
         out.push(d);
     }
     out
+}
+
+/// Cuts the lines of a diagnostic's snippet (and its related ones') to the room the terminal
+/// leaves beside the gutter (` 12 │ `), keeping each label's span and its text in view: a long
+/// log line or code line is shown from a little before what the label points at, its cut ends
+/// marked with `ellipsis`.
+fn fit_snippet(d: &mut Diag, width: usize, ellipsis: &str) {
+    for r in &mut d.related {
+        fit_snippet(r, width, ellipsis);
+    }
+    let Some(sn) = d.snippet.as_mut() else { return };
+    let last = sn.first_line + sn.text.matches('\n').count();
+    let gutter = last.to_string().len() + 4;
+    let room = width.saturating_sub(gutter).max(24);
+    let mut spans: Vec<(usize, usize)> = d.labels.iter().map(|l| (l.offset(), l.len())).collect();
+    let label_chars: Vec<usize> = d.labels.iter().map(|l| l.label().map_or(0, |t| t.chars().count())).collect();
+    let mut text = String::with_capacity(sn.text.len());
+    let mut old = 0;
+    let mut changed = false;
+    for (i, line) in sn.text.split('\n').enumerate() {
+        if i > 0 {
+            text.push('\n');
+        }
+        let (start_old, end_old, start_new) = (old, old + line.len(), text.len());
+        old = end_old + 1;
+        let within = |o: usize| o >= start_old && o <= end_old;
+        let chars: Vec<(usize, char)> = line.char_indices().collect();
+        let char_at = |byte: usize| chars.iter().position(|(b, _)| *b >= byte).unwrap_or(chars.len());
+        let label = spans.iter().position(|(o, _)| within(*o));
+        let (sc, ec) = label.map_or((0, 0), |k| (char_at(spans[k].0 - start_old), char_at(spans[k].0 - start_old + spans[k].1)));
+        // miette draws the label's text from the middle of its span
+        let label_end = label.map_or(0, |k| gutter + sc + (ec - sc) / 2 + 5 + label_chars[k]);
+        if chars.len() <= room && label_end <= width {
+            text.push_str(line);
+            for (o, _) in spans.iter_mut().filter(|(o, _)| within(*o)) {
+                *o = *o - start_old + start_new;
+            }
+            continue;
+        }
+        changed = true;
+        let budget = room.saturating_sub(2 * ellipsis.chars().count()).max(8);
+        // a word of context before the span; the label's text then fits after it
+        let from = match chars[..sc].iter().rposition(|(_, c)| c.is_whitespace()) {
+            Some(w) if sc - w <= 16 && w > 0 => match chars[..w].iter().rposition(|(_, c)| c.is_whitespace()) {
+                Some(w2) if sc - w2 <= 16 => w2 + 1,
+                _ => w + 1,
+            },
+            _ => sc.saturating_sub(4),
+        };
+        if label.is_some() && from > 0 {
+            sn.col_shift = from.saturating_sub(ellipsis.chars().count());
+        }
+        let to = (from + budget).min(chars.len());
+        let byte = |c: usize| chars.get(c).map_or(line.len(), |(b, _)| *b);
+        if from > 0 {
+            text.push_str(ellipsis);
+        }
+        let kept_at = text.len();
+        text.push_str(&line[byte(from)..byte(to)]);
+        if to < chars.len() {
+            text.push_str(ellipsis);
+        }
+        for (o, len) in spans.iter_mut().filter(|(o, _)| within(*o)) {
+            let (s, e) = (char_at(*o - start_old).clamp(from, to), char_at(*o - start_old + *len).clamp(from, to));
+            *o = kept_at + byte(s) - byte(from);
+            *len = (byte(e) - byte(s)).max(1);
+        }
+    }
+    if changed {
+        sn.text = text;
+    }
+    // a label whose text still runs past the edge is cut to fit
+    let text = &sn.text;
+    let fitted = |l: &LabeledSpan, (o, len): (usize, usize)| {
+        let col = text[..o].rsplit('\n').next().unwrap_or("").chars().count();
+        let mid = col + text[o..(o + len).min(text.len())].chars().count() / 2;
+        let room = width.saturating_sub(gutter + mid + 5);
+        let label_len = l.label().map_or(0, |t| t.chars().count());
+        if label_len > room {
+            // a long span: underline its first part, so the label starts in time
+            let spare = width.saturating_sub(gutter + col + 5 + label_len);
+            if spare >= 2 {
+                let keep: usize = text[o..].chars().take(2 * spare).map(char::len_utf8).sum();
+                return LabeledSpan::new(l.label().map(String::from), o, keep.min(len).max(1));
+            }
+        }
+        let label = l.label().map(|t| match t.chars().count() > room {
+            true => t.chars().take(room.saturating_sub(ellipsis.chars().count()).max(1)).collect::<String>() + ellipsis,
+            false => t.to_string(),
+        });
+        LabeledSpan::new(label, o, len)
+    };
+    d.labels = d.labels.iter().zip(spans).map(|(l, span)| fitted(l, span)).collect();
 }
 
 /// The user's innermost frame, labelled with whether the traceback can be trusted.
@@ -478,8 +578,8 @@ fn frame_diag(report: &Report) -> Option<Diag> {
         "the failing call".to_string()
     } else {
         match &op {
-            Some(op) => format!("the error surfaced here; the failing op is {op}, launched earlier"),
-            None => "the error surfaced here; the failing kernel may have been launched earlier".to_string(),
+            Some(op) => format!("noticed here; {op} was launched earlier"),
+            None => "noticed here; the failing kernel ran earlier".to_string(),
         }
     };
     Some(Diag {
@@ -487,7 +587,12 @@ fn frame_diag(report: &Report) -> Option<Diag> {
         code: "traceback".to_string(),
         severity: if trusted { Severity::Advice } else { Severity::Warning },
         help: Some(report.traceback.reason.clone()),
-        snippet: (!code.is_empty()).then(|| Snippet { name: f.file.clone(), text: code.clone(), first_line: f.line as usize }),
+        snippet: (!code.is_empty()).then(|| Snippet {
+            name: f.file.clone(),
+            text: code.clone(),
+            first_line: f.line as usize,
+            col_shift: 0,
+        }),
         labels: if code.is_empty() { vec![] } else { vec![LabeledSpan::new(Some(label), start, len)] },
         related: Vec::new(),
     })
@@ -519,7 +624,7 @@ fn suspect_diags(report: &Report, quoted: &Quoted) -> Vec<Diag> {
                         l.len() - col
                     };
                     return Some((
-                        Snippet { name: s.file.clone(), text: body.clone(), first_line: start as usize },
+                        Snippet { name: s.file.clone(), text: body.clone(), first_line: start as usize, col_shift: 0 },
                         offset + col,
                         len.max(1),
                     ));
