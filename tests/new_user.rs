@@ -128,6 +128,7 @@ while True:
 os.waitpid(pid, 0)
 sys.stdout.buffer.write(out)
 "#;
+    let colours = regex::Regex::new("\x1b\\[[0-9;]*m").unwrap();
     for cols in [80usize, 60] {
         let out = std::process::Command::new("python3")
             .args(["-c", script, &cols.to_string(), env!("CARGO_BIN_EXE_cudasleuth"), "explain"])
@@ -140,7 +141,7 @@ sys.stdout.buffer.write(out)
             .expect("python3 runs");
         let text = String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n");
         // colours are on in a terminal: measure the text without them
-        let plain = regex::Regex::new("\x1b\\[[0-9;]*m").unwrap().replace_all(&text, "").to_string();
+        let plain = colours.replace_all(&text, "").to_string();
         assert!(plain.lines().take(8).any(|l| l.contains(&place)), "{cols} columns: {place} not in the first 8 lines:\n{plain}");
         if let Some(long) = plain.lines().find(|l| l.chars().count() > cols) {
             panic!("{cols} columns: a line is wider: {long:?}\n{plain}");
