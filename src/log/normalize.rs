@@ -46,16 +46,25 @@ fn inner_mpi_tags(s: &str) -> bool {
 }
 
 fn strip_inner_mpi_tags(s: &str) -> String {
+    rewrite(s, '[', |at| rank_prefix(at.as_bytes()).filter(|(n, _)| at[..*n].contains(">:")).map(|(n, _)| (n, "")))
+}
+
+/// `s` with each piece that starts at a `mark` and that `piece` recognizes (its length and what
+/// replaces it) replaced; other marks kept.
+fn rewrite<'r>(s: &str, mark: char, piece: impl Fn(&str) -> Option<(usize, &'r str)>) -> String {
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
-    while let Some(open) = rest.find('[') {
-        out.push_str(&rest[..open]);
-        let after = &rest[open..];
-        match rank_prefix(after.as_bytes()) {
-            Some((n, _)) if after[..n].contains(">:") => rest = &after[n..],
-            _ => {
-                out.push('[');
-                rest = &after[1..];
+    while let Some(p) = rest.find(mark) {
+        out.push_str(&rest[..p]);
+        let after = &rest[p..];
+        match piece(after) {
+            Some((n, with)) => {
+                out.push_str(with);
+                rest = &after[n..];
+            }
+            None => {
+                out.push(mark);
+                rest = &after[mark.len_utf8()..];
             }
         }
     }
@@ -72,24 +81,7 @@ fn html_escaped(s: &str) -> bool {
 }
 
 fn unescape_html(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(p) = rest.find('&') {
-        out.push_str(&rest[..p]);
-        let after = &rest[p..];
-        match HTML_ENTITIES.iter().find(|(e, _)| after.starts_with(e)) {
-            Some((e, c)) => {
-                out.push_str(c);
-                rest = &after[e.len()..];
-            }
-            None => {
-                out.push('&');
-                rest = &after[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
+    rewrite(s, '&', |at| HTML_ENTITIES.iter().find(|(e, _)| at.starts_with(e)).map(|(e, c)| (e.len(), *c)))
 }
 
 fn needs_ansi_strip(seg: &[u8]) -> bool {
