@@ -300,12 +300,15 @@ impl Collector {
     fn continue_pending(&mut self, mut p: Pending, text: &str) -> Offered {
         let starts_new =
             assert_line::looks_like_report_head(text) || (assert_line::has_anchor(text) && !assert_line::parse_all(text).is_empty());
-        if !starts_new && p.foreign < MAX_FOREIGN_LINES && ends_inside_ids(&p.text) {
-            let next = text.trim_start();
-            if !next.starts_with(|c: char| c.is_ascii_digit() || c == ',' || c == ']') {
+        let continues_ids = text.trim_start().starts_with(|c: char| c.is_ascii_digit() || c == ',' || c == ']');
+        if !starts_new && !continues_ids && ends_inside_ids(&p.text) {
+            if p.foreign < MAX_FOREIGN_LINES {
                 p.foreign += 1;
                 return Offered::Foreign(p);
             }
+            // the rest never came: the head is read as it is
+            self.flush_pending(p);
+            return Offered::Flushed;
         }
         if starts_new || text.trim().is_empty() || p.joins >= MAX_WRAP_JOINS || p.text.len() + text.len() > MAX_WRAP_LEN {
             self.flush_pending(p);

@@ -3946,7 +3946,6 @@ pub fn stmt_exprs(k: &StmtKind, f: &mut dyn FnMut(&Expr)) {
     }
 }
 
-/// A short rendering of an expression for a chain's text.
 /// How tightly a binary operator binds, as Python orders them.
 fn precedence(op: &str) -> u8 {
     match op {
@@ -3960,6 +3959,7 @@ fn precedence(op: &str) -> u8 {
     }
 }
 
+/// A short rendering of an expression for a chain's text.
 pub fn short(e: &Expr) -> String {
     fn go(e: &Expr, depth: usize) -> String {
         if depth > 4 {
