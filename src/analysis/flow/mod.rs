@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 use self::index::Index;
 use self::sinks::{Sink, SinkKind};
-use self::trace::{Ctx, Node, Tag, Tracer};
+use self::trace::{Ctx, Length, Node, Scaling, Tag, Tracer};
 use self::value::{Norm, Range, Sym, Val};
 use crate::scan::facts::FileFacts;
 
@@ -120,7 +120,7 @@ fn base_score(tag: &Tag, kind: SinkKind, ignore: Option<i64>) -> f32 {
         Tag::OneBased(_) if !probs => 0.8,
         Tag::Max => 0.6,
         Tag::Arith(_) if !probs => 0.6,
-        Tag::Scale if probs => 0.8,
+        Tag::Scale(_) if probs => 0.8,
         Tag::ModelOutput if probs => 0.75,
         Tag::Distinct => 0.5,
         Tag::Column(_) | Tag::Parsed => 0.5,
@@ -128,10 +128,10 @@ fn base_score(tag: &Tag, kind: SinkKind, ignore: Option<i64>) -> f32 {
         Tag::Lookup => 0.4,
         Tag::Literal(_) => 0.35,
         // a length or a running count used as a position is one past the end
-        Tag::Len if matches!(kind, SinkKind::Index | SinkKind::Embedding) => 0.8,
-        Tag::Len => 0.3,
+        Tag::Len(_) if matches!(kind, SinkKind::Index | SinkKind::Embedding) => 0.8,
+        Tag::Len(_) => 0.3,
         Tag::Narrow => 0.15,
-        Tag::Normalize => 0.1,
+        Tag::Normalize(_) => 0.1,
         Tag::Call => 0.1,
         Tag::Pass => 0.05,
         _ => 0.2,
@@ -448,7 +448,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
         let mut score = base_score(&n.tag, sink.kind, ignore);
         // running counts (`cumsum`) are where each block ends: as ids or offsets of a class they
         // are one block too far unless shifted back (the exclusive sum starts at 0)
-        if n.tag == Tag::Len && n.what.contains("(`cumsum`)") && sink.kind == SinkKind::Classes {
+        if n.tag == Tag::Len(Length::Running) && sink.kind == SinkKind::Classes {
             score = score.max(0.8);
         }
         let mut why = n.what.clone();
@@ -459,7 +459,8 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
             let mut at = n.parent;
             let mut as_they_are = true;
             while let Some(a) = at {
-                as_they_are &= !matches!(nodes[a].tag, Tag::Arith(_) | Tag::Shift(_) | Tag::Lookup | Tag::Len | Tag::Max | Tag::Scale);
+                as_they_are &=
+                    !matches!(nodes[a].tag, Tag::Arith(_) | Tag::Shift(_) | Tag::Lookup | Tag::Len(_) | Tag::Max | Tag::Scale(_));
                 at = nodes[a].parent;
             }
             if as_they_are {
@@ -658,7 +659,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
     if sink.kind == SinkKind::Index && !proven {
         let mut seen = Vec::new();
         for j in 0..value_nodes {
-            if nodes[j].tag != Tag::Len || nodes[j].aux {
+            if !matches!(nodes[j].tag, Tag::Len(_)) || nodes[j].aux {
                 continue;
             }
             let mut k = j;
@@ -784,18 +785,20 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
                         // a weight with no value of its own below it (a convolution's kernel):
                         // the probabilities it scales are its siblings
                         let weight = !nodes[i].children.iter().any(|&c| !nodes[c].aux);
-                        nodes[i].tag == Tag::Scale
+                        matches!(nodes[i].tag, Tag::Scale(_))
                             && !nodes[i].aux
-                            && (has_below(&nodes, i, &Tag::Normalize) || weight && nodes[i].parent.is_some_and(|p| probs_below(&nodes, p)))
+                            && (below(&nodes, i, |n| matches!(n.tag, Tag::Normalize(_)))
+                                || weight && nodes[i].parent.is_some_and(|p| probs_below(&nodes, p)))
                     })
                     .map(|i| (ix.files[nodes[i].file].path.clone(), nodes[i].line))
                     .collect();
                 // a formula of the project's own meant to give probabilities (`1 - exp(-x)`):
                 // its line is where the value fails to land in [0, 1]
                 // (its last line: the arithmetic nearest the sink with the exponential below it)
-                let exp_made = |n: &Node| n.tag == Tag::Scale && n.what.starts_with(trace::HAND_MADE_PROBS);
-                let formula = (0..value_nodes)
-                    .find(|&i| nodes[i].tag == Tag::Scale && !nodes[i].aux && (exp_made(&nodes[i]) || below(&nodes, i, exp_made)));
+                let exp_made = |n: &Node| n.tag == Tag::Scale(Scaling::ByHand);
+                let formula = (0..value_nodes).find(|&i| {
+                    matches!(nodes[i].tag, Tag::Scale(_)) && !nodes[i].aux && (exp_made(&nodes[i]) || below(&nodes, i, exp_made))
+                });
                 let hand_made: Vec<(String, u32)> =
                     formula.map(|i| (ix.files[nodes[i].file].path.clone(), nodes[i].line)).into_iter().collect();
                 if let Some(i) = formula {
@@ -907,7 +910,7 @@ fn at_node(ix: &Index, n: &Node, score: f32, tier: Tier, why: String, chain: Vec
 /// Whether probabilities are made or passed below node `i` (a normalization, or a value
 /// known to be probabilities).
 fn probs_below(nodes: &[Node], i: usize) -> bool {
-    has_below(nodes, i, &Tag::Normalize) || below(nodes, i, |n| n.val == "probabilities")
+    below(nodes, i, |n| matches!(n.tag, Tag::Normalize(_))) || below(nodes, i, |n| n.val == "probabilities")
 }
 
 /// The bound's node that reads the same setting (a config key, a flag, a literal line) as
@@ -918,11 +921,6 @@ fn shared_setting(nodes: &[Node], i: usize, value_nodes: usize) -> Option<usize>
         return None;
     }
     (value_nodes..nodes.len()).find(|&j| nodes[j].tag == n.tag && nodes[j].file == n.file && nodes[j].line == n.line)
-}
-
-/// Whether a node below `i` has `tag`.
-fn has_below(nodes: &[Node], i: usize, tag: &Tag) -> bool {
-    below(nodes, i, |n| &n.tag == tag)
 }
 
 /// Whether a node below `i` is a `hit` (at most 400 looked at).

@@ -43,7 +43,7 @@ pub enum Tag {
     /// A size made from a maximum (`max(ids)`).
     Max,
     /// A size made from a length.
-    Len,
+    Len(Length),
     /// Keeps at most n elements (`ids[:n]`), while a length is followed.
     Cut,
     /// An integer literal.
@@ -52,16 +52,39 @@ pub enum Tag {
     Lookup,
     /// A narrowing the tracing does not model (`y[y == 255] = …`, `clamp`, `where`).
     Narrow,
-    /// Normalized to probabilities (softmax, sigmoid).
-    Normalize,
-    /// Scaled or shifted floats (`logits / t`, `p * 1.1`).
-    Scale,
+    /// Normalized to probabilities (softmax, sigmoid), over the dimension when it is written
+    /// as a number.
+    Normalize(Option<i64>),
+    /// Scaled or shifted floats (`logits / t`, `p * 1.1`), or a formula of the project's own.
+    Scale(Scaling),
     /// A model's output (scores).
     ModelOutput,
     /// Copies the value on (unpacking, `.to()`, `torch.tensor`, returns).
     Pass,
     /// The op call itself.
     Call,
+}
+
+/// How a length was made.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Length {
+    /// `len(x)`, a dimension's size.
+    Of,
+    /// The longest of several lengths.
+    Longest,
+    /// A count of positions (`(ids != pad).sum(1)`).
+    Counted,
+    /// Running counts (`cumsum`): each one past its own block.
+    Running,
+}
+
+/// How floats were scaled.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scaling {
+    /// Arithmetic on scores or probabilities.
+    Arith,
+    /// A formula meant to give probabilities (`1 - exp(-x)`): in [0, 1] only for some inputs.
+    ByHand,
 }
 
 #[derive(Debug, Clone)]
@@ -469,7 +492,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             self.nodes[n].out = match self.count {
                 // a length: a sequence's (in the dimension asked), or a count a line made
                 Some((k, dim)) => match v {
-                    Val::Int(r) if self.nodes[n].tag == Tag::Len => Some(r.shift(k)),
+                    Val::Int(r) if matches!(self.nodes[n].tag, Tag::Len(_)) => Some(r.shift(k)),
                     Val::Seq { .. } | Val::Tuple(_) => dim_len(v, dim).map(|m| Range { lo: Some(Sym::num(0)), hi: Some(m.plus(k)) }),
                     _ => None,
                 },
@@ -731,7 +754,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         if (probs(&a) || probs(&b)) && matches!(v.element_deep(), Val::Float(Some(Norm::Raw))) {
             self.mark(
                 parent,
-                Tag::Scale,
+                Tag::Scale(Scaling::Arith),
                 format!(
                     "scales probabilities (`{}`): the result can leave [0, 1]",
                     short(&Expr::Bin(op.into(), Box::new(l.clone()), Box::new(r.clone())))
@@ -778,8 +801,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 let mul = |s: &Option<Sym>| s.as_ref().and_then(|s| s.constant()).map(|v| Sym::num(v.saturating_mul(k)));
                 Val::Int(Range { lo: mul(&x.lo), hi: mul(&x.hi) })
             }
-            (_, Val::Float(_), _) | (_, _, Val::Float(_)) => Val::Float(float_arith(op, a.element_deep(), b.element_deep())),
-            // tensors of floats (`w.unsqueeze(1) * probs` on stacked probabilities)
+            // floats, and tensors of floats (`w.unsqueeze(1) * probs` on stacked probabilities)
             _ if matches!(a.element_deep(), Val::Float(_)) || matches!(b.element_deep(), Val::Float(_)) => {
                 Val::Float(float_arith(op, a.element_deep(), b.element_deep()))
             }
@@ -1259,7 +1281,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         let (tag, what) = shape(value, op, v);
         // a count made on this line and 1 taken off it (`mask.sum(1) - 1`): the last position,
         // no longer a length
-        if self.nodes[n].tag == Tag::Len && self.nodes[n].what.starts_with("counts") && matches!(tag, Some(Tag::Shift(k)) if k < 0) {
+        if matches!(self.nodes[n].tag, Tag::Len(Length::Counted | Length::Running)) && matches!(tag, Some(Tag::Shift(k)) if k < 0) {
             self.nodes[n].tag = Tag::Pass;
             self.nodes[n].what = format!("{what} from a count: the last position");
             return;
@@ -2605,8 +2627,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 "exp" | "expm1" | "exp2" | "exp_" => {
                     // `torch.exp(x)` takes the value first, `x.exp()` is a method of it
                     let of = if Some(r).is_none_or_module() { args.first().unwrap_or(r) } else { r };
-                    let x = self.expr(of, cx, parent);
-                    return if matches!(x.element_deep(), Val::Float(_)) { Val::Float(Some(Norm::Raw)) } else { x };
+                    return self.exponential(of, cx, parent);
                 }
                 "map" | "apply" | "replace" => {
                     let base = self.expr(r, cx, parent);
@@ -2676,7 +2697,11 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 "sum" | "cumsum" | "count_nonzero" if matches!(r.bare(), Expr::Test(..)) || name == "cumsum" => {
                     // a count of positions (`(ids != pad).sum(1)`) or a running count: lengths
                     self.aux_expr(r, cx, parent);
-                    self.mark(parent, Tag::Len, format!("counts (`{name}`): a length, one past the last position"));
+                    self.mark(
+                        parent,
+                        if name == "cumsum" { Tag::Len(Length::Running) } else { Tag::Len(Length::Counted) },
+                        format!("counts (`{name}`): a length, one past the last position"),
+                    );
                     return Val::Int(Range { lo: Some(Sym::num(0)), hi: None });
                 }
                 "size" | "__len__" if args.len() <= 1 => {
@@ -2718,7 +2743,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         if dim.is_some() && !matches!(base.element_deep(), Val::Float(_)) {
                             self.mark(
                                 parent,
-                                Tag::Len,
+                                Tag::Len(Length::Counted),
                                 format!("counts along a dimension (`{}`): a length, one past the last position", short(func)),
                             );
                             // no lower bound claimed: a row with nothing to count is rare and
@@ -2844,10 +2869,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             f if is_pass_function(f) && !args.is_empty() => return self.expr(&args[0], cx, parent),
             "softmax" | "sigmoid" | "Softmax" => return Val::Float(Some(Norm::Probs)),
             // the exponential of scores: positive, unbounded
-            "exp" | "expm1" | "exp2" if !args.is_empty() => {
-                let x = self.expr(&args[0], cx, parent);
-                return if matches!(x.element_deep(), Val::Float(_)) { Val::Float(Some(Norm::Raw)) } else { x };
-            }
+            "exp" | "expm1" | "exp2" if !args.is_empty() => return self.exponential(&args[0], cx, parent),
             // probabilities convolved with a kernel (`F.conv1d(p, torch.ones(1, 1, k))`): a
             // weighted sum, in [0, 1] only when the kernel is normalized; the kernel's line is
             // the one to change
@@ -2869,10 +2891,12 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 }
                 match made {
                     Some(i) => {
-                        self.nodes[i].tag = Tag::Scale;
+                        self.nodes[i].tag = Tag::Scale(Scaling::Arith);
                         self.nodes[i].what = format!("{}: a kernel that sums probabilities (not normalized)", self.nodes[i].what);
                     }
-                    None => self.mark(parent, Tag::Scale, "convolves probabilities with a kernel that is not normalized".into()),
+                    None => {
+                        self.mark(parent, Tag::Scale(Scaling::Arith), "convolves probabilities with a kernel that is not normalized".into())
+                    }
                 }
                 return Val::Float(Some(Norm::Raw));
             }
@@ -2882,14 +2906,14 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 return self.clamped(v, args.get(1).or(kw("min")), args.get(2).or(kw("max")), cx, parent);
             }
             "len" if args.len() == 1 => {
-                self.mark(parent, Tag::Len, "a length".into());
+                self.mark(parent, Tag::Len(Length::Of), "a length".into());
                 return self.dim_size(&args[0], 0, cx, parent);
             }
             "max" | "min" if args.len() == 1 && self.count.is_some() && matches!(args[0].bare(), Expr::Comp { .. }) => {
                 // the largest of the lengths a comprehension makes (`max(len(s) for s in xs)`)
                 if let Expr::Comp { elt, gens, .. } = args[0].bare() {
                     let v = self.comprehension_element(elt, gens, cx, parent);
-                    self.mark(parent, Tag::Len, "the longest length".into());
+                    self.mark(parent, Tag::Len(Length::Longest), "the longest length".into());
                     return match v {
                         Val::Int(r) if name == "max" => Val::Int(Range { lo: r.hi.clone(), hi: r.hi }),
                         other => other,
@@ -2941,7 +2965,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 if let Some(a) = args.first() {
                     self.aux_expr(a, cx, parent);
                 }
-                self.mark(parent, Tag::Len, "running counts (`cumsum`): each one past its own block".into());
+                self.mark(parent, Tag::Len(Length::Running), "running counts (`cumsum`): each one past its own block".into());
                 return Val::Int(Range { lo: Some(Sym::num(0)), hi: None });
             }
             "range" | "arange" => {
@@ -3570,6 +3594,16 @@ impl<'a, 'i> Tracer<'a, 'i> {
         }
     }
 
+    /// The exponential of `x`: of scores, positive and unbounded; anything else passes.
+    fn exponential(&mut self, x: &Expr, cx: &Ctx, parent: Option<usize>) -> Val {
+        let x = self.expr(x, cx, parent);
+        if matches!(x.element_deep(), Val::Float(_)) {
+            Val::Float(Some(Norm::Raw))
+        } else {
+            x
+        }
+    }
+
     /// A sum over `dim` of a product of probabilities and weights a softmax made (attention
     /// pooling, a mixture): a probability when the softmax normalized over the summed dimension
     /// (the weights sum to one there). Over another dimension the weights do not, and the line
@@ -3580,8 +3614,11 @@ impl<'a, 'i> Tracer<'a, 'i> {
             return None;
         }
         let summed = dim.and_then(int_literal)?;
-        let made = (keep..self.nodes.len()).find(|&i| self.nodes[i].parent == parent && self.nodes[i].tag == Tag::Normalize)?;
-        let over: i64 = self.nodes[made].what.strip_prefix(NORMALIZES_OVER)?.parse().ok()?;
+        let (made, over) = (keep..self.nodes.len()).find_map(|i| match self.nodes[i].tag {
+            Tag::Normalize(over) if self.nodes[i].parent == parent => Some((i, over)),
+            _ => None,
+        })?;
+        let over = over?;
         if (over < 0) != (summed < 0) {
             return None;
         }
@@ -3589,7 +3626,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             return Some(Val::Float(Some(Norm::Probs)));
         }
         let n = &mut self.nodes[made];
-        n.tag = Tag::Scale;
+        n.tag = Tag::Scale(Scaling::Arith);
         n.what = format!("normalizes over dim={over}, but the weighted sum runs over dim={summed}: the weights do not sum to one there, so the result can leave [0, 1]");
         Some(Val::Float(Some(Norm::Raw)))
     }
@@ -3600,7 +3637,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             // sum of scores stays scores
             "sum" if matches!(base.element_deep(), Val::Float(_)) => {
                 if matches!(base.element_deep(), Val::Float(Some(Norm::Probs))) {
-                    self.mark(parent, Tag::Scale, "sums probabilities: the total can leave [0, 1]".into());
+                    self.mark(parent, Tag::Scale(Scaling::Arith), "sums probabilities: the total can leave [0, 1]".into());
                 }
                 Val::Float(Some(Norm::Raw))
             }
@@ -4171,7 +4208,7 @@ fn shape(value: &Expr, op: Option<&str>, v: &Val) -> (Option<Tag>, String) {
             };
         }
         if matches!(v, Val::Float(_)) {
-            return (Some(Tag::Scale), format!("`{op}=` on scores"));
+            return (Some(Tag::Scale(Scaling::Arith)), format!("`{op}=` on scores"));
         }
         return (Some(Tag::Arith(op.into())), format!("`{op}=`"));
     }
@@ -4235,7 +4272,7 @@ fn shape(value: &Expr, op: Option<&str>, v: &Val) -> (Option<Tag>, String) {
             }
         }
         Expr::Bin(..) | Expr::Call { .. } if matches!(v, Val::Float(Some(Norm::Raw) | None)) && maps_through_exp(value) => {
-            (Some(Tag::Scale), format!("{HAND_MADE_PROBS} (`{}`): it stays in [0, 1] only for some inputs", short(top)))
+            (Some(Tag::Scale(Scaling::ByHand)), format!("{HAND_MADE_PROBS} (`{}`): it stays in [0, 1] only for some inputs", short(top)))
         }
         Expr::Bin(op, l, r) if op == "+" || op == "-" => {
             let k = konst(r).or_else(|| if op == "+" { konst(l) } else { None });
@@ -4251,13 +4288,13 @@ fn shape(value: &Expr, op: Option<&str>, v: &Val) -> (Option<Tag>, String) {
                     };
                     (Some(Tag::Shift(k)), what)
                 }
-                (_, true) => (Some(Tag::Scale), format!("`{op}` on scores")),
+                (_, true) => (Some(Tag::Scale(Scaling::Arith)), format!("`{op}` on scores")),
                 _ => (Some(Tag::Arith(op.clone())), format!("`{}`", short(top))),
             }
         }
         Expr::Bin(op, _, _) => {
             if matches!(v, Val::Float(_)) {
-                (Some(Tag::Scale), format!("scales the scores (`{}`)", short(top)))
+                (Some(Tag::Scale(Scaling::Arith)), format!("scales the scores (`{}`)", short(top)))
             } else {
                 (Some(Tag::Arith(op.clone())), format!("`{}`", short(top)))
             }
@@ -4278,8 +4315,8 @@ fn shape(value: &Expr, op: Option<&str>, v: &Val) -> (Option<Tag>, String) {
             };
             let dim = kwargs.iter().find(|(k, _)| k == "dim").map(|(_, e)| e).or(if library { args.get(1) } else { args.first() });
             match dim.and_then(int_literal).filter(|_| func.last_name().is_some_and(|f| f.contains("softmax"))) {
-                Some(d) => (Some(Tag::Normalize), format!("{NORMALIZES_OVER}{d}")),
-                None => (Some(Tag::Normalize), "normalizes".into()),
+                Some(d) => (Some(Tag::Normalize(Some(d))), format!("normalizes over dim={d}")),
+                None => (Some(Tag::Normalize(None)), "normalizes".into()),
             }
         }
         _ => (None, String::new()),
@@ -4301,7 +4338,3 @@ fn maps_through_exp(e: &Expr) -> bool {
     });
     found
 }
-
-/// How a softmax node says its dimension (`normalizes over dim=1`); read back by
-/// `weighted_sum`.
-const NORMALIZES_OVER: &str = "normalizes over dim=";
