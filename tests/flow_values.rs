@@ -1295,3 +1295,90 @@ fn a_count_along_a_dimension_used_as_a_position_names_the_count() {
     let got = tiered_suspects(&[("reader.py", &LAST_STATE.replace("OFFSET", " - 1"))], "gather_over.async.log");
     assert!(!got.iter().any(|s| s.starts_with("reader.py:14 ") || s.starts_with("reader.py:15 ")), "{got:?}");
 }
+
+const MARKED_CONSTANTS: &str = r#"PAD_TAG = -1
+TAGS = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC"]
+"#;
+
+const MARKED_LOSS: &str = r#"import torch
+import torch.nn.functional as F
+
+from constants import PAD_TAG, TAGS
+
+
+def soft_f1(scores, tags):
+    probs = scores.softmax(-1)
+    keep = tags.ne(PAD_TAG).unsqueeze(-1)
+    gold = F.one_hot(tags, len(TAGS)).float()
+    tp = (probs * gold * keep).sum()
+    return 1 - 2 * tp / ((probs + gold) * keep).sum()
+"#;
+
+/// The same loss with the marker filled before the op: what reaches the op holds no marker.
+const MARKED_LOSS_FILLED: &str = r#"import torch
+import torch.nn.functional as F
+
+from constants import PAD_TAG, TAGS
+
+
+def soft_f1(scores, tags):
+    probs = scores.softmax(-1)
+    keep = tags.ne(PAD_TAG).unsqueeze(-1)
+    tags = tags.masked_fill(~keep.squeeze(-1), 0)
+    gold = F.one_hot(tags, len(TAGS)).float()
+    tp = (probs * gold * keep).sum()
+    return 1 - 2 * tp / ((probs + gold) * keep).sum()
+"#;
+
+#[test]
+fn a_marker_the_function_tests_for_then_hands_to_the_op_names_the_op() {
+    let got = tiered_suspects(&[("constants.py", MARKED_CONSTANTS), ("loss.py", MARKED_LOSS)], "one_hot_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("loss.py:10 strong"), "{got:?}");
+    let got = tiered_suspects(&[("constants.py", MARKED_CONSTANTS), ("loss.py", MARKED_LOSS_FILLED)], "one_hot_over.async.log");
+    assert!(!got.iter().any(|s| s == "loss.py:11 strong"), "{got:?}");
+    // a marker inside the table (row 0) is no suspect
+    let zero = MARKED_CONSTANTS.replace("PAD_TAG = -1", "PAD_TAG = 0");
+    let got = tiered_suspects(&[("constants.py", &zero), ("loss.py", MARKED_LOSS)], "one_hot_over.async.log");
+    assert!(!got.iter().any(|s| s == "loss.py:10 strong"), "{got:?}");
+}
+
+const LAYERS_DATA: &str = r#"import numpy as np
+import torch
+
+
+class Layers(torch.utils.data.Dataset):
+    def __init__(self, organs, lesions, lesion_class):
+        self.organs = organs
+        self.lesions = lesions
+        self.lesion_class = lesion_class
+
+    def __len__(self):
+        return len(self.organs)
+
+    def __getitem__(self, i):
+        seg = self.organs[i] + self.lesions[i] * self.lesion_class
+        seg = np.flip(seg, axis=1)
+        return torch.from_numpy(np.ascontiguousarray(seg))
+"#;
+
+const LAYERS_TRAIN: &str = r#"import torch
+import torch.nn.functional as F
+from torch.utils.data import DataLoader
+
+from data import Layers
+
+
+def fit(model, organs, lesions):
+    loader = DataLoader(Layers(organs, lesions, 3), batch_size=4)
+    for seg in loader:
+        loss = F.cross_entropy(model(seg.float()), seg)
+        loss.backward()
+"#;
+
+#[test]
+fn numpy_and_torch_functions_that_keep_the_values_pass_them_on() {
+    // `np.flip(x)` / `np.ascontiguousarray(x)` are the library's functions of `x`, not methods
+    // of `np`: the slice goes on through them to the line that made the labels
+    let got = tiered_suspects(&[("data.py", LAYERS_DATA), ("train.py", LAYERS_TRAIN)], "ce_1d_over.async.log");
+    assert_eq!(got.first().map(|s| s.split(' ').next().unwrap()), Some("data.py:15"), "{got:?}");
+}

@@ -9,6 +9,7 @@
 //! are modelled in `trace`; every other call ends its chain as "unknown (no model for X)".
 
 pub mod index;
+pub mod markers;
 pub mod sinks;
 pub mod trace;
 pub mod value;
@@ -763,6 +764,42 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
                 tier: Tier::Strong,
                 message: format!("the loss is built without `ignore_index={k}`, and the marker {k} ({}) reaches it", nodes[m].what),
                 chain: slice.chain(m, ix, false),
+                bound_chain: bound_chain.clone(),
+                data: false,
+            });
+        }
+    }
+    // the op's own function compares the value with a marker, then hands the op the value
+    // itself: the marker reaches the op
+    if let Some(t) = markers::tested(ix, sink) {
+        let fails = markers::fails(t.value, sink.kind, bound_sym.as_ref(), ignore);
+        if fails != Some(false) {
+            let strong = fails == Some(true);
+            let path = ix.files[sink.def.0].path.clone();
+            let test = Step {
+                file: path.clone(),
+                line: t.line,
+                role: "origin",
+                what: format!("compares the value with `{}`: it holds that marker", t.marker),
+                value: t.value.to_string(),
+            };
+            let call = Step {
+                file: path.clone(),
+                line: sink.line,
+                role: "call",
+                what: format!("calls `{}`", sink.call_text),
+                value: value.describe(),
+            };
+            out.push(FlowSuspect {
+                file: path,
+                line: sink.line,
+                score: if strong { 1.02 } else { 0.8 },
+                tier: if strong { Tier::Strong } else { Tier::Likely },
+                message: format!(
+                    "`{}` takes the value as it is, and line {} compares it with the marker {} (`{}`): the marker reaches the op unmasked",
+                    sink.call_text, t.line, t.value, t.marker
+                ),
+                chain: vec![test, call],
                 bound_chain: bound_chain.clone(),
                 data: false,
             });

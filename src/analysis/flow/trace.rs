@@ -216,7 +216,7 @@ type ModuleCall = ((DefId, usize), Vec<Expr>, Vec<(Text, Expr)>);
 /// How deep the evaluation of expressions may nest (names through assignments through calls).
 pub const MAX_DEPTH: u32 = 160;
 
-fn is_pass_method(m: &str) -> bool {
+pub(super) fn is_pass_method(m: &str) -> bool {
     matches!(
         m,
         "to" | "cuda"
@@ -2618,7 +2618,12 @@ impl<'a, 'i> Tracer<'a, 'i> {
         let own_method = !on_self && of_module.is_none() && recv.is_some_and(|r| self.project_method_on(r, &name, cx));
         if let Some(r) = recv.filter(|_| !on_self && of_module.is_none() && !own_method) {
             match name.as_str() {
-                m if is_pass_method(m) => return self.expr(r, cx, parent),
+                // `np.ascontiguousarray(x)`, `torch.flatten(x)`: the library's function takes the
+                // value first; `x.flatten()` is a method of it
+                m if is_pass_method(m) => {
+                    let of = if Some(r).is_none_or_module() { args.first().unwrap_or(r) } else { r };
+                    return self.expr(of, cx, parent);
+                }
                 "clamp" | "clip" | "clamp_" | "clip_" => {
                     let v = self.expr(r, cx, parent);
                     return self.clamped(v, args.first().or(kw("min")), args.get(1).or(kw("max")), cx, parent);
@@ -2645,6 +2650,13 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 }
                 "get" => {
                     let base = self.expr(r, cx, parent);
+                    // a record's field by name (`meta.get("ignore_index", 255)` of a JSON file
+                    // the project wrote): the default is only for a key the record lacks
+                    if let Some(Expr::Str(k)) = args.first().map(Expr::bare) {
+                        if let Some(v) = base.field(k) {
+                            return self.force(v);
+                        }
+                    }
                     let v = base.element();
                     if let Some(d) = args.get(1) {
                         let dv = self.expr(d, cx, parent);

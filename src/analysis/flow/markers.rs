@@ -1,0 +1,137 @@
+//! A marker the op's own function knows is in the value: `valid = target != self.ignore_index`
+//! written a line above `F.one_hot(target, n)`. The comparison says the value holds the marker;
+//! an op that then takes the value itself (not the masked or filled copy) gets the marker as an
+//! index. This needs no knowledge of where the value came from (masks read from files, ids from
+//! a tokenizer): the test and the use, in one function, are the evidence.
+
+use super::index::Index;
+use super::sinks::{Sink, SinkKind};
+use super::trace::{self, Ctx, Tracer};
+use super::value::{Sym, Val};
+use crate::scan::flow::{Expr, StmtKind};
+
+/// A comparison of the op's value with a marker, above the op in the same function.
+pub struct Tested {
+    /// The comparison's line.
+    pub line: u32,
+    /// The marker as written (`self.ignore_index`).
+    pub marker: String,
+    /// Its value.
+    pub value: i64,
+}
+
+/// Whether the op's value is compared (`==` / `!=`, `.eq` / `.ne`) with a marker in the op's
+/// function, outside a condition (an `if x == pad: continue` guards the op), with nothing
+/// between the comparison and the op that changes the value (`x[x == pad] = 0`,
+/// `x = x.clamp(…)`, `x.masked_fill_(…)`). The comparison may come before the op (a mask made
+/// and not applied) or after it (a mask applied to the op's result, too late). The value must
+/// reach the op as the name compared, through pass-through methods only (`target.unsqueeze(1)`),
+/// not through a mask or a fill.
+pub fn tested(ix: &Index, sink: &Sink) -> Option<Tested> {
+    let mut value = sink.value.bare();
+    while let Expr::Call { func, .. } = value {
+        match func.bare() {
+            Expr::Attr(o, m) if trace::is_pass_method(m) => value = o.bare(),
+            _ => break,
+        }
+    }
+    // only a plain name, or an attribute of one, is followed (`target`, `batch.labels`)
+    value.dotted()?;
+    let d = ix.def(sink.def);
+    let same = |x: &Expr| x.bare() == value;
+    let compared = |k: &StmtKind| {
+        let mut other: Option<Expr> = None;
+        if matches!(k, StmtKind::Cond(_)) {
+            return None;
+        }
+        trace::stmt_exprs(k, &mut |e| match e {
+            Expr::Test(op, xs) if (op == "!=" || op == "==") && xs.len() == 2 => {
+                if same(&xs[0]) {
+                    other = other.clone().or(Some(xs[1].clone()));
+                } else if same(&xs[1]) {
+                    other = other.clone().or(Some(xs[0].clone()));
+                }
+            }
+            Expr::Call { func, args, .. } if args.len() == 1 => {
+                if let Expr::Attr(o, m) = func.bare() {
+                    if (m == "ne" || m == "eq") && same(o) {
+                        other = other.clone().or(Some(args[0].clone()));
+                    }
+                }
+            }
+            _ => {}
+        });
+        // a comparison with another tensor (`pred == target`) is no marker: the other side is a
+        // literal or a name of a setting
+        other.filter(|o| matches!(o.bare(), Expr::Int(_) | Expr::Unary(..) | Expr::Name(_) | Expr::Attr(..)))
+    };
+    // the nearest comparison above the op with no change between, else the nearest below
+    let mut found: Option<(usize, Expr)> = None;
+    for (i, s) in d.stmts.iter().enumerate().take(sink.stmt + 1) {
+        if i < sink.stmt && changes(&s.kind, value) {
+            found = None;
+        } else if let Some(o) = compared(&s.kind) {
+            found = Some((i, o));
+        }
+    }
+    if found.is_none() {
+        for (i, s) in d.stmts.iter().enumerate().skip(sink.stmt + 1) {
+            if changes(&s.kind, value) {
+                break;
+            }
+            if let Some(o) = compared(&s.kind) {
+                found = Some((i, o));
+                break;
+            }
+        }
+    }
+    let (i, marker) = found?;
+    let mut tr = Tracer::new(ix);
+    let cx = Ctx { def: sink.def, at: i, env: None, depth: 0 };
+    let v = tr.expr(&marker, &cx, None);
+    if std::env::var_os("CUDASLEUTH_FLOW_DEBUG").is_some() {
+        eprintln!("marker test at {}: `{}` = {}", d.line(&d.stmts[i]), trace::short(&marker), v.describe());
+    }
+    // a name the tracing cannot evaluate may be another tensor, not a marker
+    let value = match v {
+        Val::Int(r) if r.lo == r.hi => r.lo.as_ref().and_then(Sym::constant)?,
+        _ => return None,
+    };
+    Some(Tested { line: d.line(&d.stmts[i]), marker: trace::short(&marker), value })
+}
+
+/// Whether a statement changes what `value` holds: assigns it, stores into it, or calls an
+/// in-place method on it.
+fn changes(k: &StmtKind, value: &Expr) -> bool {
+    let stores = |t: &Expr| {
+        let mut hit = false;
+        t.walk(&mut |x| hit |= x == value);
+        hit
+    };
+    match k {
+        StmtKind::Assign { targets, .. } => targets.iter().any(stores),
+        StmtKind::For { target, .. } => stores(target),
+        StmtKind::Expr(Expr::Call { func, .. }) => match func.bare() {
+            Expr::Attr(o, m) => o.bare() == value && m.ends_with('_'),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// Whether the marker `k` fails the op: below 0 always; at or past the bound when the bound is
+/// a number (None: a bound the tracing does not know as a number, and a marker above 0, which
+/// every non-empty table holds); a class-target op that ignores it is fine.
+pub fn fails(k: i64, kind: SinkKind, bound: Option<&Sym>, ignore: Option<i64>) -> Option<bool> {
+    if kind.takes_probabilities() || ignore == Some(k) {
+        return Some(false);
+    }
+    if k < 0 {
+        return Some(true);
+    }
+    match bound.and_then(Sym::constant) {
+        Some(b) => Some(k >= b),
+        None if k == 0 => Some(false),
+        None => None,
+    }
+}
