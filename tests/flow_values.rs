@@ -1382,3 +1382,63 @@ fn numpy_and_torch_functions_that_keep_the_values_pass_them_on() {
     let got = tiered_suspects(&[("data.py", LAYERS_DATA), ("train.py", LAYERS_TRAIN)], "ce_1d_over.async.log");
     assert_eq!(got.first().map(|s| s.split(' ').next().unwrap()), Some("data.py:15"), "{got:?}");
 }
+
+const GRID_SETTINGS: &str = r#"ROWS = ["north", "middle", "south"]
+COLS = ["west", "east"]
+N_ROWS = len(ROWS)
+N_COLS = len(COLS)
+N_CELLS = N_ROWS * N_COLS
+"#;
+
+const GRID_FEATURES: &str = r#"import numpy as np
+
+from settings import ROWS, COLS, N_ROWS
+
+
+class Positions:
+    def __init__(self):
+        self.rows = {}
+        self.cols = {}
+
+    def fit(self):
+        self.rows = {r: i for i, r in enumerate(ROWS)}
+        self.cols = {c: i for i, c in enumerate(COLS)}
+        return self
+
+    def cells(self, records):
+        row = np.array([self.rows[r["row"]] for r in records])
+        col = np.array([self.cols[r["col"]] for r in records])
+        return row * N_ROWS + col
+"#;
+
+const GRID_MODEL: &str = r#"import torch
+import torch.nn as nn
+
+from features import Positions
+from settings import N_CELLS
+
+
+class CellModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cell = nn.Embedding(N_CELLS, 8)
+
+    def forward(self, cells):
+        return self.cell(cells).sum(-1)
+
+
+def run(records):
+    pos = Positions().fit()
+    cells = torch.from_numpy(pos.cells(records))
+    model = CellModel()
+    return model(cells)
+"#;
+
+#[test]
+fn arithmetic_on_the_cells_of_arrays_is_not_list_repetition() {
+    // `row * N_ROWS + col` on numpy arrays: cells up to 2 * 3 + 1 = 7 for a table of 6 rows,
+    // not a list repeated and extended
+    let files = [("settings.py", GRID_SETTINGS), ("features.py", GRID_FEATURES), ("model.py", GRID_MODEL)];
+    let got = tiered_suspects(&files, "embedding_over.async.log");
+    assert_eq!(got.first().map(|s| s.split(' ').next().unwrap()), Some("features.py:19"), "{got:?}");
+}

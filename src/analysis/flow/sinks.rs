@@ -286,7 +286,8 @@ pub fn find(ix: &Index, kinds: &[SinkKind]) -> Vec<Sink> {
                 for c in calls {
                     if let Some(sink) = classify(ix, &c, (fi, di), si) {
                         let positions = positions_of(&sink);
-                        for sink in std::iter::once(sink).chain(positions) {
+                        let decoder = decoder_of(&sink, &c);
+                        for sink in std::iter::once(sink).chain(positions).chain(decoder) {
                             if kinds.contains(&sink.kind) {
                                 out.push(Sink { line: d.line(s), ..sink });
                             }
@@ -340,6 +341,24 @@ fn trainer_sink(ix: &Index, call: &Expr, kwargs: &[(crate::scan::facts::Text, Ex
         api: None,
         size: None,
     })
+}
+
+/// An encoder-decoder library model (`T5ForConditionalGeneration`, BART, Marian) called with
+/// `labels` makes its decoder's input ids from them (shifted right, `-100` replaced by the pad
+/// id) and looks them up in the same vocabulary: a second lookup sink, of the labels.
+fn decoder_of(sink: &Sink, call: &Expr) -> Option<Sink> {
+    let (ctor, ..) = sink.ctor.as_ref()?;
+    if sink.kind != SinkKind::Embedding || !ctor_name(ctor)?.ends_with("ForConditionalGeneration") {
+        return None;
+    }
+    let Expr::Call { args, kwargs, .. } = call else { return None };
+    let labels = kwarg(kwargs, "labels").cloned().or_else(|| {
+        args.iter().find_map(|a| match a.bare() {
+            Expr::Star(b) => Some(Expr::Sub(b.clone(), Box::new(Expr::Str("labels".into())))),
+            _ => None,
+        })
+    })?;
+    Some(Sink { value: labels, ignore_index: Some(-100), ..sink.clone() })
 }
 
 /// The config fields that size a library model's vocabulary and its position table.

@@ -750,7 +750,11 @@ impl<'a, 'i> Tracer<'a, 'i> {
         // probabilities that arithmetic turns into something else (a weight nothing bounds, a
         // sum): the line that does it, even inside a larger expression
         let probs = |v: &Val| matches!(v.element_deep(), Val::Float(Some(Norm::Probs)));
-        let v = self.combine(op, a.clone(), b.clone());
+        let v = if elementwise(op, l, r) { self.cellwise(op, &a, &b) } else { None };
+        let v = match v {
+            Some(v) => v,
+            None => self.combine(op, a.clone(), b.clone()),
+        };
         if (probs(&a) || probs(&b)) && matches!(v.element_deep(), Val::Float(Some(Norm::Raw))) {
             self.mark(
                 parent,
@@ -840,6 +844,19 @@ impl<'a, 'i> Tracer<'a, 'i> {
         }
     }
 
+    /// Arithmetic on the cells of arrays (`type_idx * n_types + channel_idx` on numpy arrays):
+    /// the cells' ranges combined, the array's length kept. None when neither side is an array
+    /// of integers.
+    fn cellwise(&mut self, op: &str, a: &Val, b: &Val) -> Option<Val> {
+        let (cells, len) = match (a, b) {
+            (Val::Seq { elem, len, .. }, Val::Seq { elem: y, .. }) => (self.combine(op, (**elem).clone(), (**y).clone()), len.clone()),
+            (Val::Seq { elem, len, .. }, y @ Val::Int(_)) => (self.combine(op, (**elem).clone(), y.clone()), len.clone()),
+            (x @ Val::Int(_), Val::Seq { elem, len, .. }) => (self.combine(op, x.clone(), (**elem).clone()), len.clone()),
+            _ => return None,
+        };
+        matches!(cells, Val::Int(_)).then_some(Val::Seq { elem: Box::new(cells), len, most: None })
+    }
+
     fn comprehension(
         &mut self,
         kind: SeqKind,
@@ -850,7 +867,8 @@ impl<'a, 'i> Tracer<'a, 'i> {
         parent: Option<usize>,
     ) -> Val {
         // `{k: v.to(device) for k, v in batch.items()}` over a record: a record with each field
-        // made by the value expression
+        // made by the value expression, evaluated when the field is used (a batch of eight
+        // fields whose loss reads one traces that one)
         if let (SeqKind::Dict, Some(vexpr), [(Expr::Seq(_, kv), it)]) = (kind, value, gens) {
             if let ([Expr::Name(kn), Expr::Name(vn)], Expr::Call { func, args, .. }) = (kv.as_slice(), it.bare()) {
                 if let (Expr::Attr(base, m), true) = (func.bare(), args.is_empty()) {
@@ -859,8 +877,8 @@ impl<'a, 'i> Tracer<'a, 'i> {
                             let mut out = Vec::with_capacity(fields.len());
                             for (key, fv) in fields {
                                 let vals = vec![(kn.to_string(), Val::unknown("a key")), (vn.to_string(), fv)];
-                                let v = self.with_vals(cx, &vals, |tr, c| tr.expr(vexpr, c, parent));
-                                out.push((key, v));
+                                let thunk = Thunk { expr: vexpr.clone(), cx: bound(cx, &vals), parent, count: self.count };
+                                out.push((key, Val::Thunk(Rc::new(thunk))));
                             }
                             return Val::Record(out);
                         }
@@ -945,15 +963,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         if vals.is_empty() {
             return f(self, cx);
         }
-        let mut all = vals.to_vec();
-        if let Some(env) = &cx.env {
-            all.extend(env.vals.iter().cloned());
-        }
-        let env = match &cx.env {
-            Some(e) => Env { args: e.args.clone(), kwargs: e.kwargs.clone(), caller: e.caller.clone(), vals: all, recv: e.recv.clone() },
-            None => Env { args: Vec::new(), kwargs: Vec::new(), caller: None, vals: all, recv: None },
-        };
-        let c = Ctx { def: cx.def, at: cx.at, env: Some(Rc::new(env)), depth: cx.depth };
+        let c = bound(cx, vals);
         f(self, &c)
     }
 
@@ -4268,6 +4278,7 @@ fn shape(value: &Expr, op: Option<&str>, v: &Val) -> (Option<Tag>, String) {
         // display on either side says so when the value itself is not known)
         Expr::Bin(op, l, r)
             if op == "+"
+                && !elementwise(op, l, r)
                 && (matches!(v, Val::Seq { .. })
                     || [l, r].iter().any(|x| matches!(x.bare(), Expr::Seq(SeqKind::List | SeqKind::Tuple, _) | Expr::Comp { .. }))) =>
         {
@@ -4349,4 +4360,27 @@ fn maps_through_exp(e: &Expr) -> bool {
         }
     });
     found
+}
+
+/// `cx` with `vals` bound to names (before the names it binds already).
+fn bound(cx: &Ctx, vals: &[(String, Val)]) -> Ctx {
+    let mut all = vals.to_vec();
+    if let Some(env) = &cx.env {
+        all.extend(env.vals.iter().cloned());
+    }
+    let env = match &cx.env {
+        Some(e) => Env { args: e.args.clone(), kwargs: e.kwargs.clone(), caller: e.caller.clone(), vals: all, recv: e.recv.clone() },
+        None => Env { args: Vec::new(), kwargs: Vec::new(), caller: None, vals: all, recv: None },
+    };
+    Ctx { def: cx.def, at: cx.at, env: Some(Rc::new(env)), depth: cx.depth }
+}
+
+/// Whether `l op r` is arithmetic on the cells of arrays rather than on lists: no list display
+/// on either side (`[pad] * n` repeats a list, `ids + [eos]` extends one), and a product, or a
+/// sum with a product in it (`row * width + col`: a list is not scaled and then extended by
+/// another).
+fn elementwise(op: &str, l: &Expr, r: &Expr) -> bool {
+    let display = |e: &Expr| matches!(e.bare(), Expr::Seq(SeqKind::List | SeqKind::Tuple, _) | Expr::Comp { kind: SeqKind::List, .. });
+    let scaled = |e: &Expr| matches!(e.bare(), Expr::Bin(o, x, y) if o == "*" && !display(x) && !display(y));
+    !display(l) && !display(r) && (op == "*" || matches!(op, "+" | "-") && (scaled(l) || scaled(r)))
 }

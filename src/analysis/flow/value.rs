@@ -211,6 +211,15 @@ impl Val {
                 Val::Seq { elem: Box::new(a.join(b)), len: if la == lb { la.clone() } else { None }, most }
             }
             (Val::Unknown(_), x) | (x, Val::Unknown(_)) => x.clone(),
+            // a dict set empty (`self.lookup = {}` in `__init__`) beside the one filled later
+            (Val::Map { len: Some(z), .. }, m @ Val::Map { .. }) | (m @ Val::Map { .. }, Val::Map { len: Some(z), .. })
+                if z.constant() == Some(0) =>
+            {
+                m.clone()
+            }
+            (Val::Map { key: ka, val: va, len: la }, Val::Map { key: kb, val: vb, len: lb }) => {
+                Val::Map { key: Box::new(ka.join(kb)), val: Box::new(va.join(vb)), len: if la == lb { la.clone() } else { None } }
+            }
             // integers in containers of different depth (a batch beside one sample): the
             // cells join, in the deeper container's shape
             (Val::Seq { elem, len, most }, b @ Val::Int(_)) | (b @ Val::Int(_), Val::Seq { elem, len, most }) => {
