@@ -1442,3 +1442,51 @@ fn arithmetic_on_the_cells_of_arrays_is_not_list_repetition() {
     let got = tiered_suspects(&files, "embedding_over.async.log");
     assert_eq!(got.first().map(|s| s.split(' ').next().unwrap()), Some("features.py:19"), "{got:?}");
 }
+
+const POOLED_MODEL: &str = r#"import torch
+import torch.nn as nn
+
+
+def soft_max_pool(p, sharpness):
+    return torch.logsumexp(sharpness * p.flatten(1), dim=1) / sharpness
+
+
+class Tagger(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.frames = nn.Linear(40, 1)
+
+    def forward(self, x):
+        frame_p = torch.sigmoid(self.frames(x)).squeeze(-1)
+        return soft_max_pool(frame_p, 5.0)
+"#;
+
+const POOLED_TRAIN: &str = r#"import torch
+import torch.nn.functional as F
+
+from model import Tagger
+
+
+class ClipLoss:
+    def __init__(self, weight):
+        self.weight = weight
+
+    def __call__(self, clip_p, clip_y):
+        return self.weight * F.binary_cross_entropy(clip_p, clip_y)
+
+
+def fit(batches):
+    model = Tagger()
+    loss_fn = ClipLoss(1.0)
+    for x, y in batches:
+        loss = loss_fn(model(x), y)
+        loss.backward()
+"#;
+
+#[test]
+fn a_loss_class_called_through_its_instance_reaches_a_pooling_that_leaves_zero_one() {
+    // `loss_fn(model(x), y)` runs `ClipLoss.__call__`: its parameter comes from that call, and
+    // the log of a sum of exponentials of probabilities is no probability
+    let got = tiered_suspects(&[("model.py", POOLED_MODEL), ("train.py", POOLED_TRAIN)], "bce_module_over1.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("model.py:6 strong"), "{got:?}");
+}

@@ -770,7 +770,8 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
         }
     }
     // the op's own function compares the value with a marker, then hands the op the value
-    // itself: the marker reaches the op
+    // itself: the marker reaches the op. The comparison says the marker is meant to be in the
+    // value (where it is set is no mistake): the op that takes it unmasked is the line to change
     if let Some(t) = markers::tested(ix, sink) {
         let fails = markers::fails(t.value, sink.kind, bound_sym.as_ref(), ignore);
         if fails != Some(false) {
@@ -793,7 +794,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
             out.push(FlowSuspect {
                 file: path,
                 line: sink.line,
-                score: if strong { 1.02 } else { 0.8 },
+                score: if strong { 1.02 } else { 0.95 },
                 tier: if strong { Tier::Strong } else { Tier::Likely },
                 message: format!(
                     "`{}` takes the value as it is, and line {} compares it with the marker {} (`{}`): the marker reaches the op unmasked",

@@ -1447,8 +1447,9 @@ impl<'a, 'i> Tracer<'a, 'i> {
         // subclasses' calls and `super().__init__`, a registry's factory)
         let mut out: Option<Val> = None;
         let mut calls = self.ix.call_sites(d, cx.def, MAX_SITES);
-        // a module's forward runs where an instance of it is called (`model(x)`)
-        if d.name == "forward" {
+        // a module's forward (a callable class's `__call__`) runs where an instance of it is
+        // called (`model(x)`, `criterion(p, y)`)
+        if d.name == "forward" || d.name == "__call__" {
             if let Some(class) = d.class.clone() {
                 calls.extend(self.module_calls(&class).into_iter().map(|(at, args, kwargs)| super::index::CallSite {
                     at,
@@ -2639,7 +2640,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     return self.clamped(v, args.first().or(kw("min")), args.get(1).or(kw("max")), cx, parent);
                 }
                 "softmax" | "sigmoid" | "sigmoid_" => return Val::Float(Some(Norm::Probs)),
-                "exp" | "expm1" | "exp2" | "exp_" => {
+                "exp" | "expm1" | "exp2" | "exp_" | "logsumexp" => {
                     // `torch.exp(x)` takes the value first, `x.exp()` is a method of it
                     let of = if Some(r).is_none_or_module() { args.first().unwrap_or(r) } else { r };
                     return self.exponential(of, cx, parent);
@@ -2891,7 +2892,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             f if is_pass_function(f) && !args.is_empty() => return self.expr(&args[0], cx, parent),
             "softmax" | "sigmoid" | "Softmax" => return Val::Float(Some(Norm::Probs)),
             // the exponential of scores: positive, unbounded
-            "exp" | "expm1" | "exp2" if !args.is_empty() => return self.exponential(&args[0], cx, parent),
+            "exp" | "expm1" | "exp2" | "logsumexp" if !args.is_empty() => return self.exponential(&args[0], cx, parent),
             // probabilities convolved with a kernel (`F.conv1d(p, torch.ones(1, 1, k))`): a
             // weighted sum, in [0, 1] only when the kernel is normalized; the kernel's line is
             // the one to change
@@ -3616,7 +3617,8 @@ impl<'a, 'i> Tracer<'a, 'i> {
         }
     }
 
-    /// The exponential of `x`: of scores, positive and unbounded; anything else passes.
+    /// The exponential of `x` (or the log of a sum of exponentials): of scores or probabilities,
+    /// unbounded; anything else passes.
     fn exponential(&mut self, x: &Expr, cx: &Ctx, parent: Option<usize>) -> Val {
         let x = self.expr(x, cx, parent);
         if matches!(x.element_deep(), Val::Float(_)) {
@@ -4356,7 +4358,7 @@ fn maps_through_exp(e: &Expr) -> bool {
     let mut found = false;
     e.walk(&mut |x| {
         if let Expr::Call { func, .. } = x {
-            found |= func.last_name().is_some_and(|n| matches!(n, "exp" | "expm1" | "exp2"));
+            found |= func.last_name().is_some_and(|n| matches!(n, "exp" | "expm1" | "exp2" | "logsumexp"));
         }
     });
     found
