@@ -1490,3 +1490,58 @@ fn a_loss_class_called_through_its_instance_reaches_a_pooling_that_leaves_zero_o
     let got = tiered_suspects(&[("model.py", POOLED_MODEL), ("train.py", POOLED_TRAIN)], "bce_module_over1.async.log");
     assert_eq!(got.first().map(String::as_str), Some("model.py:6 strong"), "{got:?}");
 }
+
+const WINDOW_DATA: &str = r#"import numpy as np
+
+WINDOW = 12
+
+
+def windows(readings):
+    out = []
+    for t in range(len(readings)):
+        past = readings[max(0, t - WINDOW):t]
+        out.append(past + [readings[t]])
+    return out
+
+
+def batches(ws, size):
+    for i in range(0, len(ws), size):
+        chunk = ws[i:i + size]
+        width = max(len(w) for w in chunk)
+        x = np.zeros((len(chunk), width), dtype=np.int64)
+        for j, w in enumerate(chunk):
+            x[j, : len(w)] = w
+        yield x, width
+"#;
+
+const WINDOW_MODEL: &str = r#"import torch
+import torch.nn as nn
+
+from data import WINDOW, batches, windows
+
+
+class Reader(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.step = nn.Embedding(WINDOW, 16)
+
+    def forward(self, x):
+        at = torch.arange(x.size(1))
+        return self.step(at).sum()
+
+
+def train(readings):
+    model = Reader()
+    for x, width in batches(windows(readings), 32):
+        model(torch.from_numpy(x)).backward()
+"#;
+
+#[test]
+fn a_window_that_ends_at_the_current_step_and_a_generator_of_batches_are_followed() {
+    // `readings[max(0, t - WINDOW):t]` holds at most WINDOW readings, and one more is appended;
+    // `for x, width in batches(…)` binds one yielded tuple, not the cells of one
+    let got = tiered_suspects(&[("data.py", WINDOW_DATA), ("model.py", WINDOW_MODEL)], "embedding_over.async.log");
+    let top: Vec<&str> = got.iter().take(2).map(|s| s.split(' ').next().unwrap()).collect();
+    assert!(top.contains(&"data.py:10") || top.contains(&"model.py:10"), "{got:?}");
+    assert!(got.first().is_some_and(|s| s.ends_with("strong")), "{got:?}");
+}

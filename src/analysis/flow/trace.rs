@@ -546,9 +546,11 @@ impl<'a, 'i> Tracer<'a, 'i> {
             Some(h) => match int_literal(h) {
                 Some(k) if k < 0 => base.most().map(|m| m.plus(k)),
                 _ => {
-                    // `xs[a : a + n]` is n long; `xs[:n]` at most n
+                    // `xs[a : a + n]` is n long; `xs[:n]` at most n; a window that ends at `i`
+                    // (`xs[max(0, i - n) : i]`) at most n
                     let width = match (lo, h.bare()) {
                         (Some(a), Expr::Bin(op, x, y)) if &**op == "+" && x.bare() == a.bare() => Some(&**y),
+                        (Some(a), _) if window_width(a, h).is_some() => window_width(a, h),
                         _ if from_start => Some(h),
                         _ => None,
                     };
@@ -3321,6 +3323,12 @@ impl<'a, 'i> Tracer<'a, 'i> {
         let env = Rc::new(Env { args: args.to_vec(), kwargs: kwargs.to_vec(), caller: Some(cx.clone()), vals: Vec::new(), recv: recv_obj });
         let c = Ctx { def: target, at: usize::MAX, env: Some(env), depth: cx.depth + 1 };
         let mut v = self.returns(&c, parent);
+        // a generator function's call is the sequence of what it yields (`for x, y in
+        // batches(data)` binds one yielded tuple)
+        let d = self.ix.def(target);
+        if d.stmts.iter().any(|s| matches!(s.kind, StmtKind::Yield(_))) {
+            v = Val::Seq { elem: Box::new(v), len: None, most: None };
+        }
         // an object that may be one of several classes: each one's method, joined
         let method = self.ix.def(target).name.to_string();
         for alt in alts {
@@ -4385,4 +4393,17 @@ fn elementwise(op: &str, l: &Expr, r: &Expr) -> bool {
     let display = |e: &Expr| matches!(e.bare(), Expr::Seq(SeqKind::List | SeqKind::Tuple, _) | Expr::Comp { kind: SeqKind::List, .. });
     let scaled = |e: &Expr| matches!(e.bare(), Expr::Bin(o, x, y) if o == "*" && !display(x) && !display(y));
     !display(l) && !display(r) && (op == "*" || matches!(op, "+" | "-") && (scaled(l) || scaled(r)))
+}
+
+/// The width of a window that ends at `hi` and starts at `lo` = `hi - n` or `max(0, hi - n)`:
+/// `n`.
+fn window_width<'e>(lo: &'e Expr, hi: &Expr) -> Option<&'e Expr> {
+    let back = |e: &'e Expr| match e.bare() {
+        Expr::Bin(op, x, n) if &**op == "-" && x.bare() == hi.bare() => Some(&**n),
+        _ => None,
+    };
+    match lo.bare() {
+        Expr::Call { func, args, .. } if func.last_name() == Some("max") && args.len() == 2 => back(&args[0]).or_else(|| back(&args[1])),
+        _ => back(lo),
+    }
 }
