@@ -1545,3 +1545,36 @@ fn a_window_that_ends_at_the_current_step_and_a_generator_of_batches_are_followe
     assert!(top.contains(&"data.py:10") || top.contains(&"model.py:10"), "{got:?}");
     assert!(got.first().is_some_and(|s| s.ends_with("strong")), "{got:?}");
 }
+
+const SIGHTING_DATA: &str = r#"import csv
+
+import torch
+
+
+def read_sightings(path):
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    species = torch.tensor([int(r["species_id"]) for r in rows])
+    n_species = len(set(r["species_id"] for r in rows))
+    return species, n_species
+"#;
+
+const SIGHTING_TRAIN: &str = r#"import torch
+import torch.nn as nn
+
+from data import read_sightings
+
+
+def main():
+    species, n_species = read_sightings("sightings.csv")
+    table = nn.Embedding(n_species, 4)
+    return table(species).mean()
+"#;
+
+#[test]
+fn ids_taken_as_they_are_beside_a_count_of_the_same_column_name_the_count() {
+    // the ids of one column go to the op untouched; the table is sized by how many distinct ids
+    // the same column holds: the count is the line to change
+    let got = tiered_suspects(&[("data.py", SIGHTING_DATA), ("train.py", SIGHTING_TRAIN)], "embedding_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("data.py:10 likely"), "{got:?}");
+}

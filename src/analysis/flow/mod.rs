@@ -917,6 +917,11 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
             _ => {}
         }
     }
+    if !probs {
+        if let Some(s) = counted_column(ix, &nodes, value_nodes, &slice, &bound_chain) {
+            out.push(s);
+        }
+    }
     let _ = proven;
     for s in &mut out {
         s.data = s.chain.iter().chain(s.bound_chain.iter()).any(|c| {
@@ -929,6 +934,57 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
         });
     }
     out
+}
+
+/// The value takes a data column's ids as they are (no lookup, arithmetic or count on the way
+/// to the op), and the bound counts the distinct values of the same column
+/// (`len({r["train_id"] for r in rows})`): a count of ids is one past the largest only when the
+/// ids run 0..n-1, which nothing in the project makes sure of. The count is the line to change
+/// (count vs max).
+fn counted_column(ix: &Index, nodes: &[Node], value_nodes: usize, slice: &Slice, bound_chain: &[Step]) -> Option<FlowSuspect> {
+    let as_they_are = |mut at: Option<usize>| {
+        while let Some(a) = at {
+            if matches!(nodes[a].tag, Tag::Arith(_) | Tag::Shift(_) | Tag::Lookup | Tag::Len(_) | Tag::Max | Tag::Scale(_) | Tag::Distinct)
+            {
+                return false;
+            }
+            at = nodes[a].parent;
+        }
+        true
+    };
+    let columns: Vec<&str> = (0..value_nodes)
+        .filter_map(|i| match &nodes[i].tag {
+            Tag::Column(c) if !nodes[i].aux && nodes[i].what.contains(trace::AS_NUMBERS) && as_they_are(nodes[i].parent) => {
+                Some(c.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    for j in value_nodes..nodes.len() {
+        let Tag::Column(c) = &nodes[j].tag else { continue };
+        if !columns.contains(&c.as_str()) {
+            continue;
+        }
+        // the count made of it: the nearest line above that counts
+        let mut at = nodes[j].parent;
+        while let Some(a) = at {
+            if matches!(nodes[a].tag, Tag::Len(_) | Tag::Distinct) && nodes[a].out.as_ref().is_some_and(|r| r.hi.is_some()) {
+                return Some(at_node(
+                    ix,
+                    &nodes[a],
+                    0.92,
+                    Tier::Likely,
+                    format!(
+                        "the bound counts the distinct values of column `{c}`, while the value takes that column's ids as they are: unless the ids run 0..n-1, the largest reaches past the count"
+                    ),
+                    slice.chain(a, ix, true),
+                    bound_chain.to_vec(),
+                ));
+            }
+            at = nodes[a].parent;
+        }
+    }
+    None
 }
 
 /// A suspect on node `n`'s line (`why` after the function it is in).
