@@ -1578,3 +1578,40 @@ fn ids_taken_as_they_are_beside_a_count_of_the_same_column_name_the_count() {
     let got = tiered_suspects(&[("data.py", SIGHTING_DATA), ("train.py", SIGHTING_TRAIN)], "embedding_over.async.log");
     assert_eq!(got.first().map(String::as_str), Some("data.py:10 likely"), "{got:?}");
 }
+
+const TAGGED_IMAGES: &str = r#"from collections import defaultdict
+
+import torch
+
+
+def rows_of(path):
+    with open(path) as f:
+        return [line.rstrip("\n").split(",") for line in f]
+
+
+def load(root):
+    species = {int(img): int(sp) - 1 for img, sp in rows_of(root + "/species.csv")}
+    tags = defaultdict(list)
+    for img, tag in rows_of(root + "/tags.csv"):
+        tags[int(img)].append(int(tag))
+    return [(species[i], tags[i]) for i in sorted(species)]
+
+
+def multi_hot(items, n_tags):
+    out = torch.zeros(len(items), n_tags)
+    for k, (_, ts) in enumerate(items):
+        out[k].scatter_(0, torch.tensor(ts), 1.0)
+    return out
+
+
+def main(root):
+    return multi_hot(load(root), 12)
+"#;
+
+#[test]
+fn an_id_used_as_read_beside_ids_the_same_function_shifts_from_one_is_named() {
+    // species ids lose 1 (the files number from 1); tag ids, read the same way into a
+    // defaultdict of lists, are used as they are
+    let got = tiered_suspects(&[("tags.py", TAGGED_IMAGES)], "scatter_over.async.log");
+    assert_eq!(got.first().map(|s| s.split(' ').next().unwrap()), Some("tags.py:15"), "{got:?}");
+}

@@ -468,6 +468,23 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
                 score = score.max(0.6);
             }
         }
+        if matches!(n.tag, Tag::Parsed | Tag::Column(_)) && !probs {
+            // the same function takes 1 off other ids it reads the same way (`int(c) - 1` a
+            // line above): the files number from 1, and this id is used as it is
+            if let Some(at) = shifted_sibling(ix, n) {
+                let mut path_shifts = false;
+                let mut a = n.parent;
+                while let Some(p) = a {
+                    path_shifts |= matches!(nodes[p].tag, Tag::Shift(_) | Tag::Arith(_));
+                    a = nodes[p].parent;
+                }
+                if !path_shifts {
+                    score = score.max(0.93);
+                    why =
+                        format!("{why}: line {at} takes 1 off ids read the same way (the files number from 1), this one is used as it is");
+                }
+            }
+        }
         if n.tag == Tag::Parsed && !probs {
             if let Some(b) = &bound_sym {
                 // numbers written in names index a table sized by a count: unless the names
@@ -483,11 +500,14 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
                     Some(true) if root_fits => score *= 0.3,
                     Some(true) => {
                         // the divergence: this node breaks the bound and none of its inputs does
-                        let inputs_fit = n
-                            .children
-                            .iter()
-                            .filter(|&&c| !nodes[c].aux)
-                            .all(|&c| nodes[c].out.as_ref().map_or(true, |cr| breaks(cr, bound_sym.as_ref(), ignore) != Some(true)));
+                        // (an input whose own range is not known, a record holding the dict looked up,
+                        // fits unless a line below it breaks the bound)
+                        let breaking =
+                            |m: &Node| !m.aux && m.out.as_ref().is_some_and(|r| breaks(r, bound_sym.as_ref(), ignore) == Some(true));
+                        let inputs_fit = n.children.iter().filter(|&&c| !nodes[c].aux).all(|&c| match nodes[c].out.as_ref() {
+                            Some(cr) => breaks(cr, bound_sym.as_ref(), ignore) != Some(true),
+                            None => !below(&nodes, c, breaking),
+                        });
                         let fill = n.children.iter().copied().filter(|&c| !nodes[c].aux && nodes[c].length).find(|&c| {
                             let hi = nodes[c].out.as_ref().and_then(|r| r.hi.as_ref());
                             matches!((hi, bound_sym.as_ref()), (Some(h), Some(b)) if h.minus(b) == Some(-1))
@@ -982,6 +1002,46 @@ fn counted_column(ix: &Index, nodes: &[Node], value_nodes: usize, slice: &Slice,
                 ));
             }
             at = nodes[a].parent;
+        }
+    }
+    None
+}
+
+/// The line of another id in the function of node `n` parsed the same way and shifted down
+/// (`int(c) - 1`, `int(row["class"]) - 1`), not on `n`'s own line.
+fn shifted_sibling(ix: &Index, n: &Node) -> Option<u32> {
+    use crate::scan::flow::Expr;
+    let f = &ix.files[n.file];
+    let d = f.flow.iter().find(|d| d.stmts.iter().any(|s| d.line(s) == n.line) && d.qualified() == n.scope)?;
+    let parse = |e: &Expr| matches!(e.bare(), Expr::Call { func, args, .. } if func.last_name() == Some("int") && args.len() == 1);
+    // a number parsed into a dict's keys only (`{int(i): p for i, p in rows}`) is a key, not a
+    // value that reaches the op
+    let mut key_only = false;
+    for s in d.stmts.iter().filter(|s| d.line(s) == n.line) {
+        trace::stmt_exprs(&s.kind, &mut |e| {
+            if let Expr::Comp { kind: crate::scan::flow::SeqKind::Dict, elt, value: Some(v), .. } = e {
+                let mut in_value = false;
+                v.walk(&mut |x| in_value |= parse(x));
+                key_only |= parse(elt) && !in_value;
+            }
+        });
+    }
+    if key_only {
+        return None;
+    }
+    for s in &d.stmts {
+        let line = d.line(s);
+        if line == n.line {
+            continue;
+        }
+        let mut hit = false;
+        trace::stmt_exprs(&s.kind, &mut |e| {
+            if let Expr::Bin(op, x, k) = e {
+                hit |= op == "-" && parse(x) && matches!(k.bare(), Expr::Int(1));
+            }
+        });
+        if hit {
+            return Some(line);
         }
     }
     None

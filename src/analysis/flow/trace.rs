@@ -286,6 +286,10 @@ pub(super) fn is_pass_method(m: &str) -> bool {
             | "swapaxes"
             | "moveaxis"
             | "ravel"
+            // a line of text stays the line (`line.rstrip("\n").split(",")`)
+            | "strip"
+            | "rstrip"
+            | "lstrip"
     )
 }
 
@@ -2868,6 +2872,16 @@ impl<'a, 'i> Tracer<'a, 'i> {
             "int" if args.len() == 1 && recv.is_none() => {
                 let keep = self.nodes.len();
                 let v = self.expr(&args[0], cx, parent);
+                // a field of the rows of a file the scan did not read (`for i, c in
+                // read_pairs(path): int(c)`): a number parsed out of text
+                if matches!(v, Val::Table(_)) {
+                    let d = self.def(cx);
+                    let stmt = cx.at.min(d.stmts.len().saturating_sub(1));
+                    let node = self.node(cx, stmt, Tag::Parsed, format!("parses a number out of `{}`", short(&args[0])), parent);
+                    let v = Val::Int(Range { lo: None, hi: None });
+                    self.finish(node, &v);
+                    return v;
+                }
                 // a column's cells turned into numbers (`int(row["code"])`): a text column's,
                 // or one the scan did not read (an origin whose range is not known)
                 let text = matches!(&v, Val::Column { range, .. } if !range.known());
@@ -2977,6 +2991,18 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 }
                 let base = self.expr(&args[0], cx, parent);
                 return self.aggregate(&name, &base, func, cx, parent);
+            }
+            // `defaultdict(list)`: a dict whose missing values start as the factory's (filled by
+            // `d[k].append(x)` later, which the list's readers join in)
+            "defaultdict" if recv.is_none_or_module() => {
+                let empty = match args.first().map(Expr::bare) {
+                    Some(Expr::Name(f)) if matches!(f.as_str(), "list" | "set" | "deque") => {
+                        Val::Seq { elem: Box::new(Val::unknown("empty")), len: None, most: None }
+                    }
+                    Some(Expr::Name(f)) if f == "int" => Val::Int(Range::exact(Sym::num(0))),
+                    _ => Val::unknown("a defaultdict's factory"),
+                };
+                return Val::Map { key: Box::new(Val::unknown("a key")), val: Box::new(empty), len: None };
             }
             "set" | "frozenset" | "unique" => {
                 let v = args.first().map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("set"));
