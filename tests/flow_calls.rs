@@ -283,3 +283,60 @@ fn a_dataset_from_a_registry_of_functions_reaches_a_loss_called_in_a_dict_splat(
     let got = tiered_suspects(&[("loaders.py", &fixed), ("train.py", FN_TRAIN)], "ce_1d_over.async.log");
     assert!(!got.iter().any(|s| s.ends_with(" strong")), "the fixed targets fit the head: {got:?}");
 }
+
+const TWO_FITS: &str = r#"import csv
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Kinds:
+    def __init__(self):
+        self.kinds = None
+        self.lookup = {}
+
+    def fit(self, values):
+        self.kinds = sorted(set(values))
+        self.lookup = {k: i for i, k in enumerate(self.kinds)}
+        return self
+
+    def transform(self, values):
+        return torch.tensor([self.lookup[v] for v in values])
+
+
+class Clock:
+    def fit(self, values):
+        self.start = min(values)
+        return self
+
+
+class Features:
+    def __init__(self):
+        self.kinds = Kinds()
+        self.clock = Clock()
+
+    def fit(self, rows):
+        self.kinds.fit([r["kind"] for r in rows])
+        self.clock.fit([int(r["ts"]) for r in rows])
+        return self
+
+
+def train(x):
+    with open("events.csv") as f:
+        rows = list(csv.DictReader(f))
+    feats = Features().fit(rows)
+    head = nn.Linear(8, 3)
+    return F.cross_entropy(head(x), feats.kinds.transform([r["kind"] for r in rows]))
+"#;
+
+const TWO_FITS_DATA: &str = "kind,ts\na,1703000036\nb,1703000100\nc,1703000200\nd,1704043222\n";
+
+#[test]
+fn a_method_called_on_a_field_built_as_another_class_is_not_a_call_of_this_one() {
+    // `self.clock.fit(…)` runs `Clock.fit`, not `Kinds.fit`: the timestamps it gets are not
+    // the kinds the loss takes, and are not blamed
+    let got = tiered_suspects(&[("feats.py", TWO_FITS), ("events.csv", TWO_FITS_DATA)], "ce_1d_over.async.log");
+    assert!(!got.iter().any(|s| s.starts_with("feats.py:35")), "{got:?}");
+    assert!(!got.is_empty(), "{got:?}");
+}

@@ -330,6 +330,30 @@ impl<'a> Index<'a> {
                 Expr::Name(n) if caller.is_method() && caller.params.first().is_some_and(|p| p.name == *n) => {
                     ok &= caller.class.as_deref().map_or(true, related)
                 }
+                // `self.time.fit(…)` where the caller's class sets `self.time = TimeBuckets()`:
+                // a call of that class's method only
+                Expr::Attr(o, a)
+                    if caller.is_method() && matches!(o.bare(), Expr::Name(n) if caller.params.first().is_some_and(|p| p.name == *n)) =>
+                {
+                    let built: Vec<String> = self
+                        .stores(a)
+                        .iter()
+                        .filter(|&&(id, _)| self.def(id).class == caller.class)
+                        .map(|&(id, si)| match &self.def(id).stmts[si].kind {
+                            StmtKind::Assign { value, .. } => match value.bare() {
+                                Expr::Call { func, .. } => {
+                                    func.last_name().filter(|c| self.is_class(c)).map(str::to_string).unwrap_or_default()
+                                }
+                                _ => String::new(),
+                            },
+                            _ => String::new(),
+                        })
+                        .collect();
+                    // only when every store builds an instance of a project class
+                    if !built.is_empty() && built.iter().all(|c| !c.is_empty()) {
+                        ok &= built.iter().any(|c| related(c));
+                    }
+                }
                 _ => {}
             }
         });

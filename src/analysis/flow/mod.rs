@@ -388,9 +388,10 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
             if a < value_nodes && !nodes[a].aux {
                 match nodes[a].out.as_ref().and_then(|r| breaks(r, bound_sym.as_ref(), ignore)) {
                     Some(true) => return false,
-                    // only a length proven to fit (a tensor's dimension, positions) cuts: a
-                    // value's range may be an estimate
-                    Some(false) if nodes[a].length => fits = true,
+                    // only a length proven to fit (a tensor's dimension, positions) or a
+                    // remainder (`% m` is below m whatever it takes) cuts: a value's range may be
+                    // an estimate
+                    Some(false) if nodes[a].length || matches!(&nodes[a].tag, Tag::Arith(o) if o.as_str() == "%") => fits = true,
                     _ => {}
                 }
             }
