@@ -2859,14 +2859,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 return base;
             }
             // a number parsed out of a name or a line of text: an origin of its own
-            "int" if args.len() == 1 && recv.is_none() && textual(&args[0]) => {
-                let d = self.def(cx);
-                let stmt = cx.at.min(d.stmts.len().saturating_sub(1));
-                let node = self.node(cx, stmt, Tag::Parsed, format!("parses a number out of `{}`", short(&args[0])), parent);
-                let v = Val::Int(Range { lo: None, hi: None });
-                self.finish(node, &v);
-                return v;
-            }
+            "int" if args.len() == 1 && recv.is_none() && textual(&args[0]) => return self.parsed(&args[0], cx, parent),
             // the cells of a column the scan did not read, as numbers (`int(row["item_id"])`):
             // ids used as they are, an origin whose range is not known
             "int" if args.len() == 1 && recv.is_none() => {
@@ -2875,12 +2868,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 // a field of the rows of a file the scan did not read (`for i, c in
                 // read_pairs(path): int(c)`): a number parsed out of text
                 if matches!(v, Val::Table(_)) {
-                    let d = self.def(cx);
-                    let stmt = cx.at.min(d.stmts.len().saturating_sub(1));
-                    let node = self.node(cx, stmt, Tag::Parsed, format!("parses a number out of `{}`", short(&args[0])), parent);
-                    let v = Val::Int(Range { lo: None, hi: None });
-                    self.finish(node, &v);
-                    return v;
+                    return self.parsed(&args[0], cx, parent);
                 }
                 // a column's cells turned into numbers (`int(row["code"])`): a text column's,
                 // or one the scan did not read (an origin whose range is not known)
@@ -3649,6 +3637,17 @@ impl<'a, 'i> Tracer<'a, 'i> {
             }
             other => other,
         }
+    }
+
+    /// A number parsed out of the text `of` (`int(name.split("_")[0])`): an origin of its own,
+    /// its range not known.
+    fn parsed(&mut self, of: &Expr, cx: &Ctx, parent: Option<usize>) -> Val {
+        let d = self.def(cx);
+        let stmt = cx.at.min(d.stmts.len().saturating_sub(1));
+        let node = self.node(cx, stmt, Tag::Parsed, format!("parses a number out of `{}`", short(of)), parent);
+        let v = Val::Int(Range { lo: None, hi: None });
+        self.finish(node, &v);
+        v
     }
 
     /// The exponential of `x` (or the log of a sum of exponentials): of scores or probabilities,
