@@ -10,7 +10,7 @@ use super::trace::{self, Ctx, Tracer};
 use super::value::{Sym, Val};
 use crate::scan::flow::{Expr, StmtKind};
 
-/// A comparison of the op's value with a marker, above the op in the same function.
+/// A comparison of the op's value with a marker, in the op's function.
 pub struct Tested {
     /// The comparison's line.
     pub line: u32,
@@ -120,8 +120,8 @@ fn changes(k: &StmtKind, value: &Expr) -> bool {
 }
 
 /// Whether the marker `k` fails the op: below 0 always; at or past the bound when the bound is
-/// a number (None: a bound the tracing does not know as a number, and a marker above 0, which
-/// every non-empty table holds); a class-target op that ignores it is fine.
+/// a number; not at all for a class-target op that ignores it, nor for 0 (a row of every
+/// non-empty table). None: a marker above 0 against a bound that is not a number.
 pub fn fails(k: i64, kind: SinkKind, bound: Option<&Sym>, ignore: Option<i64>) -> Option<bool> {
     if kind.takes_probabilities() || ignore == Some(k) {
         return Some(false);

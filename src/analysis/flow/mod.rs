@@ -958,8 +958,8 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
 }
 
 /// The value takes a data column's ids as they are (no lookup, arithmetic or count on the way
-/// to the op), and the bound counts the distinct values of the same column
-/// (`len({r["train_id"] for r in rows})`): a count of ids is one past the largest only when the
+/// to the op), and the bound is a count made of the same column (its distinct values,
+/// `len({r["train_id"] for r in rows})`): a count of ids is one past the largest only when the
 /// ids run 0..n-1, which nothing in the project makes sure of. The count is the line to change
 /// (count vs max).
 fn counted_column(ix: &Index, nodes: &[Node], value_nodes: usize, slice: &Slice, bound_chain: &[Step]) -> Option<FlowSuspect> {
@@ -996,7 +996,7 @@ fn counted_column(ix: &Index, nodes: &[Node], value_nodes: usize, slice: &Slice,
                     0.92,
                     Tier::Likely,
                     format!(
-                        "the bound counts the distinct values of column `{c}`, while the value takes that column's ids as they are: unless the ids run 0..n-1, the largest reaches past the count"
+                        "the bound is a count made of column `{c}`, while the value takes that column's ids as they are: unless the ids run 0..n-1, the largest reaches past the count"
                     ),
                     slice.chain(a, ix, true),
                     bound_chain.to_vec(),
