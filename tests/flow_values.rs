@@ -1615,3 +1615,37 @@ fn an_id_used_as_read_beside_ids_the_same_function_shifts_from_one_is_named() {
     let got = tiered_suspects(&[("tags.py", TAGGED_IMAGES)], "scatter_over.async.log");
     assert_eq!(got.first().map(|s| s.split(' ').next().unwrap()), Some("tags.py:15"), "{got:?}");
 }
+
+const CODE_TABLE: &str = r#"import csv
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def read_table(path):
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    table = np.zeros(32, dtype=np.int64)
+    for r in rows:
+        table[int(r["code"])] = int(r["cls"])
+    n_cls = len({r["cls"] for r in rows})
+    return table, n_cls
+
+
+def step(x, raw):
+    table, n_cls = read_table("codes.csv")
+    head = nn.Linear(8, n_cls)
+    return F.cross_entropy(head(x), torch.from_numpy(table[raw]))
+"#;
+
+const CODE_TABLE_DATA: &str = "code,cls\n3,1\n7,2\n9,3\n12,4\n";
+
+#[test]
+fn a_table_filled_entry_by_entry_from_a_column_beside_a_count_of_that_column_names_the_count() {
+    // the table's zeros and the column's classes 1..=4 both reach the loss; the head counts
+    // the column's 4 distinct classes
+    let got = tiered_suspects(&[("codes.py", CODE_TABLE), ("codes.csv", CODE_TABLE_DATA)], "ce_1d_over.async.log");
+    assert_eq!(got.first().map(|s| s.split(' ').next().unwrap()), Some("codes.py:15"), "{got:?}");
+}

@@ -975,7 +975,12 @@ fn counted_column(ix: &Index, nodes: &[Node], value_nodes: usize, slice: &Slice,
     };
     let columns: Vec<&str> = (0..value_nodes)
         .filter_map(|i| match &nodes[i].tag {
-            Tag::Column(c) if !nodes[i].aux && nodes[i].what.contains(trace::AS_NUMBERS) && as_they_are(nodes[i].parent) => {
+            // (numbers: a column read as numbers, or one the scan read whose cells are numbers)
+            Tag::Column(c)
+                if !nodes[i].aux
+                    && (nodes[i].what.contains(trace::AS_NUMBERS) || !nodes[i].what.ends_with(trace::TEXT_COLUMN))
+                    && as_they_are(nodes[i].parent) =>
+            {
                 Some(c.as_str())
             }
             _ => None,

@@ -1075,7 +1075,9 @@ impl<'a, 'i> Tracer<'a, 'i> {
                                     Expr::Seq(SeqKind::Tuple, xs) => {
                                         xs.iter().any(span) && !xs.iter().any(|x| matches!(x.bare(), Expr::Test(..)))
                                     }
-                                    e => span(e),
+                                    // a table filled entry by entry in a loop (`lut[int(raw)] =
+                                    // int(cls)` for each row): the entries join in
+                                    e => span(e) || s.nest > 0 && matches!(e, Expr::Call { .. }),
                                 };
                                 let constant = matches!(&v, Val::Int(r) if r.lo == r.hi) || matches!(&v, Val::Float(_));
                                 if fills && !constant && !matches!(v, Val::Unknown(_)) {

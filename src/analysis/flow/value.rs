@@ -194,6 +194,8 @@ impl Val {
     pub fn join(&self, o: &Val) -> Val {
         match (self, o) {
             (Val::Int(a), Val::Int(b)) => Val::Int(a.join(b)),
+            // a column's cells beside other integers (a table of zeros filled from a column)
+            (Val::Int(a), Val::Column { range, .. }) | (Val::Column { range, .. }, Val::Int(a)) if range.known() => Val::Int(a.join(range)),
             (Val::Float(a), Val::Float(b)) => Val::Float(if a == b {
                 *a
             } else if *a == Some(Norm::Raw) || *b == Some(Norm::Raw) {
