@@ -1649,3 +1649,92 @@ fn a_table_filled_entry_by_entry_from_a_column_beside_a_count_of_that_column_nam
     let got = tiered_suspects(&[("codes.py", CODE_TABLE), ("codes.csv", CODE_TABLE_DATA)], "ce_1d_over.async.log");
     assert_eq!(got.first().map(|s| s.split(' ').next().unwrap()), Some("codes.py:15"), "{got:?}");
 }
+
+const CLIPS_TAGS: &str = r#"N_EVENTS = 5
+FIT = dict(n=12, fill=-1)
+"#;
+
+const CLIPS_DATA: &str = r#"import numpy as np
+import torch
+from torch.utils.data import Dataset
+
+from tags import FIT
+
+
+def fit(seq, n, fill):
+    seq = list(seq)[:n]
+    return seq + [fill] * (n - len(seq))
+
+
+class Clips(Dataset):
+    def __init__(self, clips):
+        self.items = []
+        for feats, onsets, events in clips:
+            self.items.append((fit(onsets, **FIT), fit(events, **FIT), np.asarray(feats, dtype=np.float32)))
+
+    def __len__(self):
+        return len(self.items)
+
+    def __getitem__(self, i):
+        onsets, events, feats = self.items[i]
+        return torch.from_numpy(feats), torch.tensor(onsets), torch.tensor(events, dtype=torch.long)
+"#;
+
+const CLIPS_NET: &str = r#"import torch
+import torch.nn as nn
+
+from tags import N_EVENTS
+
+
+class Tagger(nn.Module):
+    def __init__(self, width=16):
+        super().__init__()
+        self.events = nn.Embedding(N_EVENTS, width)
+        self.proj = nn.Linear(width, 1)
+
+    def forward(self, feats, events):
+        heard = (events >= 0).float()
+        return self.proj(self.events(events)).squeeze(-1) * heard
+"#;
+
+const CLIPS_TRAIN: &str = r#"import random
+
+import torch
+from torch.utils.data import DataLoader
+
+from audio_data import Clips
+from net import Tagger
+
+
+def clips(n):
+    out = []
+    for _ in range(n):
+        k = random.randint(3, 12)
+        out.append(([0.0] * 8, list(range(k)), [random.randrange(5) for _ in range(k)]))
+    return out
+
+
+def main():
+    loader = DataLoader(Clips(clips(64)), batch_size=8, shuffle=True)
+    model = Tagger().cuda()
+    for feats, onsets, events in loader:
+        model(feats.cuda(), events.cuda()).sum().backward()
+
+
+main()
+"#;
+
+/// The fill value of a padding helper comes from keyword settings built with `dict(...)` and
+/// splatted into each call (`fit(events, **FIT)`): the record's field is followed to the number
+/// written in it, whichever call or trial evaluated the settings first.
+#[test]
+fn a_fill_value_splatted_from_keyword_settings_names_the_settings_line() {
+    let files = [("tags.py", CLIPS_TAGS), ("audio_data.py", CLIPS_DATA), ("net.py", CLIPS_NET), ("train.py", CLIPS_TRAIN)];
+    let got = tiered_suspects(&files, "embedding_neg.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("tags.py:2 strong"), "{got:?}");
+    // a fill the table holds: no strong suspect
+    let fixed = CLIPS_TAGS.replace("fill=-1", "fill=0");
+    let files = [("tags.py", fixed.as_str()), ("audio_data.py", CLIPS_DATA), ("net.py", CLIPS_NET), ("train.py", CLIPS_TRAIN)];
+    let got = tiered_suspects(&files, "embedding_neg.async.log");
+    assert!(!got.iter().any(|s| s.ends_with("strong")), "{got:?}");
+}

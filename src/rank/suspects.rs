@@ -154,11 +154,9 @@ pub fn rank(report: &Report, facts: &Facts) -> Vec<Suspect> {
     let apis: Vec<String> =
         report.asserts.iter().filter_map(|a| a.signature.as_ref()).flat_map(|s| s.python_apis.iter().cloned()).collect();
     let mut traced: Vec<crate::analysis::flow::FlowSuspect> = Vec::new();
-    for c in flow_cats {
-        for s in rules::value_leaves_bound::ranked(&files, c, &frames, &apis) {
-            if !traced.iter().any(|t| t.file == s.file && t.line == s.line) {
-                traced.push(s);
-            }
+    for s in rules::value_leaves_bound::ranked(&files, &flow_cats, &frames, &apis).into_iter().flatten() {
+        if !traced.iter().any(|t| t.file == s.file && t.line == s.line) {
+            traced.push(s);
         }
     }
     for s in traced {

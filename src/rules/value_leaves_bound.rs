@@ -1,4 +1,5 @@
 use crate::analysis::flow::{self, FlowSuspect, Tier};
+use rustc_hash::FxHashSet;
 use std::collections::HashMap;
 
 use crate::analysis::project::{name_hash, Digest, Files};
@@ -155,8 +156,14 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
         .filter(|&i| (files.is_site(i) || config_given && !is_config_path(files.path(i))) && !files.file(i).flow.is_empty())
         .collect();
     let graph = Graph::new(files);
+    // sites of one small project often share their neighbourhood (the same files in the same
+    // order): its slices are the same for each
+    let mut seen: FxHashSet<Vec<usize>> = FxHashSet::default();
     for site in sites {
         let near = graph.neighbourhood(files, site);
+        if !seen.insert(near.clone()) {
+            continue;
+        }
         // lint checks data pipelines: a neighbourhood with no Dataset, loader, `compute_loss` or
         // Lightning data hook is a model library's, whose indices are computed and guarded inside (skipped,
         // found from the digests without loading the files)
@@ -173,8 +180,10 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
         if !near.iter().any(|f| f.mentions_torch) {
             continue;
         }
-        for category in ["label_out_of_range", "embedding_index_out_of_range", "probability_out_of_range"] {
-            for s in flow::suspects_in(&near, category, &[], &[], flow::Mode::Lint).into_iter().filter(|s| {
+        const CATEGORIES: [&str; 3] = ["label_out_of_range", "embedding_index_out_of_range", "probability_out_of_range"];
+        let each = flow::suspects_each(&near, &CATEGORIES, &[], &[], flow::Mode::Lint);
+        for (category, found) in CATEGORIES.into_iter().zip(each) {
+            for s in found.into_iter().filter(|s| {
                 // reported where it is when that file is linted (found from any site: the
                 // slice that proves it may start in a file that imports it)
                 s.tier == Tier::Strong
@@ -213,6 +222,7 @@ fn finding(s: &FlowSuspect, category: &'static str) -> Finding {
 pub const CODE: &str = "CS118";
 
 /// The ranked slice suspects for a crash of `category` (explain's join reads them).
-pub fn ranked(files: &[&FileFacts], category: &str, frames: &[(String, u32)], apis: &[String]) -> Vec<FlowSuspect> {
-    flow::suspects(files, category, frames, apis)
+/// One list per category, in order.
+pub fn ranked(files: &[&FileFacts], categories: &[&str], frames: &[(String, u32)], apis: &[String]) -> Vec<Vec<FlowSuspect>> {
+    flow::suspects(files, categories, frames, apis)
 }

@@ -14,6 +14,7 @@ pub mod sinks;
 pub mod trace;
 pub mod value;
 
+use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
 use self::index::Index;
@@ -205,8 +206,11 @@ fn late_mask(ix: &Index, sink: &Sink, k: i64) -> Option<u32> {
 /// `apis` are the Python APIs that reach the failing op (the knowledge base's, for the log's
 /// kernel): when some calls in the project are to one of them, only those are traced (a
 /// `cross_entropy` cannot fail an `index_add` kernel).
-pub fn suspects(files: &[&FileFacts], category: &str, frames: &[(String, u32)], apis: &[String]) -> Vec<FlowSuspect> {
-    suspects_in(files, category, frames, apis, Mode::Explain)
+///
+/// One list per category of `categories`, in order (a log's asserts may name several); the
+/// project is indexed once, and a call that reaches ops of several categories is sliced once.
+pub fn suspects(files: &[&FileFacts], categories: &[&str], frames: &[(String, u32)], apis: &[String]) -> Vec<Vec<FlowSuspect>> {
+    suspects_each(files, categories, frames, apis, Mode::Explain)
 }
 
 /// What the slices are for.
@@ -220,12 +224,24 @@ pub enum Mode {
     Lint,
 }
 
-pub fn suspects_in(files: &[&FileFacts], category: &str, frames: &[(String, u32)], apis: &[String], mode: Mode) -> Vec<FlowSuspect> {
+/// The suspects for each of `categories` in turn (one index of the project, each sink sliced once).
+pub fn suspects_each(
+    files: &[&FileFacts],
+    categories: &[&str],
+    frames: &[(String, u32)],
+    apis: &[String],
+    mode: Mode,
+) -> Vec<Vec<FlowSuspect>> {
     // the tracing recurses (bounded by `trace::MAX_DEPTH`): on a thread of its own with room
     std::thread::scope(|s| {
         std::thread::Builder::new()
             .stack_size(STACK)
-            .spawn_scoped(s, || suspects_here(files, category, frames, apis, mode))
+            .spawn_scoped(s, || {
+                let ix = Index::new(files.to_vec());
+                // a sink's slice, by the sink (its kind, place, operands and settings)
+                let mut sliced: FxHashMap<String, Vec<FlowSuspect>> = FxHashMap::default();
+                categories.iter().map(|c| suspects_here(&ix, &mut sliced, c, frames, apis, mode)).collect()
+            })
             .ok()
             .and_then(|h| h.join().ok())
             .unwrap_or_default()
@@ -235,15 +251,21 @@ pub fn suspects_in(files: &[&FileFacts], category: &str, frames: &[(String, u32)
 /// The stack the tracing runs on.
 const STACK: usize = 256 << 20;
 
-fn suspects_here(files: &[&FileFacts], category: &str, frames: &[(String, u32)], apis: &[String], mode: Mode) -> Vec<FlowSuspect> {
-    let ix = Index::new(files.to_vec());
+fn suspects_here(
+    ix: &Index,
+    sliced: &mut FxHashMap<String, Vec<FlowSuspect>>,
+    category: &str,
+    frames: &[(String, u32)],
+    apis: &[String],
+    mode: Mode,
+) -> Vec<FlowSuspect> {
     let mut kinds = kinds_for(category);
     if mode == Mode::Lint {
         // a sampler's weights need not be probabilities (multinomial takes any non-negative
         // weights): without a crash naming the op, what it gets is not judged
         kinds.retain(|k| *k != SinkKind::Distribution);
     }
-    let mut all = sinks::find(&ix, &kinds);
+    let mut all = sinks::find(ix, &kinds);
     if std::env::var_os("CUDASLEUTH_FLOW_DEBUG").is_some() {
         eprintln!("suspects {mode:?} category `{category}`: {} sinks, apis {apis:?}, frames {frames:?}", all.len());
     }
@@ -278,7 +300,8 @@ fn suspects_here(files: &[&FileFacts], category: &str, frames: &[(String, u32)],
         }
         let probs = sink.kind.takes_probabilities();
         let keep = |s: &FlowSuspect| mode == Mode::Explain || s.data || probs && s.tier == Tier::Strong;
-        for s in slice_sink(&ix, sink).into_iter().filter(keep) {
+        let slice = sliced.entry(format!("{sink:?}")).or_insert_with(|| slice_sink(ix, sink));
+        for s in slice.iter().filter(|s| keep(s)).cloned() {
             if debug {
                 eprintln!("  {:.2} {} {}:{} {}", s.score, s.tier.as_str(), s.file, s.line, s.message);
             }
@@ -458,14 +481,9 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
             // ids read as they are from a file (no arithmetic, lookup or count on the way to the
             // op) index a table sized by a count: unless the file numbers them 0..n-1, some id
             // reaches the count
-            let mut at = n.parent;
-            let mut as_they_are = true;
-            while let Some(a) = at {
-                as_they_are &=
-                    !matches!(nodes[a].tag, Tag::Arith(_) | Tag::Shift(_) | Tag::Lookup | Tag::Len(_) | Tag::Max | Tag::Scale(_));
-                at = nodes[a].parent;
-            }
-            if as_they_are {
+            if untouched(&nodes, n.parent, |t| {
+                matches!(t, Tag::Arith(_) | Tag::Shift(_) | Tag::Lookup | Tag::Len(_) | Tag::Max | Tag::Scale(_))
+            }) {
                 score = score.max(0.6);
             }
         }
@@ -473,13 +491,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
             // the same function takes 1 off other ids it reads the same way (`int(c) - 1` a
             // line above): the files number from 1, and this id is used as it is
             if let Some(at) = shifted_sibling(ix, n) {
-                let mut path_shifts = false;
-                let mut a = n.parent;
-                while let Some(p) = a {
-                    path_shifts |= matches!(nodes[p].tag, Tag::Shift(_) | Tag::Arith(_));
-                    a = nodes[p].parent;
-                }
-                if !path_shifts {
+                if untouched(&nodes, n.parent, |t| matches!(t, Tag::Shift(_) | Tag::Arith(_))) {
                     score = score.max(0.93);
                     why =
                         format!("{why}: line {at} takes 1 off ids read the same way (the files number from 1), this one is used as it is");
@@ -957,21 +969,28 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
     out
 }
 
+/// Whether no node from `at` up to the sink (a node's parent is the node it flows into) has a
+/// tag `changes` holds: the value reaches the op without that kind of step.
+fn untouched(nodes: &[Node], mut at: Option<usize>, changes: impl Fn(&Tag) -> bool) -> bool {
+    while let Some(a) = at {
+        if changes(&nodes[a].tag) {
+            return false;
+        }
+        at = nodes[a].parent;
+    }
+    true
+}
+
 /// The value takes a data column's ids as they are (no lookup, arithmetic or count on the way
 /// to the op), and the bound is a count made of the same column (its distinct values,
 /// `len({r["train_id"] for r in rows})`): a count of ids is one past the largest only when the
 /// ids run 0..n-1, which nothing in the project makes sure of. The count is the line to change
 /// (count vs max).
 fn counted_column(ix: &Index, nodes: &[Node], value_nodes: usize, slice: &Slice, bound_chain: &[Step]) -> Option<FlowSuspect> {
-    let as_they_are = |mut at: Option<usize>| {
-        while let Some(a) = at {
-            if matches!(nodes[a].tag, Tag::Arith(_) | Tag::Shift(_) | Tag::Lookup | Tag::Len(_) | Tag::Max | Tag::Scale(_) | Tag::Distinct)
-            {
-                return false;
-            }
-            at = nodes[a].parent;
-        }
-        true
+    let as_they_are = |at: Option<usize>| {
+        untouched(nodes, at, |t| {
+            matches!(t, Tag::Arith(_) | Tag::Shift(_) | Tag::Lookup | Tag::Len(_) | Tag::Max | Tag::Scale(_) | Tag::Distinct)
+        })
     };
     let columns: Vec<&str> = (0..value_nodes)
         .filter_map(|i| match &nodes[i].tag {

@@ -352,13 +352,18 @@ fn decoder_of(sink: &Sink, call: &Expr) -> Option<Sink> {
         return None;
     }
     let Expr::Call { args, kwargs, .. } = call else { return None };
-    let labels = kwarg(kwargs, "labels").cloned().or_else(|| {
+    let labels = batch_field(args, kwargs, "labels")?;
+    Some(Sink { value: labels, ignore_index: Some(-100), ..sink.clone() })
+}
+
+/// A library model's input `key`: the `key=` keyword, else `batch["key"]` of a `model(**batch)`.
+fn batch_field(args: &[Expr], kwargs: &[(crate::scan::facts::Text, Expr)], key: &str) -> Option<Expr> {
+    kwarg(kwargs, key).cloned().or_else(|| {
         args.iter().find_map(|a| match a.bare() {
-            Expr::Star(b) => Some(Expr::Sub(b.clone(), Box::new(Expr::Str("labels".into())))),
+            Expr::Star(b) => Some(Expr::Sub(b.clone(), Box::new(Expr::Str(key.into())))),
             _ => None,
         })
-    })?;
-    Some(Sink { value: labels, ignore_index: Some(-100), ..sink.clone() })
+    })
 }
 
 /// The config fields that size a library model's vocabulary and its position table.
@@ -493,25 +498,13 @@ fn classify(ix: &Index, call: &Expr, def: DefId, stmt: usize) -> Option<Sink> {
             Some(mk(SinkKind::Embedding, args.first()?.clone(), None, None, place))
         }
         n if is_hf_classifier(n) => {
-            let labels = kwarg(kwargs, "labels").cloned().or_else(|| {
-                // `model(**batch)`: the batch's "labels"
-                args.iter().find_map(|a| match a.bare() {
-                    Expr::Star(b) => Some(Expr::Sub(b.clone(), Box::new(Expr::Str("labels".into())))),
-                    _ => None,
-                })
-            })?;
+            let labels = batch_field(args, kwargs, "labels")?;
             Some(mk(SinkKind::Classes, labels, None, Some(-100), ctor_place))
         }
         n if is_hf_lm(n) => {
-            let ids = kwarg(kwargs, "input_ids")
-                .cloned()
-                .or_else(|| args.first().filter(|a| !matches!(a.bare(), Expr::Star(_))).cloned())
-                .or_else(|| {
-                    args.iter().find_map(|a| match a.bare() {
-                        Expr::Star(b) => Some(Expr::Sub(b.clone(), Box::new(Expr::Str("input_ids".into())))),
-                        _ => None,
-                    })
-                })?;
+            // `input_ids=`, else the first positional argument, else a `**batch`'s field
+            let first = args.first().filter(|a| !matches!(a.bare(), Expr::Star(_)));
+            let ids = kwarg(kwargs, "input_ids").or(first).cloned().or_else(|| batch_field(args, kwargs, "input_ids"))?;
             Some(mk(SinkKind::Embedding, ids, None, None, ctor_place))
         }
         _ => None,

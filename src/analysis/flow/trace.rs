@@ -16,6 +16,22 @@ use crate::scan::facts::{FileFacts, Text};
 use crate::scan::flow::{Def, DefKind, Expr, SeqKind, StmtKind};
 
 pub const MAX_NODES: usize = 600;
+/// The longest chain copied where a traced statement is reached again (`Tracer::graft`).
+const GRAFT: usize = 6;
+/// The most nodes copied in one slice (a statement reached from many paths is copied to a few).
+const GRAFTS: usize = 24;
+
+/// A statement's value traced once: reached again with no arguments of its own, the value is
+/// the same.
+struct Memo {
+    val: Val,
+    /// The call depth it was traced at (deeper paths reuse it; shallower ones trace again).
+    depth: u8,
+    /// Traced aside (its nodes auxiliary) or with no chain (its thunks hang nowhere).
+    aside: bool,
+    /// The nodes its tracing made (a copy, the first one's index), when there are few.
+    nodes: Option<(usize, Vec<Node>)>,
+}
 pub const MAX_CALLS: u8 = 10;
 /// At most this many call sites are followed back from one parameter.
 const MAX_SITES: usize = 6;
@@ -188,7 +204,7 @@ pub struct Tracer<'a, 'i> {
     active: Vec<(DefId, usize, String)>,
     /// Values of assignments, with the call depth they were computed at: one made deeper (with
     /// less budget left, perhaps cut short) is not reused higher up.
-    memo: HashMap<(DefId, usize, String), (Val, u8, bool)>,
+    memo: HashMap<(DefId, usize, String), Memo>,
     /// While above 0, new nodes are auxiliary (`Node::aux`).
     aux: u32,
     /// How deep `expr` is nested now: past `MAX_DEPTH` the value is unknown.
@@ -203,6 +219,8 @@ pub struct Tracer<'a, 'i> {
     steps: u32,
     /// The most nodes this slice may hold (the bound's slice gets its own share).
     node_limit: usize,
+    /// Nodes copied by `graft` so far (at most `GRAFTS`).
+    grafted: usize,
     /// The names of the files whose saved value is being traced (a project that writes a copy
     /// of a file it read, under the same name, reads the file itself there).
     loading: Vec<String>,
@@ -360,6 +378,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             module_sites: HashMap::new(),
             steps: 0,
             node_limit: MAX_NODES,
+            grafted: 0,
             loading: Vec::new(),
         }
     }
@@ -379,7 +398,18 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 // a parent made in an evaluation since discarded is gone
                 Val::Thunk(t) => {
                     let saved = std::mem::replace(&mut self.count, t.count);
-                    v = self.expr(&t.expr, &t.cx, t.parent.filter(|&p| p < self.nodes.len()));
+                    let mut parent = t.parent.filter(|&p| p < self.nodes.len());
+                    // a number written into a field (`dict(fill=-1)`, `{"pad": -1}`): the line
+                    // that makes the value, as an assignment of it would be
+                    let mut made = None;
+                    if let (Expr::Int(_), Some(_)) = (t.expr.bare(), parent) {
+                        if let (Some(tag), what) = shape(&t.expr, None, &Val::unknown("a number")) {
+                            made = self.node(&t.cx, t.cx.at, tag, what, parent);
+                            parent = made.or(parent);
+                        }
+                    }
+                    v = self.expr(&t.expr, &t.cx, parent);
+                    self.finish(made, &v);
                     self.count = saved;
                 }
                 other => return other,
@@ -1259,11 +1289,13 @@ impl<'a, 'i> Tracer<'a, 'i> {
         }
         // the same statement reached again with no arguments of its own: the value is the same
         if cx.env.is_none() {
-            if let Some((v, d, aside)) = self.memo.get(&key) {
+            if let Some(m) = self.memo.get(&key) {
                 // a value traced aside (its nodes auxiliary) is traced again on the value's own
                 // path, so that its chain is there
-                if *d <= cx.depth && (!*aside || self.aux > 0) {
-                    return v.clone();
+                if m.depth <= cx.depth && (!m.aside || self.aux > 0 || parent.is_none()) {
+                    let (v, nodes) = (m.val.clone(), m.nodes.clone());
+                    self.graft(nodes, parent);
+                    return v;
                 }
             }
         }
@@ -1288,9 +1320,45 @@ impl<'a, 'i> Tracer<'a, 'i> {
         self.finish(node, &v);
         self.active.pop();
         if cx.env.is_none() {
-            self.memo.insert(key, (v.clone(), cx.depth, self.aux > 0));
+            // (a copy: the nodes may be rolled back with a trial they were made in)
+            let nodes = node.filter(|&n| self.nodes.len() - n <= GRAFT).map(|n| (n, self.nodes[n..].to_vec()));
+            // (reached with no chain, by a look whose nodes are discarded: its thunks hang
+            // nowhere, so a path with a chain traces it again)
+            let aside = self.aux > 0 || parent.is_none();
+            self.memo.insert(key, Memo { val: v.clone(), depth: cx.depth, aside, nodes });
         }
         v
+    }
+
+    /// A statement's chain, traced where it was first reached (the nodes `from`), copied under
+    /// `parent` where it is reached again: every path that reaches a line shows where its value
+    /// comes from, whichever path the tracing took first. A long chain is not copied (the
+    /// value still is).
+    fn graft(&mut self, from: Option<(usize, Vec<Node>)>, parent: Option<usize>) {
+        let (Some((start, from)), Some(parent)) = (from, parent) else { return };
+        // only a chain that says where the value comes from (an origin or a transform, not
+        // passes alone), within the slice's budget
+        if from.iter().all(|n| n.tag == Tag::Pass || n.aux)
+            || self.grafted + from.len() > GRAFTS
+            || self.nodes.len() + from.len() > self.node_limit
+        {
+            return;
+        }
+        self.grafted += from.len();
+        let mut new_of: HashMap<usize, usize> = HashMap::new();
+        for (old, mut n) in (start..).zip(from) {
+            // the statement's own node goes under `parent`; a node made meanwhile for another
+            // path (a value forced later) is not the statement's
+            let to = if old == start { Some(parent) } else { n.parent.and_then(|p| new_of.get(&p).copied()) };
+            let Some(to) = to else { continue };
+            let id = self.nodes.len();
+            n.parent = Some(to);
+            n.children = Vec::new();
+            n.aux |= self.aux > 0;
+            self.nodes.push(n);
+            self.nodes[to].children.push(id);
+            new_of.insert(old, id);
+        }
     }
 
     /// Sets a node's tag from the shape of the expression it assigns.
@@ -3101,6 +3169,20 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 let len = vals.iter().find_map(|v| v.len());
                 let els = vals.iter().map(|v| v.element()).collect();
                 return Val::Seq { elem: Box::new(Val::Tuple(els)), len, most: None };
+            }
+            "dict" if !kwargs.is_empty() && args.len() <= 1 => {
+                // `dict(n=12, fill=-1)`, `dict(base, lr=0.1)`: a record of the keywords (over the
+                // one it copies), each evaluated when it is used; keywords name fields, so even
+                // all-int values are no table
+                let mut fields = match args.first().map(|a| self.expr(a, cx, parent)) {
+                    Some(Val::Record(xs)) => xs,
+                    _ => Vec::new(),
+                };
+                for (k, v) in kwargs {
+                    fields.retain(|(f, _)| **f != **k);
+                    fields.push((k.to_string(), Val::Thunk(Rc::new(Thunk { expr: v.clone(), cx: cx.clone(), parent, count: self.count }))));
+                }
+                return Val::Record(fields);
             }
             "dict" => {
                 let v = args.first().map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("dict"));
