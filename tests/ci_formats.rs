@@ -61,6 +61,30 @@ fn sarif_validates_and_names_repository_paths() {
     assert_eq!(r0["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "fixtures/projects/000-seed-blog/seed_blog_example.py");
     assert_eq!(r0["locations"][0]["physicalLocation"]["region"]["startLine"], 17);
     assert_eq!(r0["partialFingerprints"]["cudasleuth/v1"], "CS101:seed_blog_example.py:CustomDataset.__getitem__:y+1");
+    // where `%SRCROOT%` is, for a viewer away from the working directory
+    let root = std::fs::canonicalize(common::root()).unwrap();
+    let want = format!("file://{}/", root.display());
+    assert_eq!(run["originalUriBaseIds"]["%SRCROOT%"]["uri"], want.as_str());
+    // a project outside the working directory: absolute `file:` URIs (a relative path would
+    // name a file in the working directory); GitHub annotations get the absolute path
+    let abs = root.join(PROJ);
+    let away = std::env::temp_dir();
+    let run_away = |format: &str| {
+        let out = bin()
+            .args(["explain", "--format", format, "--project"])
+            .arg(&abs)
+            .arg(abs.join("crash.log"))
+            .current_dir(&away)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let v: serde_json::Value = serde_json::from_str(&run_away("sarif")).unwrap();
+    common::check_sarif(&v);
+    let at = &v["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"];
+    assert_eq!(at["uri"], format!("file://{}/seed_blog_example.py", abs.display()).as_str(), "{at}");
+    assert!(at.get("uriBaseId").is_none(), "{at}");
+    assert!(run_away("github").starts_with(&format!("::error file={}/seed_blog_example.py,line=17,", abs.display())));
     // no project: nothing located, an empty but valid run
     let (_, text) = explain(&["--format", "sarif", "fixtures/torch-2.11-h200/seed_blog_example.async.log"]);
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();

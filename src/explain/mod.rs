@@ -182,6 +182,8 @@ pub fn ci_text(reports: &[Report], quotes: &[Quoted], format: Format, project: O
             let mut v = ci::sarif(reports, &prefix);
             if redact {
                 ci::redact_value(&mut v);
+            } else if let Ok(cwd) = std::env::current_dir() {
+                ci::with_srcroot(&mut v, &cwd);
             }
             serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
         }

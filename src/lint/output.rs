@@ -211,7 +211,7 @@ pub fn github(result: &LintResult) -> String {
 pub fn sarif(result: &LintResult, category: &str) -> serde_json::Value {
     let rules_json: Vec<serde_json::Value> = RULES.iter().map(sarif_rule).collect();
     let results: Vec<serde_json::Value> = result.diagnostics.iter().map(sarif_result).collect();
-    serde_json::json!({
+    let mut v = serde_json::json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": [{
@@ -231,7 +231,12 @@ pub fn sarif(result: &LintResult, category: &str) -> serde_json::Value {
                 "toolExecutionNotifications": result.warnings.iter().map(sarif_notification).collect::<Vec<_>>()
             }]
         }]
-    })
+    });
+    // the paths are relative to the project's root
+    if result.root.is_absolute() {
+        crate::report::ci::with_srcroot(&mut v, &result.root);
+    }
+    v
 }
 
 fn sarif_notification(w: &LintWarning) -> serde_json::Value {
@@ -262,7 +267,7 @@ fn sarif_result(d: &LintDiagnostic) -> serde_json::Value {
         "level": if d.severity == "error" { "error" } else { "warning" },
         "message": {"text": d.message},
         "locations": [{"physicalLocation": {
-            "artifactLocation": {"uri": d.project_path, "uriBaseId": "%SRCROOT%"},
+            "artifactLocation": crate::report::ci::artifact(&d.project_path),
             "region": {"startLine": d.line, "startColumn": d.column, "endLine": d.end_line, "endColumn": d.end_column}
         }}],
         "partialFingerprints": {"cudasleuth/v1": d.fingerprint}

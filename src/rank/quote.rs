@@ -28,7 +28,8 @@ pub fn quote(report: &Report, root: Option<&Path>) -> Quoted {
 }
 
 /// Where the project sits relative to the repository root (the working directory in CI), so
-/// that suspects' paths (relative to `--project`) become repository paths.
+/// that suspects' paths (relative to `--project`) become repository paths; its absolute path
+/// when it is not under the working directory.
 pub fn repo_prefix(project: Option<&Path>) -> String {
     let Some(p) = project else { return String::new() };
     let cwd = std::env::current_dir().ok().and_then(|c| std::fs::canonicalize(c).ok());
@@ -40,6 +41,8 @@ pub fn repo_prefix(project: Option<&Path>) -> String {
     match rel {
         Some(r) if r.as_os_str().is_empty() => String::new(),
         Some(r) => format!("{}/", r.to_string_lossy().replace('\\', "/")),
-        None => String::new(),
+        // a project outside the working directory: its absolute path (a path relative to the
+        // project would name a file in the working directory)
+        None => std::fs::canonicalize(p).map(|a| format!("{}/", a.to_string_lossy().replace('\\', "/"))).unwrap_or_default(),
     }
 }

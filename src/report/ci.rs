@@ -115,7 +115,7 @@ pub fn sarif(reports: &[Report], prefix: &str) -> serde_json::Value {
                 "level": if i == 0 { "error" } else { "warning" },
                 "message": {"text": text},
                 "locations": [{"physicalLocation": {
-                    "artifactLocation": {"uri": format!("{prefix}{}", s.file), "uriBaseId": "%SRCROOT%"},
+                    "artifactLocation": artifact(&format!("{prefix}{}", s.file)),
                     "region": {"startLine": s.line, "startColumn": s.column, "endLine": s.end_line, "endColumn": s.end_column}
                 }}],
                 "partialFingerprints": {"cudasleuth/v1": s.fingerprint},
@@ -435,6 +435,46 @@ pub fn gh_escape_prop(s: &str) -> String {
 }
 
 /// A rule as a SARIF `reportingDescriptor`, its documentation as help.
+/// A SARIF artifact location: a relative path against `%SRCROOT%` (the working directory,
+/// see [`with_srcroot`]), an absolute one as a `file:` URI of its own.
+pub fn artifact(path: &str) -> serde_json::Value {
+    if path.starts_with('/') || path.get(1..3) == Some(":/") || path.get(1..3) == Some(":\\") {
+        serde_json::json!({"uri": file_uri(path)})
+    } else {
+        serde_json::json!({"uri": path, "uriBaseId": "%SRCROOT%"})
+    }
+}
+
+/// Declares where `%SRCROOT%` is (`root`, absolute) in every run of a SARIF log, so that a
+/// viewer away from the working directory resolves the relative paths.
+pub fn with_srcroot(v: &mut serde_json::Value, root: &std::path::Path) {
+    let mut uri = file_uri(&root.to_string_lossy());
+    if !uri.ends_with('/') {
+        uri.push('/');
+    }
+    if let Some(runs) = v.get_mut("runs").and_then(|r| r.as_array_mut()) {
+        for run in runs {
+            run["originalUriBaseIds"] = serde_json::json!({"%SRCROOT%": {"uri": uri}});
+        }
+    }
+}
+
+/// `file:` URI of an absolute path: `/` separators, a drive letter after a `/`, bytes outside
+/// the unreserved set and `/` percent-encoded.
+fn file_uri(path: &str) -> String {
+    let path = path.replace('\\', "/");
+    let mut out = String::from(if path.starts_with('/') { "file://" } else { "file:///" });
+    for b in path.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => out.push(b as char),
+            // a drive letter's colon stays (`file:///C:/…`)
+            b':' if out.len() == "file:///".len() + 1 => out.push(':'),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
 pub fn sarif_rule(r: &rules::RuleInfo) -> serde_json::Value {
     let short = r.doc.lines().skip_while(|l| !l.starts_with("## What it does")).nth(1).unwrap_or(r.name);
     serde_json::json!({
@@ -457,6 +497,16 @@ mod tests {
         let mut v = serde_json::json!({"file": "/home/alice/p/train.py", "frames": [{"/home/alice/x": 3, "n": 1}], "ok": true});
         redact_value(&mut v);
         assert_eq!(v, serde_json::json!({"file": "~/p/train.py", "frames": [{"~/x": 3, "n": 1}], "ok": true}));
+    }
+
+    #[test]
+    fn sarif_locations_resolve_from_anywhere() {
+        assert_eq!(artifact("src/train.py"), serde_json::json!({"uri": "src/train.py", "uriBaseId": "%SRCROOT%"}));
+        assert_eq!(artifact("/tmp/my proj/train.py"), serde_json::json!({"uri": "file:///tmp/my%20proj/train.py"}));
+        assert_eq!(artifact("C:\\Users\\b\\x.py"), serde_json::json!({"uri": "file:///C:/Users/b/x.py"}));
+        let mut v = serde_json::json!({"runs": [{"results": []}]});
+        with_srcroot(&mut v, std::path::Path::new("/home/ci/repo"));
+        assert_eq!(v["runs"][0]["originalUriBaseIds"]["%SRCROOT%"]["uri"], "file:///home/ci/repo/");
     }
 
     #[test]
