@@ -490,3 +490,100 @@ fn a_notebook_run_with_the_shim_extension_points_into_the_notebook() {
     assert!(first["evidence"].as_array().unwrap().iter().any(|e| e.as_str().unwrap().contains(&read_at)), "{}", first["evidence"]);
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A bird-call classifier whose labels are read one-based from its annotation list and used as
+/// they are (deterministic: every run catches the same sample).
+const CALLS: &str = r#"import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, Dataset
+
+ANNOTATIONS = [(0.1, 1), (0.4, 2), (0.9, 3), (0.3, 1)]
+
+
+class Calls(Dataset):
+    def __init__(self, rows):
+        self.rows = rows
+
+    def __len__(self):
+        return len(self.rows)
+
+    def __getitem__(self, i):
+        energy, species = self.rows[i]
+        return torch.tensor([energy, 1.0 - energy]), species
+
+
+head = nn.Linear(2, 3)
+loss_fn = nn.CrossEntropyLoss()
+for x, y in DataLoader(Calls(ANNOTATIONS), batch_size=4):
+    loss_fn(head(x), y).backward()
+"#;
+
+/// repro's human report, one per verdict, as a user reads it (80 columns, no colour); the
+/// run's duration and its results directory are the only parts that change between runs.
+#[test]
+fn repro_reports_read_as_a_user() {
+    let py = need_torch!();
+    let dir = tmp("layout");
+    let clean = CALLS.replace("species = self.rows[i]", "species = self.rows[i]\n        species -= 1");
+    let failing = CALLS.replace("head = nn.Linear(2, 3)", "head = nn.Linear(2, 3)\nraise SystemExit('no GPU quota left')");
+    let secs = regex::Regex::new(r"\b\d+(\.\d+)? s\b").unwrap();
+    // the command as a user types it, whichever Python runs the tests
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::write(bin.join("python"), format!("#!/bin/sh\nexec '{py}' \"$@\"\n")).unwrap();
+    let mut mode = std::fs::metadata(bin.join("python")).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o755);
+    std::fs::set_permissions(bin.join("python"), mode).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let mut got = Vec::new();
+    // each script a project of its own
+    for (name, text, code) in [("caught", CALLS, 1), ("clean", clean.as_str(), 0), ("failed", failing.as_str(), 3)] {
+        let proj = dir.join(name);
+        std::fs::create_dir_all(&proj).unwrap();
+        std::fs::write(proj.join("train.py"), text).unwrap();
+        let out_dir = dir.join(format!("{name}-out"));
+        let out = Command::new(env!("CARGO_BIN_EXE_cudasleuth"))
+            .args(["repro", "--cpu", "-q", "--color", "never", "--project", ".", "--out"])
+            .arg(&out_dir)
+            .args(["--", "python", "train.py"])
+            .current_dir(&proj)
+            .env("COLUMNS", "80")
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(code), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8_lossy(&out.stdout).replace(out_dir.to_str().unwrap(), "<results>");
+        got.push((name, secs.replace_all(&text, "<t> s").to_string()));
+    }
+    for (name, text) in got {
+        insta::assert_snapshot!(format!("repro_{name}"), text);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--redact` takes home directories out of the report in every format (the run's results
+/// directory is under the cache directory, in the user's home by default).
+#[test]
+fn redact_applies_to_repro_reports() {
+    let py = need_torch!();
+    let dir = tmp("redact");
+    std::fs::write(dir.join("caught.py"), CALLS).unwrap();
+    let home = dir.join("home").join("alice");
+    std::fs::create_dir_all(&home).unwrap();
+    for format in ["human", "json", "markdown"] {
+        let out_dir = home.join(format!("out-{format}"));
+        let out = Command::new(env!("CARGO_BIN_EXE_cudasleuth"))
+            .args(["repro", "--cpu", "-q", "--redact", "--color", "never", "--format", format, "--out"])
+            .arg(&out_dir)
+            .args(["--project", ".", "--", py, "caught.py"])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8_lossy(&out.stdout);
+        // (the Markdown summary does not name it)
+        assert!(format == "markdown" || text.contains("out-"), "{format}: the results directory is named\n{text}");
+        assert!(!text.contains("/home/alice"), "{format}:\n{text}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -65,6 +65,10 @@ pub struct Args {
     /// Do not echo the command's output.
     #[arg(long, short)]
     quiet: bool,
+    /// Replace home directories in the report's paths with `~` (every format; the command's
+    /// own output, echoed as it runs, is left as the command wrote it).
+    #[arg(long)]
+    redact: bool,
 }
 
 /// `--timeout`: a finite number of seconds above 0 and at most 1e9 (`inf` or `1e999` made a
@@ -105,6 +109,7 @@ pub fn run(a: Args) -> Result<u8, CliError> {
         original_log: a.log.map(|l| (l, a.replay)),
         format: a.format,
         terminal: terminal(a.color),
+        redact: a.redact,
     };
     // stdout is not locked while the command runs: its output is copied there (holding the
     // lock made the copy wait for ever, and the command with it once the pipe filled)

@@ -32,6 +32,9 @@ pub struct ReproRequest {
     pub original_log: Option<(PathBuf, Replay)>,
     pub format: Format,
     pub terminal: Terminal,
+    /// Home directories out of the report's paths (`--redact`), in every format; the
+    /// command's own output, echoed while it runs, is the command's.
+    pub redact: bool,
 }
 
 /// `cudasleuth repro`: run the command guarded (or read an earlier run), write the report to
@@ -147,12 +150,19 @@ fn write_report(report: &Report, req: &ReproRequest, root: PathBuf, out: &mut dy
     // JSON quotes nothing: the project's files are read only for the formats that show them
     let quoted = || quote::quote(report, Some(&root));
     match req.format {
-        Format::Json => serde_json::to_writer(&mut *out, report).map_err(std::io::Error::from).and_then(|_| writeln!(out)),
+        Format::Json => {
+            let mut v = serde_json::to_value(report).map_err(std::io::Error::from)?;
+            if req.redact {
+                crate::report::ci::redact_value(&mut v);
+            }
+            serde_json::to_writer(&mut *out, &v).map_err(std::io::Error::from).and_then(|_| writeln!(out))
+        }
         Format::Human => {
             let quoted = quoted();
             let style = human::Style { color: req.terminal.color, width: req.terminal.width, quoted };
-            write!(out, "\n{}", crate::report::inert(&human::render(report, &style)))
+            let text = crate::report::inert(&human::render(report, &style));
+            write!(out, "\n{}", if req.redact { crate::report::ci::redact(&text) } else { text })
         }
-        _ => out.write_all(ci_text(std::slice::from_ref(report), &[quoted()], req.format, Some(&root), false).as_bytes()),
+        _ => out.write_all(ci_text(std::slice::from_ref(report), &[quoted()], req.format, Some(&root), req.redact).as_bytes()),
     }
 }

@@ -118,7 +118,16 @@ pub fn render(report: &Report, style: &Style) -> String {
     }
     out.push('\n');
     if report.kind == "repro" {
-        repro_section(&mut out, report, style, &h);
+        // each row wrapped to the width, continued under its text (the labels are 11 wide)
+        let mut rows = String::new();
+        repro_section(&mut rows, report, style, &h);
+        for row in rows.lines() {
+            if row.is_empty() {
+                out.push('\n');
+            } else {
+                wrapped(&mut out, row, 13, style);
+            }
+        }
     }
     let ellipsis = if style.color { "…" } else { "..." };
     for mut diag in diagnostics(report) {
