@@ -109,3 +109,48 @@ mod tests {
         assert_eq!(p.due(5, t0 + Duration::from_secs(5)), None);
     }
 }
+
+/// A progress line whose text the caller makes, for work counted elsewhere (a sweep in the
+/// command's own process): the same conventions as [`Progress`]; taken off when dropped.
+pub struct Line {
+    start: Instant,
+    on: bool,
+    drawn: bool,
+}
+
+impl Line {
+    pub fn new() -> Line {
+        Line { start: Instant::now(), on: wanted(), drawn: false }
+    }
+
+    /// Draws `text` in place of the last one, once the work has taken more than a second.
+    pub fn show(&mut self, text: &str) {
+        if !self.on || self.start.elapsed() < AFTER {
+            return;
+        }
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "\r\x1b[2K{text}");
+        let _ = err.flush();
+        self.drawn = true;
+    }
+
+    pub fn clear(&mut self) {
+        if std::mem::take(&mut self.drawn) {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r\x1b[2K");
+            let _ = err.flush();
+        }
+    }
+}
+
+impl Default for Line {
+    fn default() -> Self {
+        Line::new()
+    }
+}
+
+impl Drop for Line {
+    fn drop(&mut self) {
+        self.clear();
+    }
+}

@@ -6,8 +6,31 @@ import sys
 import time
 
 from ._state import MAX_SWEEP_BAD, _S
-from ._util import (_caller_site, _err, _int_scalar, _int_tensor, _is_iterable_ds, _is_user_file, _short_exc,
-                    _torch, _write_json)
+from ._util import (_caller_site, _err, _int_scalar, _int_tensor, _is_iterable_ds, _is_user_file, _out_dir,
+                    _short_exc, _torch, _write_json)
+
+# How far the sweep is, for cudasleuth's progress line: "CHECKED TOTAL CLASS" (TOTAL "?" for an
+# iterable dataset), rewritten at most twice a second.
+PROGRESS = ".progress"
+
+
+class _Progress(object):
+    def __init__(self, cls, total):
+        self.cls, self.total, self.last = cls, total, 0.0
+
+    def tick(self, checked, force=False):
+        now = time.time()
+        if not force and now - self.last < 0.5:
+            return
+        self.last = now
+        try:
+            d = _out_dir()
+            tmp = os.path.join(d, ".progress.%d.tmp" % os.getpid())
+            with open(tmp, "w") as f:
+                f.write("%d %s %s\n" % (checked, "?" if self.total is None else self.total, self.cls))
+            os.replace(tmp, os.path.join(d, PROGRESS))
+        except (OSError, TypeError):
+            pass
 
 
 _LABEL_KEYS = ("label", "labels", "target", "targets", "y", "mask", "masks")
@@ -229,6 +252,7 @@ def _sweep_dataset(rec, bounds):
     if _is_iterable_ds(ds):
         res["note"] = "iterable dataset: walked by iteration"
         i = 0
+        progress = _Progress(res["class"], None)
         try:
             for s in ds:
                 try:
@@ -236,6 +260,7 @@ def _sweep_dataset(rec, bounds):
                 except (RuntimeError, TypeError, ValueError, AttributeError, IndexError, KeyError) as e:
                     errors.append({"index": i, "error": _short_exc(e)})
                 i += 1
+                progress.tick(i)
                 if i >= 1000000 or time.time() - t0 > 300:
                     res["note"] += "; stopped after %d samples" % i
                     break
@@ -252,6 +277,7 @@ def _sweep_dataset(rec, bounds):
         return res
     wrapped = _SweepDataset(ds, bounds)
     nw = min(4, os.cpu_count() or 1)
+    progress = _Progress(res["class"], res["length"])
 
     def walk(workers):
         out_bad, out_err, checked = [], [], 0
@@ -270,6 +296,8 @@ def _sweep_dataset(rec, bounds):
                         out_err.append({"index": i, "error": error})
                 else:
                     out_bad.extend(items[:MAX_SWEEP_BAD])
+            progress.tick(checked)
+        progress.tick(checked, force=True)
         return out_bad, out_err, checked
 
     try:

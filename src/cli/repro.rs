@@ -62,7 +62,7 @@ pub struct Args {
     format: Format,
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
-    /// Do not echo the command's output.
+    /// Do not echo the command's output (nor draw a sweep's progress line).
     #[arg(long, short)]
     quiet: bool,
     /// Replace home directories in the report's paths with `~` (every format; the command's
@@ -82,6 +82,9 @@ fn seconds(s: &str) -> Result<f64, String> {
 }
 
 pub fn run(a: Args) -> Result<u8, CliError> {
+    if a.quiet {
+        cudasleuth::progress::turn_off();
+    }
     let opts = repro::Options {
         argv: a.command,
         cpu: a.cpu,

@@ -253,7 +253,16 @@ pub fn run(spec: &Spec) -> std::io::Result<Ran> {
     let out = child.stdout.take().map(|s| copy_stream(s, log.clone(), spec.echo_to_stderr, spec.quiet, closed.clone()));
     let err = child.stderr.take().map(|s| copy_stream(s, log.clone(), true, spec.quiet, closed.clone()));
     let mut seen_witness: Option<Instant> = None;
+    // a sweep says how far it is (the shim's `.progress`): a progress line on a terminal
+    let mut line = crate::progress::Line::new();
+    let mut polls = 0u32;
     let ending = loop {
+        polls += 1;
+        if polls % 10 == 0 {
+            if let Some(text) = std::fs::read_to_string(spec.out_dir.join(".progress")).ok().and_then(|t| sweep_progress(&t)) {
+                line.show(&text);
+            }
+        }
         if let Some(status) = child.try_wait()? {
             let code = status.code();
             // the leader is gone; make sure nothing of its group lingers
@@ -281,6 +290,7 @@ pub fn run(spec: &Spec) -> std::io::Result<Ran> {
         }
         std::thread::sleep(Duration::from_millis(25));
     };
+    line.clear();
     #[cfg(unix)]
     stop_strays(spec.out_dir, child.id() as i32);
     lent.give_back();
@@ -293,6 +303,17 @@ pub fn run(spec: &Spec) -> std::io::Result<Ran> {
     }
     closed.store(true, Ordering::SeqCst);
     Ok(Ran { ending, seconds: start.elapsed().as_secs_f64(), log: log_path })
+}
+
+/// The progress line of a sweep from the shim's `.progress` ("CHECKED TOTAL CLASS", TOTAL `?`
+/// for an iterable dataset).
+fn sweep_progress(text: &str) -> Option<String> {
+    let mut parts = text.split_whitespace();
+    let checked: u64 = parts.next()?.parse().ok()?;
+    let total = parts.next()?;
+    let class = parts.next()?;
+    let of = if total == "?" { String::new() } else { format!("/{total}") };
+    Some(format!("cudasleuth: sweeping {class}: {checked}{of} samples checked"))
 }
 
 /// The command's relation to cudasleuth's terminal.
@@ -371,5 +392,19 @@ impl Lent {
                 libc::signal(libc::SIGTTOU, old);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sweep_progress;
+
+    #[test]
+    fn a_sweeps_progress_reads_as_a_line() {
+        assert_eq!(sweep_progress("640 2000 Labels\n").as_deref(), Some("cudasleuth: sweeping Labels: 640/2000 samples checked"));
+        assert_eq!(sweep_progress("12 ? Stream\n").as_deref(), Some("cudasleuth: sweeping Stream: 12 samples checked"));
+        // a file caught half written says nothing
+        assert_eq!(sweep_progress("64"), None);
+        assert_eq!(sweep_progress(""), None);
     }
 }

@@ -456,6 +456,9 @@ class ShimTest(unittest.TestCase):
         self.assertEqual([x["index"] for x in tokens["bad"]], [5, 6, 7, 8, 9])
         self.assertTrue(all(x["name"] == "num_embeddings" for x in tokens["bad"]))
         self.assertIn("cudasleuth: sweep checked 110 samples", r.stderr)
+        # how far the sweep got, for cudasleuth's progress line: the last dataset, all checked
+        with open(os.path.join(self.tmp, "out", ".progress")) as f:
+            self.assertEqual(f.read(), "10 10 Tokens\n")
 
     # ------------------------------------------------------------------ loading
 
