@@ -838,3 +838,67 @@ fn a_piped_scan_draws_no_progress_line() {
     assert!(!err.contains('\r') && !err.contains("files read"), "{err}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("Checked 600 files"), "{}", String::from_utf8_lossy(&out.stdout));
 }
+
+const CROPS_DATA: &str = r#"import json
+import random
+
+import torch
+from torch.utils.data import Dataset
+
+
+def speaker_of(name):
+    return int(name.split("_")[0][3:]) - 1
+
+
+def load_settings(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+class SpeakerCrops(Dataset):
+    def __init__(self, names, n_crops, width):
+        self.utts = []
+        for name in names:
+            self.utts.append((torch.randn(16000), speaker_of(name)))
+        self.width = width
+        self.crops = [self.pick() for _ in range(n_crops)]
+
+    def pick(self):
+        u = random.randrange(len(self.utts))
+        start = random.randrange(16000 - self.width)
+        return u, start
+
+    def __len__(self):
+        return len(self.crops)
+
+    def __getitem__(self, i):
+        u, start = self.crops[i]
+        wav, speaker = self.utts[u]
+        return wav[start:start + self.width], torch.tensor(speaker)
+"#;
+
+const CROPS_TRAIN: &str = r#"import torch.nn as nn
+from torch.utils.data import DataLoader
+
+from data import SpeakerCrops, load_settings
+
+cfg = load_settings("settings.json")
+ds = SpeakerCrops(cfg["utterances"], cfg["crops_per_epoch"], cfg["width"])
+voices = nn.Embedding(4, 32)
+for wav, speaker in DataLoader(ds, batch_size=16):
+    voices(speaker).sum().backward()
+"#;
+
+/// A clean project whose samples are random crops, as many as a setting says: the crop's index
+/// into the utterances is no id of the lookup, and the setting that counts the crops is no
+/// value of it (the count of a list met while tracing an index stays aside).
+#[test]
+fn a_count_of_crops_from_the_settings_is_no_value_of_the_lookup() {
+    let p = Project::new("crops");
+    p.write("data.py", CROPS_DATA);
+    p.write("train.py", CROPS_TRAIN);
+    p.write("settings.json", r#"{"utterances": ["spk1_a.wav", "spk2_b.wav", "spk4_c.wav"], "crops_per_epoch": 512, "width": 4000}"#);
+    let (v, code) = p.json(&["--no-cache", "."]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["diagnostics"].as_array().unwrap().len(), 0, "{v}");
+}

@@ -543,7 +543,10 @@ impl<'a, 'i> Tracer<'a, 'i> {
         let saved = (self.count, self.aux);
         let k = saved.0.map_or(k, |(outer, _)| outer + k);
         self.count = Some((k, dim));
-        self.aux = 0;
+        // (a length met aside, in an operand that does not carry the value, stays aside)
+        if saved.0.is_some() {
+            self.aux = 0;
+        }
         let v = self.expr(e, cx, parent);
         (self.count, self.aux) = saved;
         v
