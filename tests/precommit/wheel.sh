@@ -40,25 +40,30 @@ repos:
     hooks:
       - id: cudasleuth
 YAML
-cat > train.py <<'PY'
+mkdir -p data
+cat > model.py <<'PY'
 import torch.nn as nn
+
+model = nn.Linear(10, 3)
+criterion = nn.CrossEntropyLoss()
+PY
+cat > data/dataset.py <<'PY'
+import torch
 from torch.utils.data import Dataset
 
 
-class Scores(Dataset):
-    def __init__(self, rows):
-        self.rows = rows
+class Pairs(Dataset):
+    def __init__(self, xs, ys):
+        self.xs, self.ys = xs, ys
 
     def __len__(self):
-        return len(self.rows)
+        return len(self.xs)
 
     def __getitem__(self, i):
-        x, grade = self.rows[i]
-        return x, grade + 1
-
-
-head = nn.Linear(8, 5)
-loss_fn = nn.CrossEntropyLoss()
+        x, y = self.xs[i], self.ys[i]
+        if torch.rand(1) < 0.1:
+            y = y + 1
+        return x, y
 PY
 git add -A
 
@@ -66,14 +71,14 @@ git add -A
 clean_path=$(printf '%s' "$PATH" | tr ':' '\n' | grep -v -e cargo -e rustup | paste -sd:)
 export PATH="$work/venv/bin:$clean_path" PRE_COMMIT_HOME="$work/pre-commit-home" PIP_FIND_LINKS="$(dirname "$wheel")"
 if command -v cargo >/dev/null; then echo "note: cargo is still on PATH at $(command -v cargo)"; fi
-if pre-commit run --files train.py > "$work/blocked.txt" 2>&1; then
+if pre-commit run --all-files > "$work/blocked.txt" 2>&1; then
   cat "$work/blocked.txt"; echo "FAIL: the label shift went through"; exit 1
 fi
-grep -q "train.py:14" "$work/blocked.txt" || { cat "$work/blocked.txt"; echo "FAIL: no diagnostic on the shifting line"; exit 1; }
+grep -q "data/dataset.py:15" "$work/blocked.txt" || { cat "$work/blocked.txt"; echo "FAIL: no diagnostic on the shifting line"; exit 1; }
 grep -q "CS10" "$work/blocked.txt" || { cat "$work/blocked.txt"; echo "FAIL: rule not named"; exit 1; }
 # the hook's environment holds the wheel's command
 ls "$PRE_COMMIT_HOME"/repo*/py_env-*/bin/cudasleuth >/dev/null || { echo "FAIL: the hook's environment has no cudasleuth"; exit 1; }
 
-sed -i 's/return x, grade + 1/return x, grade/' train.py
-pre-commit run --files train.py > "$work/clean.txt" 2>&1 || { cat "$work/clean.txt"; echo "FAIL: the clean file was blocked"; exit 1; }
+sed -i 's/            y = y + 1/            x = x.flip(0)/' data/dataset.py
+pre-commit run --all-files > "$work/clean.txt" 2>&1 || { cat "$work/clean.txt"; echo "FAIL: the clean file was blocked"; exit 1; }
 echo "pre-commit (wheel): installed from $(basename "$wheel") without compiling; the label shift was blocked, the clean file passed"
