@@ -1738,3 +1738,106 @@ fn a_fill_value_splatted_from_keyword_settings_names_the_settings_line() {
     let got = tiered_suspects(&files, "embedding_neg.async.log");
     assert!(!got.iter().any(|s| s.ends_with("strong")), "{got:?}");
 }
+
+const TRACKS_GENRES: &str = r#"import json
+from itertools import accumulate
+
+
+class GenreTree:
+    def __init__(self, tree):
+        self.genres = sorted(tree)
+        self.subs = [sorted(tree[g]) for g in self.genres]
+        counts = [len(s) for s in self.subs]
+        self.first = list(accumulate(counts))
+        self.n_genres = len(self.genres)
+        self.n_subs = sum(counts)
+
+    def flat(self, g, s):
+        return self.first[g] + s
+
+
+def load_tree(path):
+    with open(path) as f:
+        return GenreTree(json.load(f))
+"#;
+
+const TRACKS_PREP: &str = r#"import json
+import random
+
+from genres import load_tree
+
+
+def prepare(root):
+    tree = load_tree(root + "/tree.json")
+    for split, n in (("train", 200), ("valid", 50)):
+        rows = {"g": [], "s": []}
+        for _ in range(n):
+            g = random.randrange(tree.n_genres)
+            s = random.randrange(len(tree.subs[g]))
+            rows["g"].append(g)
+            rows["s"].append(tree.flat(g, s))
+        with open(root + "/%s_tracks.json" % split, "w") as f:
+            json.dump(rows, f)
+
+
+if __name__ == "__main__":
+    prepare("data")
+"#;
+
+const TRACKS_FIT: &str = r#"import json
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from genres import load_tree
+
+
+class TwoLevel(nn.Module):
+    def __init__(self, n_genres, n_subs, width=32):
+        super().__init__()
+        self.body = nn.Linear(16, width)
+        self.genre = nn.Linear(width, n_genres)
+        self.sub = nn.Linear(width, n_subs)
+
+    def forward(self, x):
+        h = torch.relu(self.body(x))
+        return self.genre(h), self.sub(h)
+
+
+def tracks(path):
+    with open(path) as f:
+        rows = json.load(f)
+    return torch.tensor(rows["g"]), torch.tensor(rows["s"])
+
+
+def main():
+    tree = load_tree("data/tree.json")
+    net = TwoLevel(tree.n_genres, tree.n_subs)
+    g, s = tracks("data/train_tracks.json")
+    x = torch.randn(len(g), 16)
+    genre_scores, sub_scores = net(x)
+    loss = F.cross_entropy(sub_scores, s) + 0.1 * genre_scores.pow(2).mean()
+    loss.backward()
+
+
+main()
+"#;
+
+/// Flat sub-genre ids made from running sums (`itertools.accumulate`, the end of each block, not
+/// its start), written by a preparation script to a file named per split (`"%s_tracks.json" %
+/// split`) and read back through a helper given the path; the loss is on the second output of a
+/// two-headed model. The running sums are the line; the bound is the second head's width.
+#[test]
+fn running_sums_written_per_split_and_read_back_reach_the_second_head() {
+    let files = [("genres.py", TRACKS_GENRES), ("prep.py", TRACKS_PREP), ("fit.py", TRACKS_FIT)];
+    let v = common::explain_project(&files, "ce_1d_over.async.log");
+    let top = &v["suspects"][0];
+    assert_eq!((top["file"].as_str(), top["line"].as_u64()), (Some("genres.py"), Some(10)), "{v}");
+    let chain: Vec<String> =
+        top["chain"].as_array().unwrap().iter().map(|c| format!("{}:{}", c["file"].as_str().unwrap(), c["line"])).collect();
+    assert!(chain.contains(&"prep.py:17".to_string()), "the writer is on the chain: {chain:?}");
+    let bound: Vec<String> =
+        top["bound_chain"].as_array().unwrap().iter().map(|c| format!("{}:{}", c["file"].as_str().unwrap(), c["line"])).collect();
+    assert!(bound.contains(&"fit.py:15".to_string()), "the second head is the bound: {bound:?}");
+}

@@ -535,8 +535,9 @@ pub fn bound(tr: &mut Tracer, sink: &Sink, cx: &Ctx, parent: Option<usize>) -> O
                 }
             }
             let input = sink.input.clone()?;
-            if let Some((obj, ocx)) = model_of(tr, &input, cx, 0) {
-                return head_width(tr, &obj, &ocx, parent, 0);
+            let mut pos = None;
+            if let Some((obj, ocx)) = model_of(tr, &input, cx, 0, &mut pos) {
+                return head_width(tr, &obj, &ocx, parent, 0, pos);
             }
             direct_layer(tr, &input, cx, parent)
         }
@@ -544,8 +545,9 @@ pub fn bound(tr: &mut Tracer, sink: &Sink, cx: &Ctx, parent: Option<usize>) -> O
         // loss): the head's width
         SinkKind::Index => {
             let input = sink.input.clone()?;
-            let (obj, ocx) = model_of(tr, &input, cx, 0)?;
-            head_width(tr, &obj, &ocx, parent, 0)
+            let mut pos = None;
+            let (obj, ocx) = model_of(tr, &input, cx, 0, &mut pos)?;
+            head_width(tr, &obj, &ocx, parent, 0, pos)
         }
         SinkKind::Embedding => {
             let (ctor, cdef, cstmt) = sink.ctor.clone()?;
@@ -594,7 +596,10 @@ fn hf_config(tr: &mut Tracer, ctor: &Expr, cdef: DefId, cstmt: usize, field: &st
 
 /// The model instance whose output an expression is (`logits = model(x)`, `self(x)`,
 /// `out.logits`), with the context to read its fields in.
-fn model_of(tr: &mut Tracer, e: &Expr, cx: &Ctx, hops: usize) -> Option<(Rc<Object>, Ctx)> {
+///
+/// `pos`: the position of the model's output the scores are, when the caller unpacks a tuple
+/// the model returns (`p_logits, l_logits = model(x)`, `out[1]`), the one nearest the scores.
+fn model_of(tr: &mut Tracer, e: &Expr, cx: &Ctx, hops: usize, pos: &mut Option<usize>) -> Option<(Rc<Object>, Ctx)> {
     if hops > 6 {
         return None;
     }
@@ -604,9 +609,12 @@ fn model_of(tr: &mut Tracer, e: &Expr, cx: &Ctx, hops: usize) -> Option<(Rc<Obje
         Expr::Name(n) => {
             for i in (0..cx.at.min(d.stmts.len())).rev() {
                 if let StmtKind::Assign { targets, value, .. } = &d.stmts[i].kind {
-                    if targets.iter().any(|t| super::trace::pattern_pos(t, n).is_some()) {
+                    if let Some(at) = targets.iter().find_map(|t| super::trace::pattern_pos(t, n)) {
+                        if pos.is_none() {
+                            *pos = at.first().copied();
+                        }
                         let c = Ctx { at: i, ..cx.clone() };
-                        return model_of(tr, value, &c, hops + 1);
+                        return model_of(tr, value, &c, hops + 1, pos);
                     }
                 }
             }
@@ -625,14 +633,20 @@ fn model_of(tr: &mut Tracer, e: &Expr, cx: &Ctx, hops: usize) -> Option<(Rc<Obje
                 });
                 if let Some(a) = found {
                     let c = Ctx { def: sid, at: si, env: None, depth: cx.depth + 1 };
-                    if let Some(m) = model_of(tr, &a, &c, hops + 1) {
+                    if let Some(m) = model_of(tr, &a, &c, hops + 1, pos) {
                         return Some(m);
                     }
                 }
             }
             None
         }
-        Expr::Attr(o, _) | Expr::Sub(o, _) => model_of(tr, o, cx, hops + 1),
+        Expr::Sub(o, k) => {
+            if let (None, Expr::Int(k)) = (*pos, &**k) {
+                *pos = usize::try_from(*k).ok();
+            }
+            model_of(tr, o, cx, hops + 1, pos)
+        }
+        Expr::Attr(o, _) => model_of(tr, o, cx, hops + 1, pos),
         Expr::Call { func, args, .. } => {
             // scores normalized on the way (`F.log_softmax(logits, dim=1)`) keep the head's width
             let function = match &**func {
@@ -641,11 +655,11 @@ fn model_of(tr: &mut Tracer, e: &Expr, cx: &Ctx, hops: usize) -> Option<(Rc<Obje
                 _ => false,
             };
             if function && func.last_name().is_some_and(|n| NORMALIZING.contains(&n)) {
-                return model_of(tr, args.first()?, cx, hops + 1);
+                return model_of(tr, args.first()?, cx, hops + 1, pos);
             }
             if let Expr::Attr(o, m) = &**func {
                 if SHAPE_KEEPING.contains(&m.as_str()) {
-                    return model_of(tr, o, cx, hops + 1);
+                    return model_of(tr, o, cx, hops + 1, pos);
                 }
             }
             let keep = tr.nodes.len();
@@ -655,7 +669,7 @@ fn model_of(tr: &mut Tracer, e: &Expr, cx: &Ctx, hops: usize) -> Option<(Rc<Obje
                 Val::Obj(o) => Some((o, cx.clone())),
                 _ => args.first().and_then(|a| {
                     if matches!(func.last_name(), Some("view" | "reshape")) {
-                        model_of(tr, a, cx, hops + 1)
+                        model_of(tr, a, cx, hops + 1, pos)
                     } else {
                         None
                     }
@@ -728,7 +742,7 @@ fn direct_layer(tr: &mut Tracer, e: &Expr, cx: &Ctx, parent: Option<usize>) -> O
 
 /// The number of outputs of a model's last layer: the layer its `forward` returns the output
 /// of (through local names), else the last `nn.Linear` its constructor builds.
-fn head_width(tr: &mut Tracer, obj: &Rc<Object>, cx: &Ctx, parent: Option<usize>, depth: usize) -> Option<Val> {
+fn head_width(tr: &mut Tracer, obj: &Rc<Object>, cx: &Ctx, parent: Option<usize>, depth: usize, pos: Option<usize>) -> Option<Val> {
     if depth > 3 {
         return None;
     }
@@ -764,7 +778,8 @@ fn head_width(tr: &mut Tracer, obj: &Rc<Object>, cx: &Ctx, parent: Option<usize>
                         _ => None,
                     })
                 }
-                Expr::Seq(_, xs) => ret = xs.first().map(|x| (x.clone(), at)),
+                // a tuple of outputs: the one the caller took (the first when unknown)
+                Expr::Seq(_, xs) => ret = pos.and_then(|k| xs.get(k)).or(xs.first()).map(|x| (x.clone(), at)),
                 Expr::Attr(o, _) | Expr::Sub(o, _) => ret = Some(((*o).clone(), at)),
                 _ => {}
             }
@@ -805,7 +820,7 @@ fn head_width(tr: &mut Tracer, obj: &Rc<Object>, cx: &Ctx, parent: Option<usize>
                 let v = tr.expr(value, &c, None);
                 tr.nodes.truncate(keep);
                 if let Val::Obj(inner) = v {
-                    return head_width(tr, &inner, &c, parent, depth + 1);
+                    return head_width(tr, &inner, &c, parent, depth + 1, None);
                 }
             }
         }

@@ -2461,7 +2461,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 let (Some(obj), Some(file)) = (obj, file) else { continue };
                 let written =
                     if file_by_path { self.path_text(file, &c).or_else(|| self.opened_path(file, &c)) } else { self.opened_path(file, &c) };
-                if written.as_deref().map(|w| w.rsplit('/').next().unwrap_or(w)) != Some(name) {
+                if !written.as_deref().is_some_and(|w| file_name_fits(w.rsplit('/').next().unwrap_or(w), name)) {
                     continue;
                 }
                 let node = self.node(&c, at, Tag::Pass, format!("saves `{}` to `{name}`, read back later", short(obj)), parent);
@@ -2486,10 +2486,33 @@ impl<'a, 'i> Tracer<'a, 'i> {
             Expr::Call { args, .. } if args.last().is_some_and(|a| matches!(a.bare(), Expr::Str(s) if s.contains('.'))) => {
                 args.last().and_then(|a| self.path_text(a, cx))
             }
-            Expr::Bin(op, _, r) if op == "/" => self.path_text(r, cx),
+            // `dir / "x.json"`, `root + "/x.json"`: the name is in the right part
+            Expr::Bin(op, _, r) if op == "/" || op == "+" => self.path_text(r, cx),
+            // a name formatted per split or run (`"%s.json" % name`): the template
+            Expr::Bin(op, l, _) if op == "%" => self.path_text(l, cx),
+            // a parameter of the call being traced: the path its caller passed
+            Expr::Name(n) if self.def(cx).last_assign(cx.at, n).is_none() => {
+                self.passed_path(n, cx).or_else(|| self.string_of(e, cx, 0).map(|s| s.to_string()))
+            }
             Expr::Name(_) | Expr::Attr(..) => self.string_of(e, cx, 0).map(|s| s.to_string()),
             _ => None,
         }
+    }
+
+    /// The path the call being traced passes as parameter `n` (`load_split("train.json")`
+    /// reached from that call), when the arguments are still expressions of the caller.
+    fn passed_path(&self, n: &str, cx: &Ctx) -> Option<String> {
+        let env = cx.env.as_ref()?;
+        let caller = env.caller.as_ref()?;
+        let d = self.def(cx);
+        let pi = d.param_index(n).filter(|&pi| !d.params[pi].star)?;
+        let arg = env
+            .kwargs
+            .iter()
+            .find(|(k, _)| **k == *d.params[pi].name)
+            .map(|(_, e)| e.clone())
+            .or_else(|| positional(&env.args, pi, usize::from(d.is_method())))?;
+        self.path_text(&arg, caller)
     }
 
     /// The data or config file the scan read that a path names (by its last part).
@@ -3073,11 +3096,12 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 };
                 return Val::Seq { elem: Box::new(v.element()), len, most: None };
             }
-            "cumsum" => {
+            // (`itertools.accumulate(sizes)`: running sums too, when no other function is given)
+            "cumsum" | "accumulate" if name == "cumsum" || args.len() == 1 && kwargs.is_empty() => {
                 if let Some(a) = args.first() {
                     self.aux_expr(a, cx, parent);
                 }
-                self.mark(parent, Tag::Len(Length::Running), "running counts (`cumsum`): each one past its own block".into());
+                self.mark(parent, Tag::Len(Length::Running), format!("running counts (`{name}`): each one past its own block"));
                 return Val::Int(Range { lo: Some(Sym::num(0)), hi: None });
             }
             "range" | "arange" => {
@@ -3951,6 +3975,32 @@ pub fn positional(args: &[Expr], pi: usize, offset: usize) -> Option<Expr> {
     None
 }
 
+/// Whether a file name written by the project names the file `name`: the same name, or a
+/// template whose placeholders (`%s`, `{split}`) stand for the parts that differ
+/// (`"%s.json" % name` writes `train.json` and `val.json`).
+fn file_name_fits(written: &str, name: &str) -> bool {
+    static HOLE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let hole = HOLE.get_or_init(|| regex::Regex::new(r"%[sdir]|\{[^{}]*\}").unwrap());
+    if !hole.is_match(written) {
+        return written == name;
+    }
+    let pieces: Vec<&str> = hole.split(written).collect();
+    let (first, last) = (pieces[0], pieces[pieces.len() - 1]);
+    if !name.starts_with(first) || !name[first.len()..].ends_with(last) || name.len() < first.len() + last.len() {
+        return false;
+    }
+    // the pieces between, in order, in what is left
+    let mut rest = &name[first.len()..name.len() - last.len()];
+    for p in &pieces[1..pieces.len() - 1] {
+        match rest.find(p) {
+            Some(i) => rest = &rest[i + p.len()..],
+            None => return false,
+        }
+    }
+    // each placeholder stands for something
+    pieces.iter().map(|p| p.len()).sum::<usize>() < name.len()
+}
+
 /// The `for` clauses of the comprehensions of a statement that hold a call with these
 /// arguments, outermost first.
 fn enclosing_gens(kind: &StmtKind, args: &[Expr]) -> Vec<(Expr, Expr)> {
@@ -4517,5 +4567,22 @@ fn window_width<'e>(lo: &'e Expr, hi: &Expr) -> Option<&'e Expr> {
     match lo.bare() {
         Expr::Call { func, args, .. } if func.last_name() == Some("max") && args.len() == 2 => back(&args[0]).or_else(|| back(&args[1])),
         _ => back(lo),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::file_name_fits;
+
+    #[test]
+    fn a_templated_file_name_fits_the_names_it_makes() {
+        assert!(file_name_fits("train.json", "train.json"));
+        assert!(!file_name_fits("train.json", "val.json"));
+        assert!(file_name_fits("%s.json", "train.json"));
+        assert!(file_name_fits("{split}_rows.npy", "val_rows.npy"));
+        assert!(file_name_fits("fold%d-%s.pkl", "fold3-train.pkl"));
+        assert!(!file_name_fits("%s.json", "train.csv"));
+        assert!(!file_name_fits("%s.json", ".json"));
+        assert!(!file_name_fits("{split}_rows.npy", "rows.npy"));
     }
 }
