@@ -87,29 +87,6 @@ impl Drop for Progress {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_line_waits_a_second_and_is_redrawn_at_most_ten_times_a_second() {
-        let t0 = Instant::now();
-        let p = Progress::with("files read", 10, true, t0);
-        assert_eq!(p.due(1, t0 + Duration::from_millis(500)), None, "not before a second");
-        assert_eq!(p.due(2, t0 + Duration::from_millis(1000)).as_deref(), Some("cudasleuth: 2/10 files read"));
-        assert_eq!(p.due(3, t0 + Duration::from_millis(1050)), None, "not again within 100 ms");
-        assert_eq!(p.due(4, t0 + Duration::from_millis(1150)).as_deref(), Some("cudasleuth: 4/10 files read"));
-        assert_eq!(p.due(10, t0 + Duration::from_millis(1160)).as_deref(), Some("cudasleuth: 10/10 files read"), "the last step is drawn");
-    }
-
-    #[test]
-    fn off_draws_nothing() {
-        let t0 = Instant::now();
-        let p = Progress::with("files read", 10, false, t0);
-        assert_eq!(p.due(5, t0 + Duration::from_secs(5)), None);
-    }
-}
-
 /// A progress line whose text the caller makes, for work counted elsewhere (a sweep in the
 /// command's own process): the same conventions as [`Progress`]; taken off when dropped.
 pub struct Line {
@@ -152,5 +129,28 @@ impl Default for Line {
 impl Drop for Line {
     fn drop(&mut self) {
         self.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_line_waits_a_second_and_is_redrawn_at_most_ten_times_a_second() {
+        let t0 = Instant::now();
+        let p = Progress::with("files read", 10, true, t0);
+        assert_eq!(p.due(1, t0 + Duration::from_millis(500)), None, "not before a second");
+        assert_eq!(p.due(2, t0 + Duration::from_millis(1000)).as_deref(), Some("cudasleuth: 2/10 files read"));
+        assert_eq!(p.due(3, t0 + Duration::from_millis(1050)), None, "not again within 100 ms");
+        assert_eq!(p.due(4, t0 + Duration::from_millis(1150)).as_deref(), Some("cudasleuth: 4/10 files read"));
+        assert_eq!(p.due(10, t0 + Duration::from_millis(1160)).as_deref(), Some("cudasleuth: 10/10 files read"), "the last step is drawn");
+    }
+
+    #[test]
+    fn off_draws_nothing() {
+        let t0 = Instant::now();
+        let p = Progress::with("files read", 10, false, t0);
+        assert_eq!(p.due(5, t0 + Duration::from_secs(5)), None);
     }
 }
