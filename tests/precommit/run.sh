@@ -19,46 +19,14 @@ if ! git -C "$repo" diff --quiet HEAD -- 2>/dev/null || [ -n "$(git -C "$repo" s
 fi
 rev=$(git -C "$src" rev-parse HEAD)
 
-proj="$work/proj"
-mkdir -p "$proj/data"
-cd "$proj"
-git init -q
-git config user.email ci@example.invalid
-git config user.name ci
-cat > .pre-commit-config.yaml <<YAML
-repos:
-  - repo: $src
-    rev: $rev
-    hooks:
-      - id: cudasleuth
-YAML
-cat > model.py <<'PY'
-import torch.nn as nn
-
-model = nn.Linear(10, 3)
-criterion = nn.CrossEntropyLoss()
-PY
+# shellcheck source=tests/precommit/user-project.sh
+. "$repo/tests/precommit/user-project.sh"
+user_project "$work/proj" "$src" "$rev"
+cp "$repo/tests/precommit/project/model.py" model.py
 git add -A && git commit -qm "model" --no-verify
 pre-commit install > /dev/null
 
-cat > data/dataset.py <<'PY'
-import torch
-from torch.utils.data import Dataset
-
-
-class Pairs(Dataset):
-    def __init__(self, xs, ys):
-        self.xs, self.ys = xs, ys
-
-    def __len__(self):
-        return len(self.xs)
-
-    def __getitem__(self, i):
-        x, y = self.xs[i], self.ys[i]
-        if torch.rand(1) < 0.1:
-            y = y + 1
-        return x, y
-PY
+cp "$repo/tests/precommit/project/data/dataset.py" data/dataset.py
 git add data/dataset.py
 if git commit -qm "dataset with a label shift" > "$work/blocked.txt" 2>&1; then
   cat "$work/blocked.txt"; echo "FAIL: the commit with a label shift went through"; exit 1

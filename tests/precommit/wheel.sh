@@ -27,44 +27,11 @@ git -C "$mirror" add -A
 git -C "$mirror" -c user.email=ci@example.invalid -c user.name=ci commit -qm mirror
 rev=$(git -C "$mirror" rev-parse HEAD)
 
-proj="$work/proj"
-mkdir -p "$proj"
-cd "$proj"
-git init -q
-git config user.email ci@example.invalid
-git config user.name ci
-cat > .pre-commit-config.yaml <<YAML
-repos:
-  - repo: $mirror
-    rev: $rev
-    hooks:
-      - id: cudasleuth
-YAML
-mkdir -p data
-cat > model.py <<'PY'
-import torch.nn as nn
-
-model = nn.Linear(10, 3)
-criterion = nn.CrossEntropyLoss()
-PY
-cat > data/dataset.py <<'PY'
-import torch
-from torch.utils.data import Dataset
-
-
-class Pairs(Dataset):
-    def __init__(self, xs, ys):
-        self.xs, self.ys = xs, ys
-
-    def __len__(self):
-        return len(self.xs)
-
-    def __getitem__(self, i):
-        x, y = self.xs[i], self.ys[i]
-        if torch.rand(1) < 0.1:
-            y = y + 1
-        return x, y
-PY
+# shellcheck source=tests/precommit/user-project.sh
+. "$repo/tests/precommit/user-project.sh"
+user_project "$work/proj" "$mirror" "$rev"
+cp "$repo/tests/precommit/project/model.py" model.py
+cp "$repo/tests/precommit/project/data/dataset.py" data/dataset.py
 git add -A
 
 # no cargo or rustup on PATH: the hook must not compile anything
