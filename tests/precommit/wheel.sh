@@ -11,9 +11,10 @@ wheel=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 
 # the mirror's pin and version follow the crate's version
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$repo/Cargo.toml" | head -1)
-grep -q "^version = \"$version\"" "$repo/pre-commit-mirror/pyproject.toml" &&
-  grep -q "\"cudasleuth==$version\"" "$repo/pre-commit-mirror/pyproject.toml" ||
-  { echo "FAIL: pre-commit-mirror/pyproject.toml does not pin cudasleuth $version"; exit 1; }
+if ! grep -q "^version = \"$version\"" "$repo/pre-commit-mirror/pyproject.toml" ||
+  ! grep -q "\"cudasleuth==$version\"" "$repo/pre-commit-mirror/pyproject.toml"; then
+  echo "FAIL: pre-commit-mirror/pyproject.toml does not pin cudasleuth $version"; exit 1
+fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -36,7 +37,8 @@ git add -A
 
 # no cargo or rustup on PATH: the hook must not compile anything
 clean_path=$(printf '%s' "$PATH" | tr ':' '\n' | grep -v -e cargo -e rustup | paste -sd:)
-export PATH="$work/venv/bin:$clean_path" PRE_COMMIT_HOME="$work/pre-commit-home" PIP_FIND_LINKS="$(dirname "$wheel")"
+links=$(dirname "$wheel")
+export PATH="$work/venv/bin:$clean_path" PRE_COMMIT_HOME="$work/pre-commit-home" PIP_FIND_LINKS="$links"
 if command -v cargo >/dev/null; then echo "note: cargo is still on PATH at $(command -v cargo)"; fi
 if pre-commit run --all-files > "$work/blocked.txt" 2>&1; then
   cat "$work/blocked.txt"; echo "FAIL: the label shift went through"; exit 1
