@@ -68,7 +68,9 @@ fn sarif_validates_and_names_repository_paths() {
     // a project outside the working directory: absolute `file:` URIs (a relative path would
     // name a file in the working directory); GitHub annotations get the absolute path
     let abs = root.join(PROJ);
-    let away = std::env::temp_dir();
+    // (a directory of its own: the repository itself may sit under the temp directory)
+    let away = std::env::temp_dir().join(format!("cs-away-{}", std::process::id()));
+    std::fs::create_dir_all(&away).unwrap();
     let run_away = |format: &str| {
         let out = bin()
             .args(["explain", "--format", format, "--project"])
@@ -85,6 +87,7 @@ fn sarif_validates_and_names_repository_paths() {
     assert_eq!(at["uri"], format!("file://{}/seed_blog_example.py", abs.display()).as_str(), "{at}");
     assert!(at.get("uriBaseId").is_none(), "{at}");
     assert!(run_away("github").starts_with(&format!("::error file={}/seed_blog_example.py,line=17,", abs.display())));
+    let _ = std::fs::remove_dir_all(&away);
     // no project: nothing located, an empty but valid run
     let (_, text) = explain(&["--format", "sarif", "fixtures/torch-2.11-h200/seed_blog_example.async.log"]);
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
