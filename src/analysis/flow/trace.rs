@@ -21,6 +21,10 @@ const GRAFT: usize = 6;
 /// The most nodes copied in one slice (a statement reached from many paths is copied to a few).
 const GRAFTS: usize = 24;
 
+pub const MAX_CALLS: u8 = 10;
+/// At most this many call sites are followed back from one parameter.
+const MAX_SITES: usize = 6;
+
 /// A statement's value traced once: reached again with no arguments of its own, the value is
 /// the same.
 struct Memo {
@@ -32,9 +36,6 @@ struct Memo {
     /// The nodes its tracing made (a copy, the first one's index), when there are few.
     nodes: Option<(usize, Vec<Node>)>,
 }
-pub const MAX_CALLS: u8 = 10;
-/// At most this many call sites are followed back from one parameter.
-const MAX_SITES: usize = 6;
 
 /// What a slice node does to the value; the scorers read it.
 #[derive(Debug, Clone, PartialEq)]
@@ -440,6 +441,12 @@ impl<'a, 'i> Tracer<'a, 'i> {
         self.force(cur)
     }
 
+    /// `e` at `cx`, evaluated when its value is used (a field of a record, an element of a
+    /// returned tuple), its nodes then under `parent`.
+    fn defer(&self, e: &Expr, cx: &Ctx, parent: Option<usize>) -> Val {
+        Val::Thunk(Rc::new(Thunk { expr: e.clone(), cx: cx.clone(), parent, count: self.count }))
+    }
+
     /// Evaluates an operand that does not carry the value (its nodes are auxiliary).
     pub fn aux_expr(&mut self, e: &Expr, cx: &Ctx, parent: Option<usize>) -> Val {
         self.aux += 1;
@@ -664,9 +671,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     _ => Val::unknown("unary operator"),
                 }
             }
-            Expr::Seq(SeqKind::Tuple, xs) => Val::Tuple(
-                xs.iter().map(|x| Val::Thunk(Rc::new(Thunk { expr: x.clone(), cx: cx.clone(), parent, count: self.count }))).collect(),
-            ),
+            Expr::Seq(SeqKind::Tuple, xs) => Val::Tuple(xs.iter().map(|x| self.defer(x, cx, parent)).collect()),
             Expr::Seq(kind, xs) => {
                 let vals: Vec<Val> = xs.iter().map(|x| self.in_elem(|tr| tr.expr(x, cx, parent))).collect();
                 match kind {
@@ -700,11 +705,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                             Expr::Str(k) => k,
                             _ => unreachable!(),
                         };
-                        let val = if table {
-                            self.expr(v, cx, parent)
-                        } else {
-                            Val::Thunk(Rc::new(Thunk { expr: v.clone(), cx: cx.clone(), parent, count: self.count }))
-                        };
+                        let val = if table { self.expr(v, cx, parent) } else { self.defer(v, cx, parent) };
                         fields.retain(|(f, _)| **f != **k);
                         fields.push((k.to_string(), val));
                     }
@@ -2272,12 +2273,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     let p = &d.params[pi];
                     let mut found: Option<Text> = None;
                     for site in self.ix.call_sites(d, cx.def, MAX_SITES) {
-                        let arg = site
-                            .kwargs
-                            .iter()
-                            .find(|(k, _)| *k == p.name)
-                            .map(|(_, e)| e.clone())
-                            .or_else(|| positional(&site.args, pi, site.offset));
+                        let arg = given(&site.args, &site.kwargs, &p.name, pi, site.offset);
                         let c = Ctx { def: site.at.0, at: site.at.1, env: None, depth: cx.depth + 1 };
                         let got = match arg {
                             Some(a) => self.string_of(&a, &c, hops + 1),
@@ -2506,12 +2502,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         let caller = env.caller.as_ref()?;
         let d = self.def(cx);
         let pi = d.param_index(n).filter(|&pi| !d.params[pi].star)?;
-        let arg = env
-            .kwargs
-            .iter()
-            .find(|(k, _)| **k == *d.params[pi].name)
-            .map(|(_, e)| e.clone())
-            .or_else(|| positional(&env.args, pi, usize::from(d.is_method())))?;
+        let arg = given(&env.args, &env.kwargs, &d.params[pi].name, pi, usize::from(d.is_method()))?;
         self.path_text(&arg, caller)
     }
 
@@ -3207,7 +3198,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 };
                 for (k, v) in kwargs {
                     fields.retain(|(f, _)| **f != **k);
-                    fields.push((k.to_string(), Val::Thunk(Rc::new(Thunk { expr: v.clone(), cx: cx.clone(), parent, count: self.count }))));
+                    fields.push((k.to_string(), self.defer(v, cx, parent)));
                 }
                 return Val::Record(fields);
             }
@@ -3975,6 +3966,12 @@ pub fn positional(args: &[Expr], pi: usize, offset: usize) -> Option<Expr> {
     None
 }
 
+/// The argument a call gives parameter `name` at position `pi`, by keyword or by position
+/// (`offset`: the parameters before the call's first argument, `self`).
+fn given(args: &[Expr], kwargs: &[(Text, Expr)], name: &str, pi: usize, offset: usize) -> Option<Expr> {
+    kwargs.iter().find(|(k, _)| k == name).map(|(_, e)| e.clone()).or_else(|| positional(args, pi, offset))
+}
+
 /// Whether a file name written by the project names the file `name`: the same name, or a
 /// template whose placeholders (`%s`, `{split}`) stand for the parts that differ
 /// (`"%s.json" % name` writes `train.json` and `val.json`).
@@ -3986,7 +3983,7 @@ fn file_name_fits(written: &str, name: &str) -> bool {
     }
     let pieces: Vec<&str> = hole.split(written).collect();
     let (first, last) = (pieces[0], pieces[pieces.len() - 1]);
-    if !name.starts_with(first) || !name[first.len()..].ends_with(last) || name.len() < first.len() + last.len() {
+    if !name.starts_with(first) || !name[first.len()..].ends_with(last) {
         return false;
     }
     // the pieces between, in order, in what is left
