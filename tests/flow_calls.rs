@@ -340,3 +340,106 @@ fn a_method_called_on_a_field_built_as_another_class_is_not_a_call_of_this_one()
     assert!(!got.iter().any(|s| s.starts_with("feats.py:35")), "{got:?}");
     assert!(!got.is_empty(), "{got:?}");
 }
+
+const TT_CATALOG: &str = r#"import csv
+import random
+
+N_USERS = 300
+SHELVES = 25
+PER_SHELF = 20
+N_ITEMS = SHELVES * PER_SHELF
+
+
+def write_sessions(path, rows=2000, seed=3):
+    rnd = random.Random(seed)
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["user", "shelf", "slot"])
+        for _ in range(rows):
+            w.writerow([rnd.randrange(N_USERS), rnd.randrange(SHELVES), rnd.randrange(PER_SHELF)])
+
+
+def read_sessions(path):
+    users, items = [], []
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            users.append(int(r["user"]))
+            items.append(int(r["shelf"]) * PER_SHELF + int(r["slot"]))
+    return users, items
+"#;
+
+const TT_TOWERS: &str = r#"import torch
+import torch.nn as nn
+
+
+class TwoTower(nn.Module):
+    def __init__(self, n_users, n_items, dim=32):
+        super().__init__()
+        self.tables = nn.ModuleDict({
+            "user": nn.Embedding(n_users, dim),
+            "item": nn.Embedding(n_items, dim),
+        })
+
+    def users(self, ids):
+        return self.tables["user"](ids)
+
+    def items(self, ids):
+        return self.tables["item"](ids)
+
+
+def neighbours(items, n_items, k=4):
+    # items close in the catalogue make hard negatives
+    return (items + n_items // 2).unsqueeze(1).repeat(1, k)
+"#;
+
+const TT_FIT: &str = r#"import torch
+import torch.nn.functional as F
+
+from catalog import N_ITEMS, N_USERS, read_sessions, write_sessions
+from towers import TwoTower, neighbours
+
+
+def step(model, opt, users, items):
+    u = model.users(users)
+    pos = model.items(items)
+    neg = model.items(neighbours(items, N_ITEMS))
+    scores = torch.cat([(u * pos).sum(-1, keepdim=True), (u.unsqueeze(1) * neg).sum(-1)], dim=1)
+    loss = F.cross_entropy(scores, torch.zeros(len(users), dtype=torch.long))
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    return loss.item()
+
+
+def main():
+    write_sessions("sessions.csv")
+    users, items = read_sessions("sessions.csv")
+    users, items = torch.tensor(users), torch.tensor(items)
+    model = TwoTower(N_USERS, N_ITEMS)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    for start in range(0, len(users), 128):
+        step(model, opt, users[start:start + 128], items[start:start + 128])
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+/// A real CPU run (PyPI's torch, `fixtures/cpu-pypi-torch/two_tower_neighbours.log`): the
+/// lookup is an entry of a `ModuleDict` (`self.tables["item"](ids)`), called twice from the
+/// same step, first with the items (which pass) and then with their neighbours, shifted by half
+/// the catalogue without wrapping. The traceback names the second call, so the items' own lines
+/// are cleared by the first; the half of the setting added is an offset, not the setting grown
+/// on purpose, so the table's size is not the line to change.
+#[test]
+fn a_lookup_in_a_module_dict_called_twice_names_the_shift_only_the_failing_call_made() {
+    let files = [("catalog.py", TT_CATALOG), ("towers.py", TT_TOWERS), ("fit.py", TT_FIT)];
+    let log = common::root().join("fixtures/cpu-pypi-torch/two_tower_neighbours.log");
+    let v = common::explain_project_log(&files, &log);
+    let got: Vec<String> = v["suspects"].as_array().unwrap().iter().map(|s| format!("{}:{}", s["file"].as_str().unwrap(), s["line"])).collect();
+    assert_eq!(got.first().map(String::as_str), Some("towers.py:22"), "{got:?}");
+    assert!(!got.iter().any(|s| s == "fit.py:24"), "the table takes the setting as it is, on purpose: {got:?}");
+    let read = v["suspects"].as_array().unwrap().iter().find(|s| s["line"] == 24 && s["file"] == "catalog.py");
+    let said = read.map(|s| s["message"].as_str().unwrap_or("").to_string()).unwrap_or_default();
+    assert!(said.contains("first through the call at fit.py:10"), "the items passed the first call: {said}");
+}

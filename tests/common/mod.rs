@@ -295,6 +295,11 @@ main()
 /// `explain --format json` of a real H200 log (`fixtures/torch-2.11-h200/LOG`) on a project made
 /// of `files` in a directory of its own: the report, checked against the schema.
 pub fn explain_project(files: &[(&str, &str)], log: &str) -> serde_json::Value {
+    explain_project_log(files, &root().join("fixtures/torch-2.11-h200").join(log))
+}
+
+/// [`explain_project`] of the log at `log`.
+pub fn explain_project_log(files: &[(&str, &str)], log: &Path) -> serde_json::Value {
     // a directory of its own per call: the tests run in parallel, several on the same file names
     static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -306,7 +311,6 @@ pub fn explain_project(files: &[(&str, &str)], log: &str) -> serde_json::Value {
         std::fs::write(&p, text).unwrap();
     }
     std::fs::write(dir.join("pyproject.toml"), "[project]\nname = \"case\"\n").unwrap();
-    let log = root().join("fixtures/torch-2.11-h200").join(log);
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_cudasleuth"))
         .args(["explain", &log.display().to_string(), "--project", &dir.display().to_string(), "--format", "json"])
         .output()

@@ -17,7 +17,7 @@ pub mod value;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
-use self::index::Index;
+use self::index::{DefId, Index};
 use self::sinks::{Sink, SinkKind};
 use self::trace::{Ctx, Length, Node, Scaling, Tag, Tracer};
 use self::value::{Norm, Range, Sym, Val};
@@ -300,8 +300,21 @@ fn suspects_here(
         }
         let probs = sink.kind.takes_probabilities();
         let keep = |s: &FlowSuspect| mode == Mode::Explain || s.data || probs && s.tier == Tier::Strong;
-        let slice = sliced.entry(format!("{sink:?}")).or_insert_with(|| slice_sink(ix, sink));
-        for s in slice.iter().filter(|s| keep(s)).cloned() {
+        let pins = if on_frame(sink) { pins(ix, frames) } else { Vec::new() };
+        // lines whose value reached this op, from the same function, through a call that ran
+        // before the failing one and passed: they made values the op took
+        let mut cleared: Vec<(String, u32, String)> = Vec::new();
+        for (alt, place) in earlier_calls(ix, &pins) {
+            let key = format!("{sink:?} {alt:?}");
+            let passed = sliced.entry(key).or_insert_with(|| slice_sink(ix, sink, alt));
+            cleared.extend(passed.iter().map(|s| (s.file.clone(), s.line, place.clone())));
+        }
+        let slice = sliced.entry(format!("{sink:?}")).or_insert_with(|| slice_sink(ix, sink, pins));
+        for mut s in slice.iter().filter(|s| keep(s)).cloned() {
+            if let Some((_, _, place)) = cleared.iter().find(|(f, l, _)| *f == s.file && *l == s.line) {
+                s.score *= 0.5;
+                s.message = format!("{}: its value reached the same op first through the call at {place}, which passed", s.message);
+            }
             if debug {
                 eprintln!("  {:.2} {} {}:{} {}", s.score, s.tier.as_str(), s.file, s.line, s.message);
             }
@@ -319,9 +332,66 @@ fn suspects_here(
     out
 }
 
-/// The suspects of one sink: the value's slice scored against the bound's.
-pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
+/// The functions a traceback passes through, each with the line of the frame above it (the
+/// call it came from): outermost frame first, as a traceback prints them.
+fn pins(ix: &Index, frames: &[(String, u32)]) -> Vec<(DefId, usize, u32)> {
+    let place = |(path, line): &(String, u32)| {
+        ix.files.iter().enumerate().filter(|(_, f)| f.path == *path).find_map(|(fi, f)| {
+            f.flow.iter().enumerate().find(|(_, d)| d.stmts.iter().any(|s| d.line(s) == *line)).map(|(di, _)| ((fi, di), fi))
+        })
+    };
+    frames
+        .windows(2)
+        .filter_map(|w| {
+            let (callee, _) = place(&w[1])?;
+            let (_, caller_file) = place(&w[0])?;
+            Some((callee, caller_file, w[0].1))
+        })
+        .collect()
+}
+
+/// The same traceback with one frame's call moved to an earlier call of the same function in
+/// the same block of its caller (`score(model, ctx, pos)` on the line before the failing
+/// `score(model, ctx, neg)`): that call ran first, on the same data, and passed.
+fn earlier_calls(ix: &Index, pins: &[(DefId, usize, u32)]) -> Vec<(Vec<(DefId, usize, u32)>, String)> {
+    let mut out = Vec::new();
+    for (k, &(callee, file, line)) in pins.iter().enumerate() {
+        let name = ix.def(callee).name.clone();
+        let Some(d) = ix.files[file].flow.iter().find(|d| d.stmts.iter().any(|s| d.line(s) == line)) else { continue };
+        let Some(at) = d.stmts.iter().position(|s| d.line(s) == line) else { continue };
+        let nest = d.stmts[at].nest;
+        // back through the block the failing call sits in
+        for i in (0..at).rev() {
+            let st = &d.stmts[i];
+            if st.nest < nest {
+                break;
+            }
+            if st.nest > nest {
+                continue;
+            }
+            let mut calls = false;
+            trace::stmt_exprs(&st.kind, &mut |e| {
+                if let crate::scan::flow::Expr::Call { func, .. } = e {
+                    calls |= func.last_name() == Some(name.as_str());
+                }
+            });
+            if calls {
+                let mut alt = pins.to_vec();
+                alt[k] = (callee, file, d.line(st));
+                out.push((alt, format!("{}:{}", ix.files[file].path, d.line(st))));
+                break;
+            }
+        }
+    }
+    out.truncate(2);
+    out
+}
+
+/// The suspects of one sink: the value's slice scored against the bound's (the parameters of
+/// the functions in `pins` bound at the call the traceback names).
+pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<(DefId, usize, u32)>) -> Vec<FlowSuspect> {
     let mut tr = Tracer::new(ix);
+    tr.pins = pins;
     let cx = Ctx { def: sink.def, at: sink.stmt, env: None, depth: 0 };
     let call = tr.node(&cx, sink.stmt, Tag::Call, format!("calls `{}`", sink.call_text), None);
     let value = tr.expr(&sink.value, &cx, call);
@@ -407,10 +477,20 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
     // (then what fits below is a fill a later line adds to)
     let fits_above = |i: usize| {
         let (mut fits, mut at, mut hops) = (false, nodes[i].parent, 0);
+        // a line between this one and a quotient that fits breaks the bound (the dividend)
+        let mut dividend_breaks = false;
         while let Some(a) = at.filter(|_| hops < 64 && !probs) {
             if a < value_nodes && !nodes[a].aux {
+                let quotient = matches!(&nodes[a].tag, Tag::Arith(o) if matches!(o.as_str(), "//" | "/" | ">>"));
                 match nodes[a].out.as_ref().and_then(|r| breaks(r, bound_sym.as_ref(), ignore)) {
-                    Some(true) => return false,
+                    Some(true) if fits => return false,
+                    Some(true) => dividend_breaks = true,
+                    // a quotient that fits: what its dividend takes does not reach the op
+                    Some(false) if quotient => {
+                        fits = true;
+                        dividend_breaks = false;
+                    }
+                    Some(false) if dividend_breaks => return false,
                     // only a length proven to fit (a tensor's dimension, positions) or a
                     // remainder (`% m` is below m whatever it takes) cuts: a value's range may be
                     // an estimate
@@ -563,7 +643,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
                                 "{why}: adds to a length that already fills the bound, giving {r}{}",
                                 bound_text.as_ref().map(|b| format!(" (the bound is {b})")).unwrap_or_default()
                             );
-                        } else if let Some(j) = shared_setting(&nodes, i, value_nodes).filter(|j| inputs_fit && bare(j)) {
+                        } else if let Some(j) = shared_setting(&nodes, i, value_nodes).filter(|j| inputs_fit && bare(j) && !scaled_on_way(&nodes, i)) {
                             // the value and the bound are the same setting, and the value's side
                             // adds to it on purpose (`seq_len = max_len + 2`): the setting is
                             // not the line to change, the bound's use of it as it is is
@@ -608,7 +688,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink) -> Vec<FlowSuspect> {
     // value's lines add to the setting on purpose, the bound's use of it as it is is the line
     let value_breaks = nodes.first().and_then(|n| n.out.as_ref()).is_some_and(|r| breaks(r, bound_sym.as_ref(), ignore) == Some(true));
     if value_breaks && fills.is_empty() {
-        for i in 0..value_nodes {
+        for i in (0..value_nodes).filter(|&i| !scaled_on_way(&nodes, i)) {
             if let Some(p) =
                 shared_setting(&nodes, i, value_nodes).filter(bare).and_then(|j| nodes[j].parent).filter(|&p| nodes[p].tag != Tag::Call)
             {
@@ -1100,6 +1180,21 @@ fn shared_setting(nodes: &[Node], i: usize, value_nodes: usize) -> Option<usize>
         return None;
     }
     (value_nodes..nodes.len()).find(|&j| nodes[j].tag == n.tag && nodes[j].file == n.file && nodes[j].line == n.line)
+}
+
+/// Whether the value at node `i` reaches the op scaled (`n // 2`, `n * k`, `n % m`): a part of a
+/// setting added to a value is an offset the value's line chose, not the setting's length
+/// extended on purpose.
+fn scaled_on_way(nodes: &[Node], i: usize) -> bool {
+    let (mut at, mut hops) = (nodes[i].parent, 0);
+    while let Some(a) = at.filter(|_| hops < 64) {
+        if matches!(&nodes[a].tag, Tag::Arith(o) if matches!(o.as_str(), "//" | "/" | "*" | "%" | ">>")) {
+            return true;
+        }
+        at = nodes[a].parent;
+        hops += 1;
+    }
+    false
 }
 
 /// Whether a node below `i` is a `hit` (at most 400 looked at).

@@ -178,6 +178,18 @@ fn ctor_at(ix: &Index, func: &Expr, def: DefId, stmt: usize, hops: usize) -> Opt
             }
         }
         Expr::Call { .. } => Some((unmoved(func), def, stmt)),
+        // an entry of a container of modules (`model["receiver_emb"]`, `self.heads[task]`,
+        // `self.layers[0]`): the container's display, through a factory, then the entry
+        Expr::Sub(container, key) => {
+            let display = match container.bare() {
+                Expr::Name(n) if loop_source(d, stmt, n).is_none() => {
+                    d.last_assign(stmt, n).filter(|(_, v)| !matches!(v.bare(), Expr::Call { .. })).map(|(i, v)| (v.clone(), def, i))
+                }
+                _ => None,
+            };
+            let holder = display.or_else(|| ctor_at(ix, container, def, stmt, hops + 1).map(|c| through_factory(ix, c, 0)))?;
+            entry_ctor(ix, holder, key, 0)
+        }
         Expr::Attr(obj, a) => {
             let mine = d.class.as_deref().filter(|_| matches!(&**obj, Expr::Name(s) if d.params.first().is_some_and(|p| p.name == *s)));
             let mro = mine.map(|c| ix.mro(c)).unwrap_or_default();
@@ -252,6 +264,58 @@ fn element_ctor(c: (Expr, DefId, usize), depth: usize) -> Option<(Expr, DefId, u
     match inner.bare() {
         Expr::Call { func, .. } if !matches!(func.last_name(), Some("ModuleList" | "list" | "tuple")) => Some((unmoved(&inner), def, stmt)),
         _ if depth < 3 => element_ctor((inner, def, stmt), depth + 1),
+        _ => None,
+    }
+}
+
+/// The constructor of the entry `key` selects in a container of modules: a dict display or
+/// `nn.ModuleDict({...})` / `dict(k=…)` by a string key (any entry for a key that is not
+/// written out, or a dict comprehension's value), a list or `nn.Sequential(...)` by a position.
+fn entry_ctor(ix: &Index, c: (Expr, DefId, usize), key: &Expr, depth: usize) -> Option<(Expr, DefId, usize)> {
+    let (e, def, stmt) = c;
+    let word = match key.bare() {
+        Expr::Str(s) => Some(s.as_str()),
+        _ => None,
+    };
+    let nth = |xs: &[Expr]| -> Option<Expr> {
+        match key.bare() {
+            Expr::Int(i) if *i >= 0 => xs.get(*i as usize).cloned(),
+            Expr::Unary(op, x) if op == "-" => match x.bare() {
+                Expr::Int(i) if *i >= 1 && (*i as usize) <= xs.len() => xs.get(xs.len() - *i as usize).cloned(),
+                _ => None,
+            },
+            _ => None,
+        }
+    };
+    let entry = match e.bare() {
+        Expr::Call { func, args, kwargs } if depth < 3 => match func.last_name()? {
+            "ModuleDict" | "dict" | "OrderedDict" => {
+                let named = word.and_then(|w| kwargs.iter().find(|(k, _)| k == w)).map(|(_, v)| v.clone());
+                match (named, args.first()) {
+                    (Some(v), _) => v,
+                    (None, Some(inner)) => return entry_ctor(ix, (inner.clone(), def, stmt), key, depth + 1),
+                    (None, None) => kwargs.first()?.1.clone(),
+                }
+            }
+            "Sequential" => nth(args)?,
+            "ModuleList" | "list" | "tuple" => match args.first()?.bare() {
+                Expr::Seq(_, xs) => nth(xs).or_else(|| xs.first().cloned())?,
+                _ => return element_ctor((e.clone(), def, stmt), 0),
+            },
+            _ => return None,
+        },
+        Expr::Dict(pairs) => match word {
+            Some(w) => pairs.iter().find(|(k, _)| matches!(k.bare(), Expr::Str(s) if s == w))?.1.clone(),
+            None => pairs.iter().map(|(_, v)| v).find(|v| matches!(v.bare(), Expr::Call { .. }))?.clone(),
+        },
+        Expr::Comp { value: Some(v), .. } => (**v).clone(),
+        Expr::Seq(_, xs) => nth(xs).or_else(|| xs.first().cloned())?,
+        Expr::Comp { elt, .. } => (**elt).clone(),
+        _ => return None,
+    };
+    match entry.bare() {
+        Expr::Call { .. } => Some((unmoved(&entry), def, stmt)),
+        Expr::Name(_) | Expr::Attr(..) if depth < 3 => ctor_at(ix, &entry, def, stmt, 2),
         _ => None,
     }
 }
@@ -404,6 +468,8 @@ fn classify(ix: &Index, call: &Expr, def: DefId, stmt: usize) -> Option<Sink> {
     // a module built and called at once (`nn.BCELoss()(p, y)`): named by its class
     let name = match func.bare() {
         Expr::Call { func: ctor, .. } => ctor.last_name()?,
+        // an entry of a container of modules: named by the entry's constructor (below)
+        Expr::Sub(..) => "",
         f => f.last_name()?,
     };
     let recv = match &**func {

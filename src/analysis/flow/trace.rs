@@ -225,6 +225,9 @@ pub struct Tracer<'a, 'i> {
     /// The names of the files whose saved value is being traced (a project that writes a copy
     /// of a file it read, under the same name, reads the file itself there).
     loading: Vec<String>,
+    /// Functions the traceback of the failing call passes through, each with the line that
+    /// called it (file, line): their parameters come from that call, not from every call site.
+    pub pins: Vec<(DefId, usize, u32)>,
 }
 
 /// The most expressions one slice evaluates.
@@ -381,6 +384,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             node_limit: MAX_NODES,
             grafted: 0,
             loading: Vec::new(),
+            pins: Vec::new(),
         }
     }
 
@@ -785,7 +789,31 @@ impl<'a, 'i> Tracer<'a, 'i> {
     }
 
     fn binary(&mut self, op: &str, l: &Expr, r: &Expr, cx: &Ctx, parent: Option<usize>) -> Val {
+        let first = self.nodes.len();
         let a = self.expr(l, cx, parent);
+        // a quotient (`n_items // 2`): the lines that made the dividend hang under a line of
+        // their own, with the quotient as its value (the dividend is not what reaches the op)
+        let under = match parent {
+            Some(p) if matches!(op, "//" | "/" | ">>") && self.nodes[p].children.iter().any(|&c| c >= first) => {
+                let quotient = self.node(cx, cx.at, Tag::Arith(op.into()), format!("`{}`", short(&Expr::Bin(op.into(), Box::new(l.clone()), Box::new(r.clone())))), parent);
+                if let Some(q) = quotient {
+                    let moved: Vec<usize> = self.nodes[p].children.iter().copied().filter(|&c| c >= first && c != q).collect();
+                    self.nodes[p].children.retain(|c| !moved.contains(c));
+                    for &c in &moved {
+                        self.nodes[c].parent = Some(q);
+                    }
+                    self.nodes[q].children = moved;
+                }
+                quotient
+            }
+            _ => None,
+        };
+        if under.is_some() {
+            let b = self.aux_expr(r, cx, parent);
+            let v = self.combine(op, a, b);
+            self.finish(under, &v);
+            return v;
+        }
         let b = if matches!(op, "%" | "//" | "*" | "/" | "**") { self.aux_expr(r, cx, parent) } else { self.expr(r, cx, parent) };
         // probabilities that arithmetic turns into something else (a weight nothing bounds, a
         // sum): the line that does it, even inside a larger expression
@@ -1538,6 +1566,16 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     offset,
                     via: None,
                 }));
+            }
+        }
+        // the traceback names the call this one came from
+        if let Some(&(_, file, line)) = self.pins.iter().find(|(id, _, _)| *id == cx.def) {
+            let on_frame = |s: &super::index::CallSite| {
+                let d = self.ix.def(s.at.0);
+                s.at.0 .0 == file && d.stmts.get(s.at.1).is_some_and(|st| d.line(st) == line)
+            };
+            if calls.iter().any(on_frame) {
+                calls.retain(on_frame);
             }
         }
         for site in calls {
