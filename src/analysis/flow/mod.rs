@@ -481,7 +481,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<(DefId, usize, u32)>) -> Ve
         let mut dividend_breaks = false;
         while let Some(a) = at.filter(|_| hops < 64 && !probs) {
             if a < value_nodes && !nodes[a].aux {
-                let quotient = matches!(&nodes[a].tag, Tag::Arith(o) if matches!(o.as_str(), "//" | "/" | ">>"));
+                let quotient = matches!(&nodes[a].tag, Tag::Arith(o) if matches!(o.as_str(), "//" | ">>"));
                 match nodes[a].out.as_ref().and_then(|r| breaks(r, bound_sym.as_ref(), ignore)) {
                     Some(true) if fits => return false,
                     Some(true) => dividend_breaks = true,
@@ -1188,7 +1188,7 @@ fn shared_setting(nodes: &[Node], i: usize, value_nodes: usize) -> Option<usize>
 fn scaled_on_way(nodes: &[Node], i: usize) -> bool {
     let (mut at, mut hops) = (nodes[i].parent, 0);
     while let Some(a) = at.filter(|_| hops < 64) {
-        if matches!(&nodes[a].tag, Tag::Arith(o) if matches!(o.as_str(), "//" | "/" | "*" | "%" | ">>")) {
+        if matches!(&nodes[a].tag, Tag::Arith(o) if matches!(o.as_str(), "//" | "*" | "%" | ">>")) {
             return true;
         }
         at = nodes[a].parent;

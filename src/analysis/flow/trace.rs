@@ -794,7 +794,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         // a quotient (`n_items // 2`): the lines that made the dividend hang under a line of
         // their own, with the quotient as its value (the dividend is not what reaches the op)
         let under = match parent {
-            Some(p) if matches!(op, "//" | "/" | ">>") && self.nodes[p].children.iter().any(|&c| c >= first) => {
+            Some(p) if matches!(op, "//" | ">>") && matches!(a.element_deep(), Val::Int(_)) && self.nodes[p].children.iter().any(|&c| c >= first) => {
                 let quotient = self.node(cx, cx.at, Tag::Arith(op.into()), format!("`{}`", short(&Expr::Bin(op.into(), Box::new(l.clone()), Box::new(r.clone())))), parent);
                 if let Some(q) = quotient {
                     let moved: Vec<usize> = self.nodes[p].children.iter().copied().filter(|&c| c >= first && c != q).collect();
