@@ -902,3 +902,70 @@ fn a_count_of_crops_from_the_settings_is_no_value_of_the_lookup() {
     assert_eq!(code, 0, "{v}");
     assert_eq!(v["diagnostics"].as_array().unwrap().len(), 0, "{v}");
 }
+
+const TAGS_DATA: &str = r#"import json
+
+import torch
+from torch.utils.data import Dataset
+
+LOW, HIGH = -2, 3
+N_LEVELS = HIGH - LOW + 1
+UNRATED = -100
+
+
+class Ratings(Dataset):
+    def __init__(self, path):
+        with open(path) as fh:
+            self.rows = json.load(fh)
+
+    def __len__(self):
+        return len(self.rows)
+
+    def __getitem__(self, i):
+        row = self.rows[i]
+        levels = [UNRATED if r is None else r - LOW for r in row["ratings"]]
+        return torch.tensor(row["features"]), torch.tensor(levels)
+"#;
+
+const TAGS_TRAIN: &str = r#"import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.data import DataLoader
+
+from ratings import N_LEVELS, UNRATED, Ratings
+
+
+def masked_nll(scores, target):
+    rated = target != UNRATED
+    logp = F.log_softmax(scores[rated], dim=-1)
+    return -logp.gather(1, target[rated].unsqueeze(1)).mean()
+
+
+def main():
+    data = DataLoader(Ratings("ratings.json"), batch_size=1)
+    head = nn.Linear(8, N_LEVELS)
+    for x, y in data:
+        loss = masked_nll(head(x[0]), y[0])
+        loss.backward()
+
+
+main()
+"#;
+
+/// A clean project that shifts ratings from -2..3 to 0..5 by taking away a negative constant
+/// and marks unrated items with -100, which a hand-written loss selects out through a mask
+/// bound to a name: neither the constant taken away nor the marker reaches the gather.
+#[test]
+fn a_constant_taken_away_and_a_marker_a_named_mask_drops_reach_no_gather() {
+    let p = Project::new("ratings");
+    p.write("ratings.py", TAGS_DATA);
+    p.write("train.py", TAGS_TRAIN);
+    let (v, code) = p.json(&["--no-cache", "."]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["diagnostics"].as_array().unwrap().len(), 0, "{v}");
+    // the marker kept (no mask) is found
+    let unmasked = TAGS_TRAIN.replace("scores[rated]", "scores").replace("target[rated]", "target");
+    p.write("train.py", &unmasked);
+    let (v, _) = p.json(&["--no-cache", "."]);
+    assert!(v["diagnostics"].as_array().unwrap().iter().any(|d| d["message"].as_str().unwrap_or("").contains("-100")), "{v}");
+}

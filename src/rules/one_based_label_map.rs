@@ -93,6 +93,11 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
         if first.contains(" - ") || first.contains(" + ") || first.contains(".tolist()") || first.contains(".values") {
             continue;
         }
+        // a loop that only writes the numbers out (`f.write(f"{i} {name}")`, a classInd file a
+        // reader maps back): no id is kept
+        if loop_keeps_no_counter(f, c.span.line) {
+            continue;
+        }
         let scope = c.scope.qualified();
         out.push(Finding {
             rule: "CS105",
@@ -108,6 +113,44 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
             lint: true,
         });
     }
+}
+
+/// Whether line `line` of `f` is a `for` over `enumerate(…)` whose body keeps the counter
+/// nowhere: no assignment takes it (`m[name] = i`, `ids = …i…`) and no `append`/`add`/
+/// `insert`/`setdefault`/`update` is given it.
+fn loop_keeps_no_counter(f: &crate::scan::facts::FileFacts, line: u32) -> bool {
+    use crate::scan::flow::{Expr, StmtKind};
+    for d in &f.flow {
+        let Some(at) = d.stmts.iter().position(|s| d.line(s) == line && matches!(s.kind, StmtKind::For { .. })) else { continue };
+        let StmtKind::For { target, .. } = &d.stmts[at].kind else { continue };
+        let counter = match target.bare() {
+            Expr::Seq(_, ts) => match ts.first().map(Expr::bare) {
+                Some(Expr::Name(n)) => n.clone(),
+                _ => return false,
+            },
+            _ => return false,
+        };
+        let nest = d.stmts[at].nest;
+        let names = |e: &Expr| {
+            let mut hit = false;
+            e.walk(&mut |x| hit |= matches!(x, Expr::Name(n) if *n == counter));
+            hit
+        };
+        let mut kept = false;
+        for st in d.stmts[at + 1..].iter().take_while(|s| s.nest > nest) {
+            match &st.kind {
+                StmtKind::Assign { value, targets, .. } => kept |= names(value) || targets.iter().any(names),
+                other => crate::analysis::flow::trace::stmt_exprs(other, &mut |e| {
+                    if let Expr::Call { func, args, kwargs } = e {
+                        let stores = matches!(func.last_name(), Some("append" | "add" | "insert" | "setdefault" | "update" | "extend"));
+                        kept |= stores && (args.iter().any(names) || kwargs.iter().any(|(_, v)| names(v)));
+                    }
+                }),
+            }
+        }
+        return !kept;
+    }
+    false
 }
 
 #[cfg(test)]
@@ -136,5 +179,10 @@ mod tests {
         )
         .is_empty());
         assert!(finding_lines(check, &src.replace("MAP", "pos = {w: i + 1 for i, w in enumerate(words)}").replace("COUNT", "3")).is_empty());
+        // a loop that writes the numbers to an index file keeps no id; one that stores them does
+        let written = "with open(path, 'w') as f:\n    for i, name in enumerate(class_names, 1):\n        f.write(f'{i} {name}')\n";
+        assert!(finding_lines(check, written).is_empty());
+        let kept = "ids = {}\nfor i, name in enumerate(class_names, 1):\n    ids[name] = i\n";
+        assert_eq!(finding_lines(check, kept), [2]);
     }
 }

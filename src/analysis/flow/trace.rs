@@ -814,7 +814,15 @@ impl<'a, 'i> Tracer<'a, 'i> {
             self.finish(under, &v);
             return v;
         }
+        let before_b = self.nodes.len();
         let b = if matches!(op, "%" | "//" | "*" | "/" | "**") { self.aux_expr(r, cx, parent) } else { self.expr(r, cx, parent) };
+        // a constant taken away (`o - MIN_OX` with MIN_OX = -3): its own value never reaches
+        // the op, so the lines that made it are beside the value, not on it
+        if op == "-" && matches!(&b, Val::Int(x) if x.lo == x.hi && x.lo.as_ref().is_some_and(|s| s.constant().is_some())) {
+            for n in &mut self.nodes[before_b..] {
+                n.aux = true;
+            }
+        }
         // probabilities that arithmetic turns into something else (a weight nothing bounds, a
         // sum): the line that does it, even inside a larger expression
         let probs = |v: &Val| matches!(v.element_deep(), Val::Float(Some(Norm::Probs)));
@@ -2555,10 +2563,20 @@ impl<'a, 'i> Tracer<'a, 'i> {
         // `labels[labels != ignore]` (or through a name: `keep = labels != ignore;
         // labels[keep]`): the marker is selected out
         if let Some(k) = self.masked_out(obj, idx, cx) {
-            self.mark(parent, Tag::Narrow, format!("{MASKS_OUT} {k}"));
-            let v = self.expr(obj, cx, parent);
+            // the line that selects is on the chain of what it selects from (a node of its own
+            // where the parent is the op's call or another line's transform)
+            let under = match parent {
+                Some(p) if matches!(self.nodes[p].tag, Tag::Pass | Tag::Lookup) => parent,
+                _ => self.node(cx, cx.at, Tag::Pass, String::new(), parent),
+            };
+            self.mark(under, Tag::Narrow, format!("{MASKS_OUT} {k}"));
+            let v = self.expr(obj, cx, under);
             let v = self.force(v);
-            return without_marker(&v, k);
+            let kept = without_marker(&v, k);
+            if under != parent {
+                self.finish(under, &kept);
+            }
+            return kept;
         }
         let key = if matches!(idx, Expr::Name(_) | Expr::Attr(..)) { self.string_of(idx, cx, 0).map(Expr::Str) } else { None };
         let idx = key.as_ref().unwrap_or(idx);
