@@ -443,3 +443,97 @@ fn a_lookup_in_a_module_dict_called_twice_names_the_shift_only_the_failing_call_
     let said = read.map(|s| s["message"].as_str().unwrap_or("").to_string()).unwrap_or_default();
     assert!(said.contains("first through the call at fit.py:10"), "the items passed the first call: {said}");
 }
+
+const NG_LISTENS: &str = r#"import csv
+import random
+from collections import OrderedDict
+
+GENRE_CODES = [10, 11, 12, 20, 21, 30, 31, 32, 40]
+
+
+def write_listens(path, n_users=40, per_user=30, seed=5):
+    rnd = random.Random(seed)
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["user", "ts", "track", "genre"])
+        for u in range(n_users):
+            for t in range(per_user):
+                w.writerow([f"u{u}", t, f"t{rnd.randrange(500)}", rnd.choice(GENRE_CODES)])
+
+
+def read_listens(path, tracks):
+    by_user = OrderedDict()
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            history = by_user.setdefault(row["user"], [])
+            history.append((int(row["ts"]), tracks.setdefault(row["track"], len(tracks)), int(row["genre"])))
+    sessions = []
+    for history in by_user.values():
+        history.sort()
+        sessions.append(([h[1] for h in history], [h[2] for h in history]))
+    return sessions
+"#;
+
+const NG_MODEL: &str = r#"import torch
+import torch.nn as nn
+from torch.nn.utils.rnn import pad_sequence
+
+
+def collate(batch):
+    tracks, genres = zip(*batch)
+    tracks = pad_sequence([torch.tensor(t) for t in tracks], batch_first=True)
+    genres = pad_sequence([torch.tensor(g) for g in genres], batch_first=True, padding_value=-100)
+    return tracks, genres
+
+
+class NextGenre(nn.Module):
+    def __init__(self, n_tracks, n_genres, dim=32):
+        super().__init__()
+        self.emb = nn.Embedding(n_tracks, dim)
+        self.rnn = nn.GRU(dim, dim, batch_first=True)
+        self.head = nn.Linear(dim, n_genres)
+
+    def forward(self, tracks):
+        h, _ = self.rnn(self.emb(tracks))
+        return self.head(h)
+"#;
+
+const NG_TRAIN: &str = r#"import torch
+import torch.nn.functional as F
+from torch.utils.data import DataLoader
+
+from listens import GENRE_CODES, read_listens, write_listens
+from model import NextGenre, collate
+
+
+def main():
+    write_listens("listens.csv")
+    tracks = {}
+    sessions = read_listens("listens.csv", tracks)
+    model = NextGenre(len(tracks), len(GENRE_CODES))
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    for x, y in DataLoader(sessions, batch_size=8, collate_fn=collate):
+        logits = model(x)
+        loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), y.reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+/// A real CPU run (`fixtures/cpu-pypi-torch/next_genre_codes.log`): each user's listens are
+/// gathered through `by_user.setdefault(user, [])` into an `OrderedDict`, appended to through
+/// the name the list is bound to, as tuples whose third position is the genre's raw code
+/// (10..40) while the head has one row per genre. The batch is transposed with `zip(*batch)`:
+/// the tracks' lines are no part of the genres' value.
+#[test]
+fn lists_filled_through_setdefault_and_a_transposed_batch_name_the_raw_code() {
+    let files = [("listens.py", NG_LISTENS), ("model.py", NG_MODEL), ("train.py", NG_TRAIN)];
+    let log = common::root().join("fixtures/cpu-pypi-torch/next_genre_codes.log");
+    let v = common::explain_project_log(&files, &log);
+    let got: Vec<String> = v["suspects"].as_array().unwrap().iter().map(|s| format!("{}:{}", s["file"].as_str().unwrap(), s["line"])).collect();
+    assert_eq!(got.first().map(String::as_str), Some("listens.py:23"), "{got:?}");
+}

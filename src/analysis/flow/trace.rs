@@ -1436,21 +1436,38 @@ impl<'a, 'i> Tracer<'a, 'i> {
     fn appended_in(&mut self, v: Val, n: &str, cx: &Ctx, range: std::ops::Range<usize>, parent: Option<usize>) -> Val {
         let d = self.def(cx);
         let mut out = v;
+        // names bound to a list inside it (`seq = students.setdefault(sid, [])`): appending to
+        // them fills it too
+        let mut aliases: Vec<(String, Vec<Option<String>>)> = Vec::new();
         for i in range.start..range.end.min(d.stmts.len()) {
+            if let StmtKind::Assign { targets, value, op: None } = &d.stmts[i].kind {
+                if let ([Expr::Name(a)], Some(path)) = (targets.as_slice(), value_slot(value, n)) {
+                    out = seeded(out, &path);
+                    aliases.retain(|(x, _)| x != a.as_str());
+                    aliases.push((a.to_string(), path));
+                }
+                continue;
+            }
             let StmtKind::Expr(Expr::Call { func, args, .. }) = &d.stmts[i].kind else { continue };
             let Expr::Attr(o, m) = func.bare() else { continue };
             if !matches!(m.as_str(), "append" | "extend" | "insert") {
                 continue;
             }
-            // `n.append(x)`, or a list inside it (`cohort[k]["events"].append(x)`): the keys on
-            // the way from the name to the list
-            let path = match sub_path(o) {
-                Some((root, path)) if root == n && reaches(&out, &path) => path,
+            // `n.append(x)`, or a list inside it (`cohort[k]["events"].append(x)`,
+            // `n.setdefault(k, []).append(x)`, a name bound to one): the keys on the way from the
+            // name to the list
+            let found = match sub_path(o) {
+                Some((root, path)) if root == n => Some(path),
+                Some((root, path)) => aliases.iter().find(|(a, _)| *a == root).map(|(_, at)| at.iter().cloned().chain(path).collect()),
+                None => value_slot(o, n).inspect(|path| out = seeded(std::mem::replace(&mut out, Val::unknown("")), path)),
+            };
+            let path = match found {
+                Some(path) if reaches(&out, &path) => path,
                 _ => continue,
             };
             let Some(arg) = args.last() else { continue };
             let c = Ctx { at: i, ..cx.clone() };
-            let node = self.node(&c, i, Tag::Pass, format!("`{n}.{m}({})`", short(arg)), parent);
+            let node = self.node(&c, i, Tag::Pass, format!("`{}.{m}({})`", short(o), short(arg)), parent);
             let el = if m == "extend" {
                 let x = self.expr(arg, &c, node);
                 let el = self.force(x.element());
@@ -2993,6 +3010,8 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     && (kw("padding_value").or(kw("value")).or(kw("constant_values")).is_some() || name == "pad" && args.len() >= 4) =>
             {
                 let base = self.expr(&args[0], cx, parent);
+                // (the samples' sequences, when a transposed batch left them to be traced)
+                let base = self.force_deep(base, 2);
                 let fill = kw("padding_value").or(kw("value")).or(kw("constant_values")).or(args.get(3));
                 let fv = fill.map(|f| self.expr(f, cx, parent)).unwrap_or(Val::unknown("padding"));
                 if let Val::Int(_) = fv {
@@ -3199,14 +3218,9 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 let v = self.expr(&args[0], cx, parent);
                 let el = self.force(v.element());
                 return match el {
-                    Val::Tuple(xs) => {
-                        let mut out = Vec::with_capacity(xs.len());
-                        for x in xs {
-                            let x = self.force(x);
-                            out.push(Val::Seq { elem: Box::new(x), len: v.len(), most: v.most() });
-                        }
-                        Val::Tuple(out)
-                    }
+                    // (each position traced when it is used: the others' lines are not on the
+                    // value of the one a caller takes)
+                    Val::Tuple(xs) => Val::Tuple(xs.into_iter().map(|x| Val::Seq { elem: Box::new(x), len: v.len(), most: v.most() }).collect()),
                     other => Val::Seq { elem: Box::new(other), len: None, most: None },
                 };
             }
@@ -3257,6 +3271,10 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     fields.push((k.to_string(), self.defer(v, cx, parent)));
                 }
                 return Val::Record(fields);
+            }
+            // an empty dict, filled later
+            "dict" | "OrderedDict" if args.is_empty() && kwargs.is_empty() && recv.is_none_or_module() => {
+                return Val::Map { key: Box::new(Val::unknown("key")), val: Box::new(Val::unknown("empty")), len: Some(Sym::num(0)) };
             }
             "dict" => {
                 let v = args.first().map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("dict"));
@@ -4400,6 +4418,35 @@ fn reaches(v: &Val, path: &[Option<String>]) -> bool {
         (Val::Seq { elem, .. }, None) => reaches(elem, rest),
         _ => false,
     }
+}
+
+/// `v` with an empty list where `path` ends on nothing known yet (the `[]` a `setdefault` puts
+/// in a dict that starts empty).
+fn seeded(v: Val, path: &[Option<String>]) -> Val {
+    let Some((first, rest)) = path.split_first() else {
+        return match v {
+            Val::Unknown(_) => Val::Seq { elem: Box::new(Val::unknown("empty")), len: None, most: None },
+            other => other,
+        };
+    };
+    match (v, first) {
+        (Val::Map { key, val, len }, _) => Val::Map { key, val: Box::new(seeded(*val, rest)), len },
+        (Val::Record(xs), Some(k)) => Val::Record(xs.into_iter().map(|(name, x)| if &name == k { (name, seeded(x, rest)) } else { (name, x) }).collect()),
+        (Val::Seq { elem, len, most }, None) => Val::Seq { elem: Box::new(seeded(*elem, rest)), len, most },
+        (other, _) => other,
+    }
+}
+
+/// The slot of `n` a `setdefault` call gives (`n.setdefault(k, [])`, `n[u].setdefault(k, [])`):
+/// the keys from the name to it.
+fn value_slot(e: &Expr, n: &str) -> Option<Vec<Option<String>>> {
+    let Expr::Call { func, .. } = e.bare() else { return None };
+    let Expr::Attr(o, m) = func.bare() else { return None };
+    let (root, mut path) = sub_path(o).filter(|_| m == "setdefault")?;
+    (root == n).then(|| {
+        path.push(None);
+        path
+    })
 }
 
 /// A store's target as a name and the keys under it (`d[k]["events"]` → `d`, [any, "events"]).
