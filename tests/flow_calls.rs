@@ -537,3 +537,105 @@ fn lists_filled_through_setdefault_and_a_transposed_batch_name_the_raw_code() {
     let got: Vec<String> = v["suspects"].as_array().unwrap().iter().map(|s| format!("{}:{}", s["file"].as_str().unwrap(), s["line"])).collect();
     assert_eq!(got.first().map(String::as_str), Some("listens.py:23"), "{got:?}");
 }
+
+const SA_SETTINGS: &str = r#"N_STORES = 4
+N_DEPTS = 6
+HIDDEN = 16
+EPOCHS = 2
+"#;
+
+const SA_RECORDS: &str = r#"import random
+import re
+
+import torch
+from torch.utils.data import Dataset
+
+CODE = re.compile(r"shop(\d+)-dept(\d+)")
+
+
+def make_codes(n, seed=0):
+    rnd = random.Random(seed)
+    return [f"shop{rnd.randint(1, 4):02d}-dept{rnd.randint(1, 6):02d}" for _ in range(n)]
+
+
+def parse(code):
+    store, dept = (int(g) for g in CODE.match(code).groups())
+    return {"store": store, "dept": dept}
+
+
+class Sales(Dataset):
+    def __init__(self, codes):
+        self.rows = [parse(c) for c in codes]
+
+    def __len__(self):
+        return len(self.rows)
+
+    def __getitem__(self, i):
+        row = self.rows[i]
+        dept = row["dept"] - 1
+        store = row["store"]
+        return torch.randn(8), dept, store
+"#;
+
+const SA_NET: &str = r#"import torch
+import torch.nn as nn
+
+
+class StoreAware(nn.Module):
+    def __init__(self, n_stores, n_depts, hidden):
+        super().__init__()
+        self.store_vec = nn.Embedding(n_stores, 4)
+        self.body = nn.Sequential(nn.Linear(12, hidden), nn.ReLU(), nn.Linear(hidden, n_depts))
+
+    def forward(self, x, store):
+        return self.body(torch.cat([x, self.store_vec(store)], dim=1))
+
+
+def build(cfg):
+    return StoreAware(cfg.N_STORES, cfg.N_DEPTS, cfg.HIDDEN)
+"#;
+
+const SA_FIT: &str = r#"import torch
+import torch.nn.functional as F
+from torch.utils.data import DataLoader
+
+import settings
+from net import build
+from records import Sales, make_codes
+
+
+def epoch(net, loader, opt):
+    for x, dept, store in loader:
+        scores = net(x, store)
+        loss = F.cross_entropy(scores, dept)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+def main():
+    net = build(settings)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    loader = DataLoader(Sales(make_codes(256)), batch_size=32, shuffle=True)
+    for _ in range(settings.EPOCHS):
+        epoch(net, loader, opt)
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+/// A real CPU run (`fixtures/cpu-pypi-torch/store_ids_from_one.log`): store and department
+/// numbers parsed from codes that count from 1; the department is shifted to 0-based a line
+/// above the store, which is used as it is. The model is built from the settings module passed
+/// as a value (`build(settings)`), and the module is called through a parameter the tracing
+/// cannot type on its own: the traceback's frame names the call.
+#[test]
+fn a_field_used_as_it_is_beside_one_shifted_reaches_a_table_sized_in_a_settings_module() {
+    let files = [("settings.py", SA_SETTINGS), ("records.py", SA_RECORDS), ("net.py", SA_NET), ("fit.py", SA_FIT)];
+    let log = common::root().join("fixtures/cpu-pypi-torch/store_ids_from_one.log");
+    let v = common::explain_project_log(&files, &log);
+    let got: Vec<String> = v["suspects"].as_array().unwrap().iter().map(|s| format!("{}:{}", s["file"].as_str().unwrap(), s["line"])).collect();
+    assert_eq!(got.first().map(String::as_str), Some("records.py:30"), "{got:?}");
+    assert!(got.iter().any(|s| s == "settings.py:1"), "the table's size is the settings module's: {got:?}");
+}

@@ -567,6 +567,16 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<(DefId, usize, u32)>) -> Ve
                 score = score.max(0.6);
             }
         }
+        if n.tag == Tag::Pass && !probs && sink.kind != SinkKind::Probability {
+            // a field read as it is (`view = meta["camera"]`) beside another of the same record
+            // read with 1 taken off (`label = meta["action"] - 1`): the record numbers from 1
+            if let Some((at, other)) = field_sibling(ix, n) {
+                if untouched(&nodes, n.parent, |t| matches!(t, Tag::Shift(_) | Tag::Arith(_))) {
+                    score = score.max(0.93);
+                    why = format!("{why}: line {at} takes 1 off `{other}` of the same record, this field is used as it is");
+                }
+            }
+        }
         if matches!(n.tag, Tag::Parsed | Tag::Column(_)) && !probs {
             // the same function takes 1 off other ids it reads the same way (`int(c) - 1` a
             // line above): the files number from 1, and this id is used as it is
@@ -1147,6 +1157,50 @@ fn shifted_sibling(ix: &Index, n: &Node) -> Option<u32> {
         });
         if hit {
             return Some(line);
+        }
+    }
+    None
+}
+
+/// For a node whose statement assigns a field of a record as it is (`view = meta["camera"]`,
+/// `v = row.cam`): another statement of the same function that takes 1 off a field of the same
+/// record (`meta["action"] - 1`), as its line and the field.
+fn field_sibling(ix: &Index, n: &Node) -> Option<(u32, String)> {
+    use crate::scan::flow::{Expr, StmtKind};
+    let f = &ix.files[n.file];
+    let d = f.flow.iter().find(|d| d.stmts.iter().any(|s| d.line(s) == n.line) && d.qualified() == n.scope)?;
+    // `base["k"]` or `base.k`, through `int(…)`: the base's dotted name and the field
+    let field = |e: &Expr| -> Option<(String, String)> {
+        let e = match e.bare() {
+            Expr::Call { func, args, .. } if func.last_name() == Some("int") && args.len() == 1 => args[0].bare(),
+            other => other,
+        };
+        match e {
+            Expr::Sub(b, k) => match k.bare() {
+                Expr::Str(k) => Some((b.dotted()?, k.to_string())),
+                _ => None,
+            },
+            Expr::Attr(b, k) if !matches!(b.bare(), Expr::Name(s) if s == "self") => Some((b.dotted()?, k.to_string())),
+            _ => None,
+        }
+    };
+    let (base, mine) = d.stmts.iter().filter(|s| d.line(s) == n.line).find_map(|s| match &s.kind {
+        StmtKind::Assign { targets, value, op: None } if targets.len() == 1 && matches!(targets[0].bare(), Expr::Name(_)) => field(value),
+        _ => None,
+    })?;
+    for s in d.stmts.iter().filter(|s| d.line(s) != n.line) {
+        let mut hit = None;
+        trace::stmt_exprs(&s.kind, &mut |e| {
+            if let Expr::Bin(op, x, k) = e {
+                if op == "-" && matches!(k.bare(), Expr::Int(1)) {
+                    if let Some((_, other)) = field(x).filter(|(b, other)| *b == base && *other != mine) {
+                        hit = Some(other);
+                    }
+                }
+            }
+        });
+        if let Some(other) = hit {
+            return Some((d.line(s), other));
         }
     }
     None

@@ -1307,7 +1307,39 @@ impl<'a, 'i> Tracer<'a, 'i> {
         if let Some(&f) = self.ix.functions(n).first() {
             return Val::Func(f);
         }
+        // a project module used as a value (`create_model(config)` after `import config`): a
+        // record of its globals, each traced where the module sets it when it is read
+        if let Some(v) = self.module_value(n, cx, parent) {
+            return v;
+        }
         Val::unknown(format!("`{n}` is not defined in the project"))
+    }
+
+    /// The project module the file of `cx` imports as `n`, as a record of its globals.
+    fn module_value(&mut self, n: &str, cx: &Ctx, parent: Option<usize>) -> Option<Val> {
+        let stem = self.module_stem(cx.def.0, n)?;
+        let fi = (0..self.ix.files.len()).find(|&i| crate::analysis::shared::module_name(&self.ix.files[i].path) == stem)?;
+        let mut fields: Vec<(String, Val)> = Vec::new();
+        for (k, d) in self.ix.files[fi].flow.iter().enumerate().filter(|(_, d)| d.kind == DefKind::Module) {
+            for (si, st) in d.stmts.iter().enumerate() {
+                let StmtKind::Assign { targets, .. } = &st.kind else { continue };
+                for t in targets {
+                    let mut names = Vec::new();
+                    t.walk(&mut |e| {
+                        if let Expr::Name(x) = e {
+                            names.push(x.to_string());
+                        }
+                    });
+                    for x in names {
+                        let c = Ctx { def: (fi, k), at: si + 1, env: None, depth: cx.depth + 1 };
+                        fields.retain(|(f, _)| *f != x);
+                        let read = Expr::Name(x.as_str().into());
+                        fields.push((x, self.defer(&read, &c, parent)));
+                    }
+                }
+            }
+        }
+        (!fields.is_empty()).then_some(Val::Record(fields))
     }
 
     /// An assignment statement that binds `n` (at tuple position `pos` of target `t`).
@@ -1601,6 +1633,10 @@ impl<'a, 'i> Tracer<'a, 'i> {
             };
             if calls.iter().any(on_frame) {
                 calls.retain(on_frame);
+            } else if d.name == "forward" || d.name == "__call__" {
+                // a module called on that line (`logits = model(clips, views)`), which the
+                // tracing could not tell an instance of the class: the traceback says it is
+                calls = self.frame_calls(d, file, line, offset);
             }
         }
         for site in calls {
@@ -1784,7 +1820,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         if tried > 80 && !held {
                             continue;
                         }
-                        let c = Ctx { def: (fi, di), at: si, env: None, depth: MAX_CALLS - 2 };
+                        let c = Ctx { def: (fi, di), at: si, env: None, depth: MAX_CALLS - 3 };
                         let keep = self.nodes.len();
                         let v = self.expr(&func, &c, None);
                         self.nodes.truncate(keep);
@@ -1871,6 +1907,37 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     }
                 }
             }
+        }
+        out
+    }
+
+    /// The calls on line `line` of file `file` that can run `callee` as a module's forward: a
+    /// name or a field called with the arguments its parameters take.
+    fn frame_calls(&self, callee: &Def, file: usize, line: u32, offset: usize) -> Vec<super::index::CallSite> {
+        let own: Vec<_> = callee.params.iter().skip(offset).filter(|p| !p.star).collect();
+        let required = own.iter().filter(|p| p.default.is_none()).count();
+        let most = if callee.params.iter().any(|p| p.star) { usize::MAX } else { own.len() };
+        let mut out = Vec::new();
+        for (di, d) in self.ix.files[file].flow.iter().enumerate() {
+            for (si, st) in d.stmts.iter().enumerate().filter(|(_, st)| d.line(st) == line) {
+                stmt_exprs(&st.kind, &mut |e| {
+                    if let Expr::Call { func, args, kwargs } = e {
+                        let named = match func.bare() {
+                            Expr::Name(n) => !self.ix.is_class(n) && self.ix.functions(n).is_empty(),
+                            Expr::Attr(o, _) => matches!(o.bare(), Expr::Name(_) | Expr::Attr(..)),
+                            _ => false,
+                        };
+                        let positional = args.iter().filter(|a| !matches!(a.bare(), Expr::Star(_))).count();
+                        if named && positional + kwargs.len() >= required && positional <= most && out.len() < MAX_SITES {
+                            out.push(super::index::CallSite { at: ((file, di), si), args: args.clone(), kwargs: kwargs.clone(), offset, via: None });
+                        }
+                    }
+                });
+            }
+        }
+        // a line with several such calls does not say which one it was
+        if out.len() > 1 {
+            out.clear();
         }
         out
     }
@@ -3219,8 +3286,16 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 let el = self.force(v.element());
                 return match el {
                     // (each position traced when it is used: the others' lines are not on the
-                    // value of the one a caller takes)
-                    Val::Tuple(xs) => Val::Tuple(xs.into_iter().map(|x| Val::Seq { elem: Box::new(x), len: v.len(), most: v.most() }).collect()),
+                    // value of the one a caller takes; a length followed is measured on all of
+                    // them here, under the line that transposes)
+                    Val::Tuple(xs) => {
+                        let mut out = Vec::with_capacity(xs.len());
+                        for x in xs {
+                            let x = if self.count.is_some() { self.force(x) } else { x };
+                            out.push(Val::Seq { elem: Box::new(x), len: v.len(), most: v.most() });
+                        }
+                        Val::Tuple(out)
+                    }
                     other => Val::Seq { elem: Box::new(other), len: None, most: None },
                 };
             }
