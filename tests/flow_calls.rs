@@ -639,3 +639,114 @@ fn a_field_used_as_it_is_beside_one_shifted_reaches_a_table_sized_in_a_settings_
     assert_eq!(got.first().map(String::as_str), Some("records.py:30"), "{got:?}");
     assert!(got.iter().any(|s| s == "settings.py:1"), "the table's size is the settings module's: {got:?}");
 }
+
+const SF_SCHEMA: &str = r#"SLOTS = ["O", "city", "date", "airline", "seat"]
+SLOT_INDEX = {name: i for i, name in enumerate(SLOTS)}
+"#;
+
+const SF_UTTERANCES: &str = r#"import random
+
+from schema import SLOT_INDEX, SLOTS
+
+WORDS = ["fly", "to", "paris", "on", "monday", "with", "delta", "window", "please", "book"]
+
+
+def sample(n, seed=1):
+    rnd = random.Random(seed)
+    out = []
+    for _ in range(n):
+        k = rnd.randint(3, 9)
+        words = [rnd.choice(WORDS) for _ in range(k)]
+        tags = [rnd.choice(SLOTS) for _ in range(k)]
+        out.append((words, tags))
+    return out
+
+
+def encode(pairs, vocab):
+    rows = []
+    for words, tags in pairs:
+        ids = [vocab.setdefault(w, len(vocab)) for w in words]
+        slots = [SLOT_INDEX[t] + 1 for t in tags]
+        rows.append({"ids": ids, "slots": slots})
+    return rows
+
+
+def collate(rows):
+    width = max(len(r["ids"]) for r in rows)
+    batch = {
+        "ids": torch_zeros(len(rows), width),
+        "slots": torch_full(len(rows), width, -100),
+    }
+    for i, r in enumerate(rows):
+        n = len(r["ids"])
+        batch["ids"][i, :n] = tensor(r["ids"])
+        batch["slots"][i, :n] = tensor(r["slots"])
+    return batch
+
+
+def torch_zeros(b, t):
+    import torch
+    return torch.zeros(b, t, dtype=torch.long)
+
+
+def torch_full(b, t, v):
+    import torch
+    return torch.full((b, t), v, dtype=torch.long)
+
+
+def tensor(xs):
+    import torch
+    return torch.tensor(xs, dtype=torch.long)
+"#;
+
+const SF_TAGGER: &str = r#"import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.data import DataLoader
+
+from schema import SLOTS
+from utterances import collate, encode, sample
+
+
+class Tagger(nn.Module):
+    def __init__(self, n_words, n_slots):
+        super().__init__()
+        self.emb = nn.Embedding(n_words, 24)
+        self.rnn = nn.LSTM(24, 24, batch_first=True)
+        self.out = nn.Linear(24, n_slots)
+
+    def forward(self, ids):
+        h, _ = self.rnn(self.emb(ids))
+        return self.out(h)
+
+
+def main():
+    vocab = {"<pad>": 0}
+    rows = encode(sample(200), vocab)
+    model = Tagger(len(vocab), len(SLOTS))
+    opt = torch.optim.Adam(model.parameters())
+    for batch in DataLoader(rows, batch_size=16, collate_fn=collate):
+        logits = model(batch["ids"])
+        loss = F.cross_entropy(logits.flatten(0, 1), batch["slots"].flatten())
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+/// A real CPU run (`fixtures/cpu-pypi-torch/slot_ids_from_one.log`): the collate function
+/// builds a dict of buffers and fills each field in place (`batch["slots"][i, :n] = …`); the
+/// slot ids were numbered from 1. The field the loss reads is traced through its own fill, not
+/// the other field's.
+#[test]
+fn a_field_of_a_batch_filled_in_place_is_traced_through_its_own_fill() {
+    let files = [("schema.py", SF_SCHEMA), ("utterances.py", SF_UTTERANCES), ("tagger.py", SF_TAGGER)];
+    let log = common::root().join("fixtures/cpu-pypi-torch/slot_ids_from_one.log");
+    let v = common::explain_project_log(&files, &log);
+    let got: Vec<String> = v["suspects"].as_array().unwrap().iter().map(|s| format!("{}:{}", s["file"].as_str().unwrap(), s["line"])).collect();
+    assert_eq!(got.first().map(String::as_str), Some("utterances.py:23"), "{got:?}");
+    assert!(!got.iter().any(|s| s == "utterances.py:22"), "the ids field is not the slots': {got:?}");
+}

@@ -133,6 +133,9 @@ pub struct Thunk {
     pub parent: Option<usize>,
     /// The length being traced when the thunk was made (`Tracer::count`).
     pub count: Option<(i64, i64)>,
+    /// A buffer the expression's value is written into part of (a record's field filled in
+    /// place): the value once evaluated is the buffer's cells joined with it.
+    pub into: Option<Val>,
 }
 
 /// An instance of a project class: its class and the arguments of its constructor call.
@@ -414,6 +417,9 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         }
                     }
                     v = self.expr(&t.expr, &t.cx, parent);
+                    if let Some(buffer) = &t.into {
+                        v = fill_join(buffer, &v);
+                    }
                     self.finish(made, &v);
                     self.count = saved;
                 }
@@ -448,7 +454,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
     /// `e` at `cx`, evaluated when its value is used (a field of a record, an element of a
     /// returned tuple), its nodes then under `parent`.
     fn defer(&self, e: &Expr, cx: &Ctx, parent: Option<usize>) -> Val {
-        Val::Thunk(Rc::new(Thunk { expr: e.clone(), cx: cx.clone(), parent, count: self.count }))
+        Val::Thunk(Rc::new(Thunk { expr: e.clone(), cx: cx.clone(), parent, count: self.count, into: None }))
     }
 
     /// Evaluates an operand that does not carry the value (its nodes are auxiliary).
@@ -953,7 +959,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                             let mut out = Vec::with_capacity(fields.len());
                             for (key, fv) in fields {
                                 let vals = vec![(kn.to_string(), Val::unknown("a key")), (vn.to_string(), fv)];
-                                let thunk = Thunk { expr: vexpr.clone(), cx: bound(cx, &vals), parent, count: self.count };
+                                let thunk = Thunk { expr: vexpr.clone(), cx: bound(cx, &vals), parent, count: self.count, into: None };
                                 out.push((key, Val::Thunk(Rc::new(thunk))));
                             }
                             return Val::Record(out);
@@ -1113,6 +1119,37 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         if let Some(pos) = pattern_pos(t, n) {
                             let v = self.assigned(cx, i, n, t, pos, value, op.as_deref(), parent);
                             return self.appended(v, n, cx, i, at, parent);
+                        }
+                        // `out["target"][i, :n] = b["target"]`: a field of a record filled
+                        // in place, traced when the field is read (the other fields' fills are
+                        // not the value of this one)
+                        if let (Expr::Sub(base, idx), None) = (t, op.as_deref()) {
+                            if let Expr::Sub(rec, key) = base.bare() {
+                                let span = |e: &Expr| matches!(e.bare(), Expr::Span(..));
+                                let fills = match idx.bare() {
+                                    Expr::Seq(SeqKind::Tuple, xs) => xs.iter().any(span),
+                                    e => span(e),
+                                };
+                                if let (true, Some(_), Expr::Str(k)) = (fills, rec.dotted().filter(|r| r == n), key.bare()) {
+                                    let c = Ctx { at: i, ..cx.clone() };
+                                    let before = self.name(n, &c, parent);
+                                    if let Val::Record(fields) = before {
+                                        let mut out = Vec::with_capacity(fields.len());
+                                        for (f, v) in fields {
+                                            if f != k.as_str() {
+                                                out.push((f, v));
+                                                continue;
+                                            }
+                                            let buffer = self.force(v);
+                                            let node = self.node(&c, i, Tag::Pass, format!("fills part of `{n}[\"{k}\"]` with `{}`", short(value)), parent);
+                                            let thunk = Thunk { expr: value.clone(), cx: c.clone(), parent: node, count: self.count, into: Some(buffer) };
+                                            out.push((f, Val::Thunk(Rc::new(thunk))));
+                                        }
+                                        return Val::Record(out);
+                                    }
+                                    return before;
+                                }
+                            }
                         }
                         // `y[mask] = v` changes some of y's elements: the value joins in (a
                         // column store, `df["x"] = …`, is read where the column is)
