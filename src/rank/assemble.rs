@@ -34,7 +34,10 @@ pub fn assemble_with(
     }
     let traceback = if verdict == Verdict::CpuEquivalent && !frames.is_empty() {
         // a CPU kernel raises as it runs: nothing is asynchronous
-        TracebackTrust { level: "trusted", reason: "a CPU error is raised by the op as it runs, so the traceback ends at the failing call".to_string() }
+        TracebackTrust {
+            level: "trusted",
+            reason: "a CPU error is raised by the op as it runs, so the traceback ends at the failing call".to_string(),
+        }
     } else {
         trust(&frames, error.as_ref(), &asserts)
     };

@@ -456,6 +456,20 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<(DefId, usize, u32)>) -> Ve
         };
         (weight, d)
     });
+    // a factor of a product that is the bound (`N_ITEMS = SHELVES * PER_SHELF`): the product's
+    // line sets the bound, not the factor's
+    let bound_origin = bound_origin.map(|b| {
+        let (mut at, mut hops) = (nodes[b].parent, 0);
+        while let Some(a) = at.filter(|_| hops < 16) {
+            let exact = nodes[a].out.as_ref().is_some_and(|r| r.hi.is_some() && r.hi == bound_sym);
+            if exact && matches!(&nodes[a].tag, Tag::Arith(o) if o.as_str() == "*") && nodes[b].out.as_ref().map(|r| &r.hi) != Some(&bound_sym) {
+                return a;
+            }
+            at = nodes[a].parent;
+            hops += 1;
+        }
+        b
+    });
     let bound_chain = bound_origin.map(|b| slice.chain(b, ix, true)).unwrap_or_default();
     let bound_text = bound_sym.as_ref().map(|b| b.to_string());
     let mut proven = false;
@@ -653,7 +667,9 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<(DefId, usize, u32)>) -> Ve
                                 "{why}: adds to a length that already fills the bound, giving {r}{}",
                                 bound_text.as_ref().map(|b| format!(" (the bound is {b})")).unwrap_or_default()
                             );
-                        } else if let Some(j) = shared_setting(&nodes, i, value_nodes).filter(|j| inputs_fit && bare(j) && !scaled_on_way(&nodes, i)) {
+                        } else if let Some(j) =
+                            shared_setting(&nodes, i, value_nodes).filter(|j| inputs_fit && bare(j) && !scaled_on_way(&nodes, i))
+                        {
                             // the value and the bound are the same setting, and the value's side
                             // adds to it on purpose (`seq_len = max_len + 2`): the setting is
                             // not the line to change, the bound's use of it as it is is

@@ -800,8 +800,18 @@ impl<'a, 'i> Tracer<'a, 'i> {
         // a quotient (`n_items // 2`): the lines that made the dividend hang under a line of
         // their own, with the quotient as its value (the dividend is not what reaches the op)
         let under = match parent {
-            Some(p) if matches!(op, "//" | ">>") && matches!(a.element_deep(), Val::Int(_)) && self.nodes[p].children.iter().any(|&c| c >= first) => {
-                let quotient = self.node(cx, cx.at, Tag::Arith(op.into()), format!("`{}`", short(&Expr::Bin(op.into(), Box::new(l.clone()), Box::new(r.clone())))), parent);
+            Some(p)
+                if matches!(op, "//" | ">>")
+                    && matches!(a.element_deep(), Val::Int(_))
+                    && self.nodes[p].children.iter().any(|&c| c >= first) =>
+            {
+                let quotient = self.node(
+                    cx,
+                    cx.at,
+                    Tag::Arith(op.into()),
+                    format!("`{}`", short(&Expr::Bin(op.into(), Box::new(l.clone()), Box::new(r.clone())))),
+                    parent,
+                );
                 if let Some(q) = quotient {
                     let moved: Vec<usize> = self.nodes[p].children.iter().copied().filter(|&c| c >= first && c != q).collect();
                     self.nodes[p].children.retain(|c| !moved.contains(c));
@@ -1141,8 +1151,20 @@ impl<'a, 'i> Tracer<'a, 'i> {
                                                 continue;
                                             }
                                             let buffer = self.force(v);
-                                            let node = self.node(&c, i, Tag::Pass, format!("fills part of `{n}[\"{k}\"]` with `{}`", short(value)), parent);
-                                            let thunk = Thunk { expr: value.clone(), cx: c.clone(), parent: node, count: self.count, into: Some(buffer) };
+                                            let node = self.node(
+                                                &c,
+                                                i,
+                                                Tag::Pass,
+                                                format!("fills part of `{n}[\"{k}\"]` with `{}`", short(value)),
+                                                parent,
+                                            );
+                                            let thunk = Thunk {
+                                                expr: value.clone(),
+                                                cx: c.clone(),
+                                                parent: node,
+                                                count: self.count,
+                                                into: Some(buffer),
+                                            };
                                             out.push((f, Val::Thunk(Rc::new(thunk))));
                                         }
                                         return Val::Record(out);
@@ -1966,7 +1988,13 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         };
                         let positional = args.iter().filter(|a| !matches!(a.bare(), Expr::Star(_))).count();
                         if named && positional + kwargs.len() >= required && positional <= most && out.len() < MAX_SITES {
-                            out.push(super::index::CallSite { at: ((file, di), si), args: args.clone(), kwargs: kwargs.clone(), offset, via: None });
+                            out.push(super::index::CallSite {
+                                at: ((file, di), si),
+                                args: args.clone(),
+                                kwargs: kwargs.clone(),
+                                offset,
+                                via: None,
+                            });
                         }
                     }
                 });
@@ -4543,7 +4571,9 @@ fn seeded(v: Val, path: &[Option<String>]) -> Val {
     };
     match (v, first) {
         (Val::Map { key, val, len }, _) => Val::Map { key, val: Box::new(seeded(*val, rest)), len },
-        (Val::Record(xs), Some(k)) => Val::Record(xs.into_iter().map(|(name, x)| if &name == k { (name, seeded(x, rest)) } else { (name, x) }).collect()),
+        (Val::Record(xs), Some(k)) => {
+            Val::Record(xs.into_iter().map(|(name, x)| if &name == k { (name, seeded(x, rest)) } else { (name, x) }).collect())
+        }
         (Val::Seq { elem, len, most }, None) => Val::Seq { elem: Box::new(seeded(*elem, rest)), len, most },
         (other, _) => other,
     }
