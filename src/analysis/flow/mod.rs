@@ -17,9 +17,9 @@ pub mod value;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
-use self::index::{DefId, Index};
+use self::index::Index;
 use self::sinks::{Sink, SinkKind};
-use self::trace::{Ctx, Length, Node, Scaling, Tag, Tracer};
+use self::trace::{Ctx, Length, Node, Pin, Scaling, Tag, Tracer};
 use self::value::{Norm, Range, Sym, Val};
 use crate::scan::facts::FileFacts;
 
@@ -334,7 +334,7 @@ fn suspects_here(
 
 /// The functions a traceback passes through, each with the line of the frame above it (the
 /// call it came from): outermost frame first, as a traceback prints them.
-fn pins(ix: &Index, frames: &[(String, u32)]) -> Vec<(DefId, usize, u32)> {
+fn pins(ix: &Index, frames: &[(String, u32)]) -> Vec<Pin> {
     let place = |(path, line): &(String, u32)| {
         ix.files.iter().enumerate().filter(|(_, f)| f.path == *path).find_map(|(fi, f)| {
             f.flow.iter().enumerate().find(|(_, d)| d.stmts.iter().any(|s| d.line(s) == *line)).map(|(di, _)| ((fi, di), fi))
@@ -353,7 +353,7 @@ fn pins(ix: &Index, frames: &[(String, u32)]) -> Vec<(DefId, usize, u32)> {
 /// The same traceback with one frame's call moved to an earlier call of the same function in
 /// the same block of its caller (`score(model, ctx, pos)` on the line before the failing
 /// `score(model, ctx, neg)`): that call ran first, on the same data, and passed.
-fn earlier_calls(ix: &Index, pins: &[(DefId, usize, u32)]) -> Vec<(Vec<(DefId, usize, u32)>, String)> {
+fn earlier_calls(ix: &Index, pins: &[Pin]) -> Vec<(Vec<Pin>, String)> {
     let mut out = Vec::new();
     for (k, &(callee, file, line)) in pins.iter().enumerate() {
         let name = ix.def(callee).name.clone();
@@ -389,7 +389,7 @@ fn earlier_calls(ix: &Index, pins: &[(DefId, usize, u32)]) -> Vec<(Vec<(DefId, u
 
 /// The suspects of one sink: the value's slice scored against the bound's (the parameters of
 /// the functions in `pins` bound at the call the traceback names).
-pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<(DefId, usize, u32)>) -> Vec<FlowSuspect> {
+pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
     let mut tr = Tracer::new(ix);
     tr.pins = pins;
     let cx = Ctx { def: sink.def, at: sink.stmt, env: None, depth: 0 };
@@ -462,7 +462,10 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<(DefId, usize, u32)>) -> Ve
         let (mut at, mut hops) = (nodes[b].parent, 0);
         while let Some(a) = at.filter(|_| hops < 16) {
             let exact = nodes[a].out.as_ref().is_some_and(|r| r.hi.is_some() && r.hi == bound_sym);
-            if exact && matches!(&nodes[a].tag, Tag::Arith(o) if o.as_str() == "*") && nodes[b].out.as_ref().map(|r| &r.hi) != Some(&bound_sym) {
+            if exact
+                && matches!(&nodes[a].tag, Tag::Arith(o) if o.as_str() == "*")
+                && nodes[b].out.as_ref().map(|r| &r.hi) != Some(&bound_sym)
+            {
                 return a;
             }
             at = nodes[a].parent;

@@ -229,9 +229,12 @@ pub struct Tracer<'a, 'i> {
     /// of a file it read, under the same name, reads the file itself there).
     loading: Vec<String>,
     /// Functions the traceback of the failing call passes through, each with the line that
-    /// called it (file, line): their parameters come from that call, not from every call site.
-    pub pins: Vec<(DefId, usize, u32)>,
+    /// called it: their parameters come from that call, not from every call site.
+    pub pins: Vec<Pin>,
 }
+
+/// A function on a traceback, with the file and line of the frame that called it.
+pub type Pin = (DefId, usize, u32);
 
 /// The most expressions one slice evaluates.
 pub const MAX_STEPS: u32 = 40_000;
