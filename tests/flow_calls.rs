@@ -434,15 +434,12 @@ if __name__ == "__main__":
 #[test]
 fn a_lookup_in_a_module_dict_called_twice_names_the_shift_only_the_failing_call_made() {
     let files = [("catalog.py", TT_CATALOG), ("towers.py", TT_TOWERS), ("fit.py", TT_FIT)];
-    let log = common::root().join("fixtures/cpu-pypi-torch/two_tower_neighbours.log");
-    let v = common::explain_project_log(&files, &log);
-    let got: Vec<String> =
-        v["suspects"].as_array().unwrap().iter().map(|s| format!("{}:{}", s["file"].as_str().unwrap(), s["line"])).collect();
+    let (got, suspects) = common::cpu_run_suspects(&files, "two_tower_neighbours.log");
     assert_eq!(got.first().map(String::as_str), Some("towers.py:22"), "{got:?}");
     assert!(!got.iter().any(|s| s == "fit.py:24"), "the table takes the setting as it is, on purpose: {got:?}");
     // the bound is the product that sizes the table, not one of its factors
     assert!(got.iter().any(|s| s == "catalog.py:7") && !got.iter().any(|s| s == "catalog.py:5"), "{got:?}");
-    let read = v["suspects"].as_array().unwrap().iter().find(|s| s["line"] == 24 && s["file"] == "catalog.py");
+    let read = suspects.iter().find(|s| s["line"] == 24 && s["file"] == "catalog.py");
     let said = read.map(|s| s["message"].as_str().unwrap_or("").to_string()).unwrap_or_default();
     assert!(said.contains("first through the call at fit.py:10"), "the items passed the first call: {said}");
 }
@@ -535,10 +532,7 @@ if __name__ == "__main__":
 #[test]
 fn lists_filled_through_setdefault_and_a_transposed_batch_name_the_raw_code() {
     let files = [("listens.py", NG_LISTENS), ("model.py", NG_MODEL), ("train.py", NG_TRAIN)];
-    let log = common::root().join("fixtures/cpu-pypi-torch/next_genre_codes.log");
-    let v = common::explain_project_log(&files, &log);
-    let got: Vec<String> =
-        v["suspects"].as_array().unwrap().iter().map(|s| format!("{}:{}", s["file"].as_str().unwrap(), s["line"])).collect();
+    let (got, _) = common::cpu_run_suspects(&files, "next_genre_codes.log");
     assert_eq!(got.first().map(String::as_str), Some("listens.py:23"), "{got:?}");
 }
 
@@ -637,10 +631,7 @@ if __name__ == "__main__":
 #[test]
 fn a_field_used_as_it_is_beside_one_shifted_reaches_a_table_sized_in_a_settings_module() {
     let files = [("settings.py", SA_SETTINGS), ("records.py", SA_RECORDS), ("net.py", SA_NET), ("fit.py", SA_FIT)];
-    let log = common::root().join("fixtures/cpu-pypi-torch/store_ids_from_one.log");
-    let v = common::explain_project_log(&files, &log);
-    let got: Vec<String> =
-        v["suspects"].as_array().unwrap().iter().map(|s| format!("{}:{}", s["file"].as_str().unwrap(), s["line"])).collect();
+    let (got, _) = common::cpu_run_suspects(&files, "store_ids_from_one.log");
     assert_eq!(got.first().map(String::as_str), Some("records.py:30"), "{got:?}");
     assert!(got.iter().any(|s| s == "settings.py:1"), "the table's size is the settings module's: {got:?}");
 }
@@ -749,10 +740,7 @@ if __name__ == "__main__":
 #[test]
 fn a_field_of_a_batch_filled_in_place_is_traced_through_its_own_fill() {
     let files = [("schema.py", SF_SCHEMA), ("utterances.py", SF_UTTERANCES), ("tagger.py", SF_TAGGER)];
-    let log = common::root().join("fixtures/cpu-pypi-torch/slot_ids_from_one.log");
-    let v = common::explain_project_log(&files, &log);
-    let got: Vec<String> =
-        v["suspects"].as_array().unwrap().iter().map(|s| format!("{}:{}", s["file"].as_str().unwrap(), s["line"])).collect();
+    let (got, _) = common::cpu_run_suspects(&files, "slot_ids_from_one.log");
     assert_eq!(got.first().map(String::as_str), Some("utterances.py:23"), "{got:?}");
     assert!(!got.iter().any(|s| s == "utterances.py:22"), "the ids field is not the slots': {got:?}");
 }

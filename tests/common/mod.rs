@@ -321,6 +321,14 @@ pub fn explain_project_log(files: &[(&str, &str)], log: &Path) -> serde_json::Va
     v
 }
 
+/// The suspects of a real CPU run's log (`fixtures/cpu-pypi-torch/LOG`) on a project made of
+/// `files`, as `file:line` in order, with the report's suspects themselves.
+pub fn cpu_run_suspects(files: &[(&str, &str)], log: &str) -> (Vec<String>, Vec<serde_json::Value>) {
+    let v = explain_project_log(files, &root().join("fixtures/cpu-pypi-torch").join(log));
+    let all = v["suspects"].as_array().cloned().unwrap_or_default();
+    (all.iter().map(|s| format!("{}:{}", s["file"].as_str().unwrap_or(""), s["line"])).collect(), all)
+}
+
 /// [`explain_project`]'s suspects as `file:line`, in order.
 pub fn top_suspects(files: &[(&str, &str)], log: &str) -> Vec<String> {
     let v = explain_project(files, log);
