@@ -744,3 +744,50 @@ fn a_field_of_a_batch_filled_in_place_is_traced_through_its_own_fill() {
     assert_eq!(got.first().map(String::as_str), Some("utterances.py:23"), "{got:?}");
     assert!(!got.iter().any(|s| s == "utterances.py:22"), "the ids field is not the slots': {got:?}");
 }
+
+const BL_BLEND: &str = r#"import torch
+import torch.nn as nn
+
+
+class Blend(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.seen = nn.Linear(dim, 1)
+        self.bought = nn.Linear(dim, 1)
+
+    def forward(self, x):
+        p_seen = torch.sigmoid(self.seen(x)).squeeze(1)
+        p_bought = self.bought(x).squeeze(1)
+        return p_seen * p_bought
+"#;
+
+const BL_RUN: &str = r#"import torch
+import torch.nn.functional as F
+
+from blend import Blend
+
+
+def main():
+    torch.manual_seed(0)
+    model = Blend(6)
+    x = torch.randn(64, 6)
+    y = (torch.rand(64) > 0.7).float()
+    for _ in range(3):
+        loss = F.binary_cross_entropy(model(x), y)
+        loss.backward()
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+/// A real CPU run (`fixtures/cpu-pypi-torch/blend_raw_factor.log`): a product of two heads' outputs
+/// fed to BCE, the second never squashed. Both factors are the value: the raw one's line is named
+/// beside the product's.
+#[test]
+fn both_factors_of_a_product_of_probabilities_are_traced() {
+    let files = [("blend.py", BL_BLEND), ("run_blend.py", BL_RUN)];
+    let (got, _) = common::cpu_run_suspects(&files, "blend_raw_factor.log");
+    assert_eq!(got.first().map(String::as_str), Some("blend.py:14"), "{got:?}");
+    assert!(got.iter().any(|s| s == "blend.py:13"), "the factor that gives raw scores: {got:?}");
+}

@@ -834,7 +834,10 @@ impl<'a, 'i> Tracer<'a, 'i> {
             return v;
         }
         let before_b = self.nodes.len();
-        let b = if matches!(op, "%" | "//" | "*" | "/" | "**") { self.aux_expr(r, cx, parent) } else { self.expr(r, cx, parent) };
+        // (a product of two probabilities, `p_ctr * p_cvr`: both factors are the value)
+        let factors = op == "*" && matches!(a.element_deep(), Val::Float(Some(_)));
+        let b =
+            if matches!(op, "%" | "//" | "*" | "/" | "**") && !factors { self.aux_expr(r, cx, parent) } else { self.expr(r, cx, parent) };
         // a constant taken away (`o - MIN_OX` with MIN_OX = -3): its own value never reaches
         // the op, so the lines that made it are beside the value, not on it
         if op == "-" && matches!(&b, Val::Int(x) if x.lo == x.hi && x.lo.as_ref().is_some_and(|s| s.constant().is_some())) {
