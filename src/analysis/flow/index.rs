@@ -253,6 +253,15 @@ impl<'a> Index<'a> {
         self.elem_stores.get(attr).map_or(&[], |v| v)
     }
 
+    /// The first definition of file `file` with a statement on line `line`, and that statement.
+    pub fn stmt_at(&self, file: usize, line: u32) -> Option<StmtId> {
+        self.files[file]
+            .flow
+            .iter()
+            .enumerate()
+            .find_map(|(di, d)| d.stmts.iter().position(|s| d.line(s) == line).map(|si| ((file, di), si)))
+    }
+
     pub fn calling(&self, name: &str) -> &[StmtId] {
         self.calls.get(name).map_or(&[], |v| v)
     }

@@ -335,16 +335,13 @@ fn suspects_here(
 /// The functions a traceback passes through, each with the line of the frame above it (the
 /// call it came from): outermost frame first, as a traceback prints them.
 fn pins(ix: &Index, frames: &[(String, u32)]) -> Vec<Pin> {
-    let place = |(path, line): &(String, u32)| {
-        ix.files.iter().enumerate().filter(|(_, f)| f.path == *path).find_map(|(fi, f)| {
-            f.flow.iter().enumerate().find(|(_, d)| d.stmts.iter().any(|s| d.line(s) == *line)).map(|(di, _)| ((fi, di), fi))
-        })
-    };
+    let place =
+        |(path, line): &(String, u32)| (0..ix.files.len()).filter(|&fi| ix.files[fi].path == *path).find_map(|fi| ix.stmt_at(fi, *line));
     frames
         .windows(2)
         .filter_map(|w| {
             let (callee, _) = place(&w[1])?;
-            let (_, caller_file) = place(&w[0])?;
+            let ((caller_file, _), _) = place(&w[0])?;
             Some((callee, caller_file, w[0].1))
         })
         .collect()
@@ -357,8 +354,8 @@ fn earlier_calls(ix: &Index, pins: &[Pin]) -> Vec<(Vec<Pin>, String)> {
     let mut out = Vec::new();
     for (k, &(callee, file, line)) in pins.iter().enumerate() {
         let name = ix.def(callee).name.clone();
-        let Some(d) = ix.files[file].flow.iter().find(|d| d.stmts.iter().any(|s| d.line(s) == line)) else { continue };
-        let Some(at) = d.stmts.iter().position(|s| d.line(s) == line) else { continue };
+        let Some((caller, at)) = ix.stmt_at(file, line) else { continue };
+        let d = ix.def(caller);
         let nest = d.stmts[at].nest;
         // back through the block the failing call sits in
         for i in (0..at).rev() {
@@ -1145,8 +1142,7 @@ fn counted_column(ix: &Index, nodes: &[Node], value_nodes: usize, slice: &Slice,
 /// (`int(c) - 1`, `int(row["class"]) - 1`), not on `n`'s own line.
 fn shifted_sibling(ix: &Index, n: &Node) -> Option<u32> {
     use crate::scan::flow::Expr;
-    let f = &ix.files[n.file];
-    let d = f.flow.iter().find(|d| d.stmts.iter().any(|s| d.line(s) == n.line) && d.qualified() == n.scope)?;
+    let d = node_def(ix, n)?;
     let parse = |e: &Expr| matches!(e.bare(), Expr::Call { func, args, .. } if func.last_name() == Some("int") && args.len() == 1);
     // a number parsed into a dict's keys only (`{int(i): p for i, p in rows}`) is a key, not a
     // value that reaches the op
@@ -1181,13 +1177,17 @@ fn shifted_sibling(ix: &Index, n: &Node) -> Option<u32> {
     None
 }
 
+/// The definition node `n` was made in: the one of its scope with a statement on its line.
+fn node_def<'a>(ix: &Index<'a>, n: &Node) -> Option<&'a crate::scan::flow::Def> {
+    ix.files[n.file].flow.iter().find(|d| d.stmts.iter().any(|s| d.line(s) == n.line) && d.qualified() == n.scope)
+}
+
 /// For a node whose statement assigns a field of a record as it is (`view = meta["camera"]`,
 /// `v = row.cam`): another statement of the same function that takes 1 off a field of the same
 /// record (`meta["action"] - 1`), as its line and the field.
 fn field_sibling(ix: &Index, n: &Node) -> Option<(u32, String)> {
     use crate::scan::flow::{Expr, StmtKind};
-    let f = &ix.files[n.file];
-    let d = f.flow.iter().find(|d| d.stmts.iter().any(|s| d.line(s) == n.line) && d.qualified() == n.scope)?;
+    let d = node_def(ix, n)?;
     // `base["k"]` or `base.k`, through `int(…)`: the base's dotted name and the field
     let field = |e: &Expr| -> Option<(String, String)> {
         let e = match e.bare() {

@@ -1911,10 +1911,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
     /// arguments fit the class's `forward` is one of its call sites.
     fn container_loop_calls(&self, class: &str) -> Vec<ModuleCall> {
         let Some(&fwd) = self.ix.method(class, "forward").first() else { return Vec::new() };
-        let params = &self.ix.def(fwd).params;
-        let own: Vec<_> = params.iter().skip(1).filter(|p| !p.star).collect();
-        let required = own.iter().filter(|p| p.default.is_none()).count();
-        let most = if params.iter().any(|p| p.star) { usize::MAX } else { own.len() };
+        let (required, most) = arity(self.ix.def(fwd), 1);
         // fields that hold module containers
         let container = |attr: &str| {
             self.ix.stores(attr).iter().any(|&(id, si)| {
@@ -1979,9 +1976,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
     /// The calls on line `line` of file `file` that can run `callee` as a module's forward: a
     /// name or a field called with the arguments its parameters take.
     fn frame_calls(&self, callee: &Def, file: usize, line: u32, offset: usize) -> Vec<super::index::CallSite> {
-        let own: Vec<_> = callee.params.iter().skip(offset).filter(|p| !p.star).collect();
-        let required = own.iter().filter(|p| p.default.is_none()).count();
-        let most = if callee.params.iter().any(|p| p.star) { usize::MAX } else { own.len() };
+        let (required, most) = arity(callee, offset);
         let mut out = Vec::new();
         for (di, d) in self.ix.files[file].flow.iter().enumerate() {
             for (si, st) in d.stmts.iter().enumerate().filter(|(_, st)| d.line(st) == line) {
@@ -4564,6 +4559,16 @@ fn reaches(v: &Val, path: &[Option<String>]) -> bool {
         (Val::Seq { elem, .. }, None) => reaches(elem, rest),
         _ => false,
     }
+}
+
+/// How many positional arguments a call of `d` must and may pass (`offset` parameters, a
+/// method's `self`, are not passed): its parameters without a default, and all of them (any
+/// number with a `*args`).
+fn arity(d: &Def, offset: usize) -> (usize, usize) {
+    let own: Vec<_> = d.params.iter().skip(offset).filter(|p| !p.star).collect();
+    let required = own.iter().filter(|p| p.default.is_none()).count();
+    let most = if d.params.iter().any(|p| p.star) { usize::MAX } else { own.len() };
+    (required, most)
 }
 
 /// `v` with an empty list where `path` ends on nothing known yet (the `[]` a `setdefault` puts
