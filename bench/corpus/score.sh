@@ -4,8 +4,7 @@
 #   bench/corpus/score.sh [BIN]      # default: target/release/cudasleuth
 #   V=1 bench/corpus/score.sh        # list the misses (do not, on a half you keep unseen)
 #   RAN=1 bench/corpus/score.sh     # each project as it is after its run.sh ran once (CPU)
-#   HALVES=tune bench/corpus/score.sh   # halves: tune seen tune2 unseen2 tune3 unseen3 tune4 unseen4 tune5 unseen5 tune6 unseen6 tune7 unseen7 tune8 unseen8 tune9 seen9 tune10 unseen10 (split.txt;
-#   the ninth and tenth batches have CPU logs only: its async/sync lines score nothing)
+#   HALVES=tune bench/corpus/score.sh   # halves: tune seen tune2 unseen2 tune3 unseen3 tune4 unseen4 tune5 unseen5 tune6 unseen6 tune7 unseen7 tune8 unseen8 tune9 seen9 tune10 unseen10 (split.txt)
 #
 # Unpacks projects.tar.gz into $WORK (default /tmp/cudasleuth-corpus), lays each half out as
 # score_projects.py wants it (DIR/<pNN_name>/ and LOGS/<pNN>_{async,sync}.log), and prints
@@ -56,6 +55,8 @@ tar xzf "$HERE/logs-h200-5.tar.gz" -C "$WORK/h200"
 tar xzf "$HERE/logs-h200-6.tar.gz" -C "$WORK/h200"
 tar xzf "$HERE/logs-h200-7.tar.gz" -C "$WORK/h200"
 tar xzf "$HERE/logs-h200-8.tar.gz" -C "$WORK/h200"
+tar xzf "$HERE/logs-h200-9.tar.gz" -C "$WORK/h200"
+tar xzf "$HERE/logs-h200-10.tar.gz" -C "$WORK/h200"
 for f in "$HERE"/logs-cpu/*_cpu.log; do
     id=$(basename "$f" _cpu.log)
     ln -s "$f" "$WORK/cpu/${id}_sync.log"
