@@ -158,6 +158,85 @@ fn a_sweep_that_iterated_no_loader_says_so_and_exits_3() {
     assert!(!text.contains("every sample is within"), "{text}");
 }
 
+/// A Dataset that caches its preprocessing: the first run of `repro` builds and pickles it, so
+/// the born-at pass (a second run) would load the pickle and never run the line that made the
+/// label. The pass does not see what the first run created: it finds the label's line,
+/// confirms it, and the user's cache is left as the user's program wrote it.
+#[test]
+fn a_cache_the_first_run_wrote_does_not_hide_where_the_label_was_made() {
+    let py = need_torch!();
+    let proj = tmp("cached-project");
+    std::fs::write(
+        proj.join("shapes.py"),
+        r#"import os
+import pickle
+
+import numpy as np
+from torch.utils.data import Dataset
+
+SHAPES = ("circle", "square", "hexagon")
+FILLS = ("solid", "hollow")
+
+
+def describe(i):
+    return {"shape": SHAPES[i % 3], "fill": FILLS[(i // 3) % 2], "edges": [0, 4, 6][i % 3]}
+
+
+class ShapeSet(Dataset):
+    def __init__(self, cache_dir):
+        cache = os.path.join(cache_dir, "shapes.pkl")
+        if os.path.isfile(cache):
+            with open(cache, "rb") as fh:
+                self.rows = pickle.load(fh)
+            return
+        self.rows = []
+        for i in range(60):
+            d = describe(i)
+            joint = SHAPES.index(d["shape"]) * len(SHAPES) + FILLS.index(d["fill"])
+            self.rows.append((np.full(4, d["edges"], dtype=np.float32), joint))
+        os.makedirs(cache_dir, exist_ok=True)
+        with open(cache, "wb") as fh:
+            pickle.dump(self.rows, fh)
+
+    def __len__(self):
+        return len(self.rows)
+
+    def __getitem__(self, i):
+        feats, joint = self.rows[i]
+        return feats, joint
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        proj.join("fit.py"),
+        r#"import torch
+from torch.utils.data import DataLoader
+
+from shapes import FILLS, SHAPES, ShapeSet
+
+net = torch.nn.Linear(4, len(SHAPES) * len(FILLS))
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+for feats, joint in DataLoader(ShapeSet("cache"), batch_size=12, shuffle=True):
+    loss = torch.nn.functional.cross_entropy(net(feats), joint)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"#,
+    )
+    .unwrap();
+    let out_dir = tmp("cached-out");
+    let out = repro(&proj, &["--cpu", "--format", "json", "--project", ".", "--out", out_dir.to_str().unwrap()], &[py, "fit.py"]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = report(&out);
+    let born = &v["witness"]["born"]["value_chain"]["born"];
+    assert!(born["file"].as_str().unwrap_or("").ends_with("shapes.py") && born["line"] == 25, "{born}");
+    let s = &v["suspects"][0];
+    assert_eq!((s["file"].as_str(), s["line"].as_u64(), s["confirmed"].as_bool()), (Some("shapes.py"), Some(25), Some(true)), "{s}");
+    assert!(proj.join("cache/shapes.pkl").is_file(), "the user's cache is the user's program's to keep");
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let _ = std::fs::remove_dir_all(&proj);
+}
+
 #[test]
 fn every_fixture_bug_is_caught_and_the_controls_pass() {
     let py = need_torch!();

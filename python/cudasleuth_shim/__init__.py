@@ -53,6 +53,7 @@ modules, in import order: each imports only modules above it in this list, at
 the top of the file, so there is no import cycle.
 
 * ``_state``: constants, the shared state ``_S``, which files are the shim's
+* ``_files``: the files the first run creates, hidden from the born-at pass until it writes them
 * ``_util``: environment, output directory and JSON files, stderr, user files,
   stacks, small tensor helpers
 * ``_npy``: .npy writing

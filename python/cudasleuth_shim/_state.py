@@ -64,6 +64,8 @@ class _State(object):
         # the born-at pass (born._Born) when CUDASLEUTH_BORN names a spec; the seed both runs use
         self.born = None
         self.seed = None
+        # the first run's record of the files the command creates (_files._Recorder)
+        self.created = None
 
 
 _S = _State()

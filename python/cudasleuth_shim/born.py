@@ -21,6 +21,7 @@ import re
 import sys
 import threading
 
+from . import _files
 from ._state import _S, _is_shim_file
 from ._util import _is_user_file, _torch
 
@@ -145,6 +146,10 @@ def _has(x, v, depth=0):
                 return any(_has(x.iloc[:, j].to_numpy(), v, 1) for j in range(min(x.shape[1], 256)))
             except (TypeError, ValueError, AttributeError, IndexError):
                 return False
+    if isinstance(x, tuple) and depth == 0 and 0 < len(x) <= 16:
+        # several values returned or assigned at once (`return videos, mapping`): each is looked
+        # at as deep as it would be on its own
+        return any(_has(e, v, 0) for e in x)
     if isinstance(x, (list, tuple)):
         if depth >= 2 or len(x) > 5000000:
             return False
@@ -627,6 +632,7 @@ def start():
         return
     if not isinstance(spec, dict) or not isinstance(spec.get("value"), (int, float)):
         return
+    _files.hide(spec, path)
     _B = _Born(spec)
     _S.born = _B
     threading.settrace(_global)
@@ -679,9 +685,94 @@ def _line_of(e):
     return hits[0] if len(hits) == 1 else e["line"]
 
 
-def _key_of(e, name):
-    """The literal key a line reads `name` under (`name["k"]`, `name.k`), if any."""
+def _key_names(e):
+    """The names of the entry the value was read under, on a line that builds a dict or calls
+    with keywords (`{"z": z, "label": label}`, `dict(y=labels)`): those of the entry `key`."""
+    key = e.get("key")
+    if not key:
+        return None
     text = _text(e["file"], e["line"])
+    m = re.search(r"""(?:['"]%s['"]\s*:|(?<![\w.])%s\s*=(?!=))""" % (re.escape(key), re.escape(key)), text)
+    if m is None:
+        return None
+    depth, end = 0, len(text)
+    for i in range(m.end(), len(text)):
+        c = text[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            if depth == 0:
+                end = i
+                break
+            depth -= 1
+        elif c == "," and depth == 0:
+            end = i
+            break
+    return _idents(_STR.sub("''", text[m.end():end]))
+
+
+def _split_top(text):
+    """The parts of `text` between its top-level commas (brackets and strings kept whole)."""
+    parts, depth, cur, quote = [], 0, [], None
+    for c in text:
+        if quote:
+            quote = None if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+            continue
+        cur.append(c)
+    parts.append("".join(cur))
+    return [p.strip() for p in parts]
+
+
+def _unwrap(text):
+    text = text.strip()
+    while text.startswith("(") and text.endswith(")") and len(_split_top(text[1:-1])) > 1:
+        text = text[1:-1].strip()
+    return text
+
+
+def _position(e):
+    """Where the event's variable sits among the names a line unpacks into (`for x, y in
+    loader`: y is 1), when it unpacks several."""
+    text = _text(e["file"], e["line"])
+    m = re.match(r"\s*(?:async\s+)?for\s+(.+?)\s+in\s+(.*)", text)
+    if m and re.match(r"\s*(?:enumerate|zip)\(|.*\.items\(\)\s*:?\s*$", m.group(2)):
+        return None  # the position is the pairing's, not the values'
+    lhs = m.group(1) if m else (text[:_ASSIGN.search(text).start()] if _ASSIGN.search(text) else None)
+    if lhs is None:
+        return None
+    names = [p.strip() for p in _split_top(_unwrap(lhs))]
+    if len(names) < 2:
+        return None
+    return names.index(e["var"]) if e.get("var") in names else None
+
+
+def _element(e):
+    """The part of a line's value at the position the value was unpacked from (`return a, b`
+    or `rows.append((a, b))` with position 1: `b`), or None."""
+    pos = e.get("pos")
+    if pos is None:
+        return None
+    text = _text(e["file"], e["line"])
+    m = re.match(r"\s*(?:return|yield)\s+(.*)$", text) or \
+        re.match(r"\s*[\w.\[\]'\"]+\.(?:append|add|put)\((.*)\)\s*$", text)
+    rhs = m.group(1) if m else _rhs(text)
+    parts = _split_top(_unwrap(rhs))
+    return parts[pos] if len(parts) > 1 and pos < len(parts) else None
+
+
+def _key_of(e, name):
+    """The literal key a line reads `name` under (`name["k"]`, `name.k`), if any: in the part
+    of the line the value was unpacked from, when it was."""
+    text = _element(e) or _text(e["file"], e["line"])
     m = re.search(r"""(?<![\w.])%s\s*\[\s*['"](\w+)['"]\s*\]""" % re.escape(name), text)
     if m is None and "." not in name:
         m = re.search(r"(?<![\w.])%s\.(\w+)" % re.escape(name), text)
@@ -719,8 +810,10 @@ def _producer(frame, name, oid, bits, before, scalar):
 
 def _child_return(frame, after, before, bits, made=None):
     """A call made on the line (between `after` and `before`) that returned the value; or, for
-    an object the line built (`made`: its id), its constructor's attribute that took it."""
-    built = None
+    an object the line built (`made`: its id), its constructor's attribute that took it; else
+    the last local of a function the line called that came to hold it (a value too deep in
+    what the call returned to be seen there: a list of dicts of arrays)."""
+    built = inside = None
     for e in reversed(_B.events):
         if e["seq"] >= before:
             continue
@@ -732,7 +825,9 @@ def _child_return(frame, after, before, bits, made=None):
             return e
         if built is None and made is not None and e["kind"] == "set" and e.get("owner") == made:
             built = e
-    return built
+        if inside is None and e["kind"] == "set" and e["parent"] == frame:
+            inside = e
+    return built or inside
 
 
 def _follow(start, bits):
@@ -749,13 +844,40 @@ def _follow(start, bits):
             break
         seen.add(key)
         before = cur.get("seq") or (1 << 62)
+        if bits == BOUND and cur.get("kind") == "set" and len(chain) > 1 and _born_kind(cur) == "count":
+            # a bound counted here (`n = len(table)`): a table that holds the same number among
+            # its entries (an atomic number 30 in a 30-row table) did not pass it on
+            return chain, cur, None
         holders = [h for h in cur.get("inputs") or [] if h[1] & bits]
         if bits == VALUE and cur.get("rank", 0) != 2 and holders and all(h[3] == 2 for h in holders):
             # a number put into an array, list or tuple here: if it turns out to be a constant
             # (a sentinel written into a mask), the data holds the value from this line on
             inserted = len(chain) - 1
         nxt = None
-        if holders:
+        part = _element(cur)
+        if part is not None and len(holders) > 1:
+            # the value left this line at one position of what it returned or built
+            inside = _idents(_STR.sub("''", part))
+            holders = [h for h in holders if h[0] in inside or h[0].split(".", 1)[0] in inside] or holders
+        on = _key_names(cur) if holders else None
+        if on:
+            # the value was read under a key: the names of that entry, not its siblings'. A
+            # container starts to hold the value once; when a sibling's equal number made it
+            # (an atomic number 29 beside a label 29), the entry's own name took it later
+            narrowed = [h for h in holders if h[0] in on or h[0].split(".", 1)[0] in on]
+            if narrowed:
+                holders = narrowed
+            else:
+                until = chain[-2].get("seq") if len(chain) > 1 and chain[-2].get("seq") else before
+                for name in sorted(on):
+                    nxt = _producer(cur["frame"], name, None, bits, until, True)
+                    if nxt is not None:
+                        nxt = dict(nxt, key=cur["key"])
+                        holders = []
+                        break
+        if nxt is not None:
+            pass
+        elif holders:
             # a tensor or list holding the value before a scalar that equals it by chance
             holders.sort(key=lambda h: (h[3] if bits == VALUE else -h[3], h[0] == "self"))
             for name, _fl, oid, _rk in holders:
@@ -780,6 +902,8 @@ def _follow(start, bits):
         if nxt["kind"] == "param":
             # the caller's line passed it: continue from that line's inputs
             nxt = dict(nxt, kind="call_arg")
+        at = _position(cur) if cur.get("kind") == "set" else None
+        nxt = dict(nxt, pos=at) if at is not None and nxt["line"] != cur["line"] else dict(nxt, pos=None)
         chain.append(nxt)
         cur = nxt
     return chain, None, reason or "the chain is longer than %d steps" % MAX_STEPS
@@ -799,7 +923,15 @@ def _born_kind(e):
     if re.search(r"\b(?:arange|range|randperm)\([^#]*(?:\.size\(|\.shape\b|\blen\()", rhs):
         return "size"  # positions or indices counted from another value's length
     if re.search(r"\b(?:len|max|nunique|unique|count|bincount)\(|\.max\(\)|\.shape\b|\.size\(", rhs):
-        return "count"  # a count or a largest value of something
+        # a count or a largest value of something; arithmetic on one is made here
+        # (`system * len(SYSTEMS) + magnetic`)
+        flat = rhs
+        while True:
+            inner = re.sub(r"\([^()]*\)|\[[^\[\]]*\]", "", flat)
+            if inner == flat:
+                break
+            flat = inner
+        return "made" if re.search(r"[+\-*/%](?!=)", flat) else "count"
     if re.fullmatch(r"\s*-?\d+\s*", rhs or "") or re.search(r"[+\-*/%|&^]=", text):
         return "made"
     # arithmetic on numbers: a name that held numbers, or a number written beside the operator

@@ -6,7 +6,7 @@ import os
 import sys
 import threading
 
-from . import _util, born
+from . import _files, _util, born
 from ._state import _S
 from ._util import _err, _rank, _read_env, _short_exc, _torch, _write_json
 from .cpu import _install_cpu_mapping
@@ -90,6 +90,20 @@ def _note_bound_modules():
         cls.__init__ = init
 
 
+def _patch_save(torch):
+    """`torch.save` to a path writes the file from C++, where no audit event says so."""
+    orig = getattr(torch, "save", None)
+    if orig is None or getattr(orig, "_cudasleuth", False):
+        return
+
+    def save(obj, f, *a, **k):
+        _files.note_written(f)
+        return orig(obj, f, *a, **k)
+
+    save.__doc__, save.__name__, save._cudasleuth = orig.__doc__, orig.__name__, True
+    torch.save = save
+
+
 def _arm():
     if _S.armed:
         return
@@ -118,6 +132,8 @@ def _arm():
         _patch_dataloader()
     except Exception as e:  # broad: install step over torch internals; the rest still arms
         _err("cudasleuth: DataLoader tracking not installed: %s" % _short_exc(e))
+    if _S.created is not None:
+        _patch_save(torch)
     if _S.mode == "guard":
         try:
             _S.guard_cls = _make_guard_class()
@@ -245,6 +261,8 @@ def install():
     _S.installed = True
     _read_env()
     _note_process()
+    if os.environ.get("CUDASLEUTH_OUT") and not os.environ.get("CUDASLEUTH_BORN") and _S.mode == "guard":
+        _files.record(_util._out_dir())
     _seed_python()
     try:
         born.start()

@@ -318,12 +318,16 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, root: Option<&Pat
         "made" => vplace.as_ref().map(|(f, l, _)| (f.clone(), *l)),
         _ => None,
     };
-    let ran_off_path = |s: &Suspect| {
-        s.file.ends_with(".py")
-            && !s.chain.is_empty()
-            && !s.chain.iter().any(|c| c.role == "bound")
-            && watch(&s.file, s.line).is_some_and(|x| x.ran.unwrap_or(0) > 0)
+    let value_suspect = |s: &Suspect| s.file.ends_with(".py") && !s.chain.is_empty() && !s.chain.iter().any(|c| c.role == "bound");
+    // the run saw a line compute the value from inputs that did not hold it: a line whose
+    // value, by the static chain, reaches the op through that line did not bring the bad value
+    // there, whether it ran in this process or another (a data script run before the training)
+    let made_at = if kind(vorigin) == "made" { vplace.as_ref().map(|(f, l, _)| (f.clone(), *l)) } else { None };
+    let upstream_of_made = |s: &Suspect| {
+        made_at.as_ref().is_some_and(|(f, l)| !(s.file == *f && s.line == *l) && s.chain.iter().any(|c| c.file == *f && c.line == *l))
     };
+    let ran_off_path =
+        |s: &Suspect| value_suspect(s) && (upstream_of_made(s) || watch(&s.file, s.line).is_some_and(|x| x.ran.unwrap_or(0) > 0));
     let mut chosen: Option<(String, u32)> = None;
     let mut judged = false;
     for s in &report.suspects {
@@ -568,6 +572,50 @@ mod tests {
             if confirmed {
                 assert!(report.suspects[0].evidence[0].starts_with("repro: born at"), "{:?}", report.suspects[0].evidence);
             }
+        }
+    }
+
+    /// The run saw a line compute the value from good inputs; a static suspect whose chain
+    /// reaches the op through that line (a data script's flag, run in another process, so never
+    /// "ran" in the tripping one) did not bring the bad value and does not stop the confirmation.
+    #[test]
+    fn a_value_suspect_off_the_runs_path_gives_way_to_the_line_the_run_saw_compute() {
+        for (kind, confirmed) in [("made", true), ("read", false)] {
+            let mut w = witness();
+            let origin = serde_json::json!({"file": "/x/proj/dataset.py", "line": 53, "code": "label = system * 7 + magnetic",
+                "variable": "label", "value": 29, "role": "origin", "kind": kind, "before": {"system": 4}});
+            let call = serde_json::json!({"file": "/x/proj/train.py", "line": 30, "code": "loss = F.cross_entropy(out, y)",
+                "variable": null, "value": null, "role": "call"});
+            w["born"] = serde_json::json!({"same_witness": true, "value_chain": {"chain": [call, origin.clone()], "born": origin},
+                "bound_chain": null, "watch": [{"file": "/x/proj/make_data.py", "line": 60, "ran": 0, "seen": []}]});
+            let incident = crate::log::read_from(Box::new(std::io::Cursor::new(Vec::new())));
+            let mut report = crate::rank::assemble::assemble("run.log", &incident);
+            for (file, line) in [("make_data.py", 60), ("dataset.py", 53)] {
+                let mut s = new_suspect(file, line, &Witness::default(), "a value line");
+                s.rule = "CS118".into();
+                s.tier = "likely".into();
+                s.confirmed = Some(false);
+                // the flag's chain passes the line the run saw compute the value
+                s.chain = [(file, line, "origin"), ("dataset.py", 53, "transform")]
+                    .into_iter()
+                    .map(|(file, line, role)| crate::model::ChainStep {
+                        file: file.into(),
+                        line,
+                        role: role.into(),
+                        what: "the value".into(),
+                        value: String::new(),
+                    })
+                    .collect();
+                report.suspects.push(s);
+            }
+            report.witness = Some(w);
+            confirm(&mut report, Some(Path::new("/x/proj")), None);
+            let first = &report.suspects[0];
+            assert_eq!(
+                (first.file.as_str(), first.confirmed),
+                (if confirmed { "dataset.py" } else { "make_data.py" }, Some(confirmed)),
+                "{kind}"
+            );
         }
     }
 }

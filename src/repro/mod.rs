@@ -308,12 +308,18 @@ fn run_shimmed(
 }
 
 /// The born-at pass: the same command again, seeded as the first run, with the tracer armed
-/// by `spec` (written into `out_dir/born/`); returns the `born-*.json` it wrote, if any.
+/// by `spec` (written into `out_dir/born/`, with the first run's `out_dir`, whose created files
+/// the pass does not see); returns the `born-*.json` it wrote, if any.
 pub fn run_born(opts: &Options, out_dir: &Path, spec: &serde_json::Value) -> Result<Option<serde_json::Value>, ReproError> {
     let dir = out_dir.join("born");
     std::fs::create_dir_all(&dir).map_err(|source| ReproError::Write { path: dir.clone(), source })?;
     let spec_path = dir.join("spec.json");
-    let text = serde_json::to_vec_pretty(spec).unwrap_or_default();
+    // the first run's directory: the shim hides the files that run created (its `created-*.txt`)
+    let mut spec = spec.clone();
+    if let Some(o) = spec.as_object_mut() {
+        o.insert("first_run".into(), serde_json::Value::String(out_dir.display().to_string()));
+    }
+    let text = serde_json::to_vec_pretty(&spec).unwrap_or_default();
     std::fs::write(&spec_path, text).map_err(|source| ReproError::Write { path: spec_path.clone(), source })?;
     let extra = [("CUDASLEUTH_BORN".to_string(), spec_path.display().to_string())];
     run_shimmed(opts, &dir, &extra, true, true)?;

@@ -154,21 +154,25 @@ class ShimTest(unittest.TestCase):
     # ------------------------------------------------------------------ born-at pass
 
     def born(self, script, *args):
-        """The guarded run, then the born-at pass armed with what it caught; the born-*.json."""
+        """The guarded run, then the born-at pass armed with what it caught (and the first run's
+        output directory, as `cudasleuth repro` gives it); the born-*.json."""
         first = self.run_script(script, *args, env={"CUDASLEUTH_SEED": "5"})
         self.assertViolation(first)
         w = first.witness
+        kept = os.path.join(self.tmp, "first")
+        shutil.move(first.out, kept)
         spec = {"op": w["op"], "value": w["bad"][0]["value"], "sample": w["bad"][0]["sample"],
-                "bound": w["bound"], "watch": [[os.path.join(SCRIPTS, script), line_of(script, 'print("trained")')]]}
+                "bound": w["bound"], "watch": [[os.path.join(SCRIPTS, script), line_of(script, 'print("trained")')]],
+                "first_run": kept}
         path = os.path.join(self.tmp, "spec.json")
         with open(path, "w") as f:
             json.dump(spec, f)
-        shutil.rmtree(first.out)
         again = self.run_script(script, *args, env={"CUDASLEUTH_SEED": "5", "CUDASLEUTH_BORN": path})
         self.assertViolation(again)
         b = again.one("born-*.json")
         self.assertTrue(b["same_witness"], b)
         shutil.rmtree(again.out)
+        shutil.rmtree(kept)
         return b
 
     def origin(self, chain):
@@ -195,6 +199,28 @@ class ShimTest(unittest.TestCase):
         b = self.born("born_made.py", "step")
         self.assertEqual(self.origin(b["value_chain"]), ("born_made.py", line_of("born_made.py", "return batch_y + k"), "made"))
 
+    def test_born_behind_a_cache_the_first_run_wrote(self):
+        # the first run saved the preprocessing; the pass does not see that file, so the line
+        # that computed the label runs again and is found (not the pickle.load that read it)
+        b = self.born("born_cached.py")
+        self.assertEqual(self.origin(b["value_chain"]),
+                         ("born_cached.py", line_of("born_cached.py", 'label = KINDS.index(rec["kind"]) * 2 + i % 2'), "made"))
+        # a record's size held the same number first: the entry the value was read under leads
+        lines = [s["line"] for s in b["value_chain"]["chain"]]
+        self.assertNotIn(line_of("born_cached.py", "return {\"kind\": KINDS[i % 3], \"size\": 3 + i % 5}"), lines)
+        # what the user's program wrote is still there, as it wrote it
+        self.assertTrue(os.path.exists(os.path.join(self.tmp, "records.pkl")))
+
+    def test_files_a_run_creates_are_noted(self):
+        r = self.run_script("born_cached.py", env={"CUDASLEUTH_SEED": "5"})
+        self.assertViolation(r)
+        noted = set()
+        for path in r.files("created-*.txt"):
+            with open(path) as f:
+                noted.update(line.strip() for line in f)
+        self.assertIn(os.path.realpath(os.path.join(self.tmp, "records.pkl")), noted)
+        self.assertFalse(any(p.startswith(os.path.realpath(r.out)) for p in noted), noted)
+
     def test_born_in_a_loop_over_a_long_table(self):
         # the table is named on every line of the loop; scanning it again at each one made the
         # pass quadratic (6,000 records: minutes; a GPU run of a real project timed out)
@@ -209,6 +235,10 @@ class ShimTest(unittest.TestCase):
         # the count's own line inside the dict literal, found by the key it was read under
         self.assertEqual(self.origin(b["bound_chain"]),
                          ("born_bound.py", line_of("born_bound.py", '"num_items": int(ids.max()),'), "count"))
+
+    def test_born_bound_counted_from_a_table_that_holds_the_number(self):
+        b = self.born("born_table.py")
+        self.assertEqual(self.origin(b["bound_chain"]), ("born_table.py", line_of("born_table.py", "n_species = len(table)"), "count"))
 
     # ------------------------------------------------------------------ guard
 
