@@ -669,12 +669,28 @@ def _code(file, line):
     return linecache.getline(file, line).strip()
 
 
-def _line_of(e):
+def _literal_line(e, first, last):
+    """The one line of a statement that writes the caught number itself (`.get(k, -1)` among
+    the fields of a record appended over ten lines), if exactly one does."""
+    v = _B.v if e.get("bits", VALUE) & VALUE else _B.n
+    if not isinstance(v, int) or isinstance(v, bool):
+        return None
+    pat = r"(?<![\w.])-\s*%d(?![\w.])" % -v if v < 0 else r"(?<![\w.\-])%d(?![\w.])" % v
+    hits = [ln for ln in range(first, last + 1) if re.search(pat, _STR.sub("''", _code(e["file"], ln)))]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _line_of(e, origin=False):
     """Inside a multi-line statement, the line of the key the value was read under (a dict
-    literal's entry), else the one line that computes (when one does)."""
+    literal's entry); for the origin, the one line that writes the number itself; else the one
+    line that computes (when one does)."""
     first, last = _statement(e["file"], e["line"])
     if first == last:
         return e["line"]
+    if origin and not e.get("key"):
+        got = _literal_line(e, first, last)
+        if got is not None:
+            return got
     key = e.get("key")
     if key:
         hits = [ln for ln in range(first, last + 1)
@@ -780,7 +796,7 @@ def _key_of(e, name):
 
 
 def _step(e, role):
-    line = _line_of(e)
+    line = _line_of(e, role == "origin")
     return {"file": os.path.abspath(e["file"]) if not e["file"].startswith("<") else e["file"],
             "line": line, "code": _code(e["file"], line), "function": e.get("function"),
             "variable": e.get("var"), "value": e.get("after"), "role": role}

@@ -319,15 +319,13 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, root: Option<&Pat
         _ => None,
     };
     let value_suspect = |s: &Suspect| s.file.ends_with(".py") && !s.chain.is_empty() && !s.chain.iter().any(|c| c.role == "bound");
-    // the run saw a line compute the value from inputs that did not hold it: a line whose
-    // value, by the static chain, reaches the op through that line did not bring the bad value
-    // there, whether it ran in this process or another (a data script run before the training)
-    let made_at = if kind(vorigin) == "made" { vplace.as_ref().map(|(f, l, _)| (f.clone(), *l)) } else { None };
-    let upstream_of_made = |s: &Suspect| {
-        made_at.as_ref().is_some_and(|(f, l)| !(s.file == *f && s.line == *l) && s.chain.iter().any(|c| c.file == *f && c.line == *l))
-    };
-    let ran_off_path =
-        |s: &Suspect| value_suspect(s) && (upstream_of_made(s) || watch(&s.file, s.line).is_some_and(|x| x.ran.unwrap_or(0) > 0));
+    // the run followed the value from the op back to a line that computed it from inputs that
+    // did not hold it: a line that claims to make the value and is not on that path did not
+    // make the value that tripped, whether its static chain reaches the op through the line
+    // the run saw compute it (its inputs were good) or by another call, and whether it ran in
+    // this process or another (a data script run before the training). A bound claim stands.
+    let made_seen = kind(vorigin) == "made" && vplace.is_some();
+    let ran_off_path = |s: &Suspect| value_suspect(s) && (made_seen || watch(&s.file, s.line).is_some_and(|x| x.ran.unwrap_or(0) > 0));
     let mut chosen: Option<(String, u32)> = None;
     let mut judged = false;
     for s in &report.suspects {
@@ -575,9 +573,9 @@ mod tests {
         }
     }
 
-    /// The run saw a line compute the value from good inputs; a static suspect whose chain
-    /// reaches the op through that line (a data script's flag, run in another process, so never
-    /// "ran" in the tripping one) did not bring the bad value and does not stop the confirmation.
+    /// The run saw a line compute the value from good inputs; a static value suspect off the
+    /// run's path (a data script's flag whose chain passes that line, run in another process,
+    /// so never "ran" in the tripping one) did not make it and does not stop the confirmation.
     #[test]
     fn a_value_suspect_off_the_runs_path_gives_way_to_the_line_the_run_saw_compute() {
         for (kind, confirmed) in [("made", true), ("read", false)] {

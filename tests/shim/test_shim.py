@@ -236,6 +236,11 @@ class ShimTest(unittest.TestCase):
         self.assertEqual(self.origin(b["bound_chain"]),
                          ("born_bound.py", line_of("born_bound.py", '"num_items": int(ids.max()),'), "count"))
 
+    def test_born_in_a_record_written_over_several_lines(self):
+        # the statement spans five lines; the origin is the one that writes the -1 itself
+        b = self.born("born_record.py")
+        self.assertEqual(self.origin(b["value_chain"])[:2], ("born_record.py", line_of("born_record.py", 'slot.get(ev["to"], -1),')))
+
     def test_born_bound_counted_from_a_table_that_holds_the_number(self):
         b = self.born("born_table.py")
         self.assertEqual(self.origin(b["bound_chain"]), ("born_table.py", line_of("born_table.py", "n_species = len(table)"), "count"))
