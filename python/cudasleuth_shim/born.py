@@ -687,16 +687,16 @@ def _line_of(e, origin=False):
     first, last = _statement(e["file"], e["line"])
     if first == last:
         return e["line"]
-    if origin and not e.get("key"):
-        got = _literal_line(e, first, last)
-        if got is not None:
-            return got
     key = e.get("key")
     if key:
         hits = [ln for ln in range(first, last + 1)
                 if re.search(r"""(?:['"]%s['"]\s*:|\b%s\s*=[^=])""" % (re.escape(key), re.escape(key)), _code(e["file"], ln))]
         if len(hits) == 1:
             return hits[0]
+    if origin:
+        got = _literal_line(e, first, last)
+        if got is not None:
+            return got
     hits = [ln for ln in range(first, last + 1) if _ARITH.search(_STARRED.sub("", _STR.sub("''", _code(e["file"], ln))))]
     return hits[0] if len(hits) == 1 else e["line"]
 

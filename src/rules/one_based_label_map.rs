@@ -6,7 +6,9 @@ rule!(
 Finds class ids numbered from 1 when building a label map: `enumerate(class_names, 1)`,
 `enumerate(labels, start=1)`, `{c: i + 1 for i, c in enumerate(classes)}`,
 `dict(zip(classes, range(1, len(classes) + 1)))`. A map whose collection is also counted with
-one extra class (`num_classes = len(classes) + 1`: 0 is a background class) is left alone.
+one extra class (`num_classes = len(classes) + 1`: 0 is a background class) is left alone, and
+so is a loop over `enumerate(names, 1)` that keeps no counter (it writes a numbered list, such
+as a `classInd.txt`, and builds no map).
 
 ## Why is this bad?
 Class ids must run from 0 to `n_classes - 1`. Numbered from 1, the last class gets id
