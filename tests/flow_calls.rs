@@ -791,3 +791,21 @@ fn both_factors_of_a_product_of_probabilities_are_traced() {
     assert_eq!(got.first().map(String::as_str), Some("blend.py:14"), "{got:?}");
     assert!(got.iter().any(|s| s == "blend.py:13"), "the factor that gives raw scores: {got:?}");
 }
+
+/// A real asynchronous H200 log noticed the failed lookup on the line after the one that ran it
+/// (`self.head(torch.cat([pooled, v], dim=1))` after `v = self.view_embed(view)`). The forward
+/// was still called from where the frame above says (`model(clips, views)`, an instance the
+/// tracing cannot type), so its parameter `view` is traced to the sample's unshifted camera id
+/// (the project is the corpus's j22, by an independent author; fixtures/README.md).
+#[test]
+fn an_asynchronous_frame_still_names_the_call_its_function_came_from() {
+    let dir = common::root().join("fixtures/h200-async/multiview");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cudasleuth"))
+        .args(["explain", "crash.async.log", "--project", ".", "--format", "json"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let first = &v["suspects"][0];
+    assert_eq!((first["file"].as_str(), first["line"].as_u64()), (Some("data.py"), Some(82)), "{}", v["suspects"]);
+}

@@ -300,11 +300,16 @@ fn suspects_here(
         }
         let probs = sink.kind.takes_probabilities();
         let keep = |s: &FlowSuspect| mode == Mode::Explain || s.data || probs && s.tier == Tier::Strong;
-        let pins = if on_frame(sink) { pins(ix, frames) } else { Vec::new() };
+        let exact = on_frame(sink);
+        // a sink above a frame's line in that frame's function (an asynchronous traceback that
+        // noticed the error a few lines later): the function was still called from where the
+        // frame above says
+        let pins = if exact || in_frame_function(ix, frames, sink) { pins(ix, frames) } else { Vec::new() };
         // lines whose value reached this op, from the same function, through a call that ran
-        // before the failing one and passed: they made values the op took
+        // before the failing one and passed: they made values the op took (only where the
+        // traceback names the op's own line: a later line's does not say which call failed)
         let mut cleared: Vec<(String, u32, String)> = Vec::new();
-        for (alt, place) in earlier_calls(ix, &pins) {
+        for (alt, place) in if exact { earlier_calls(ix, &pins) } else { Vec::new() } {
             let key = format!("{sink:?} {alt:?}");
             let passed = sliced.entry(key).or_insert_with(|| slice_sink(ix, sink, alt));
             cleared.extend(passed.iter().map(|s| (s.file.clone(), s.line, place.clone())));
@@ -330,6 +335,13 @@ fn suspects_here(
     let mut out: Vec<FlowSuspect> = best.into_values().collect();
     out.sort_by(|a, b| b.score.partial_cmp(&a.score).unwrap_or(std::cmp::Ordering::Equal).then((&a.file, a.line).cmp(&(&b.file, b.line))));
     out
+}
+
+/// Whether the sink sits in the function a traceback frame runs in, above the frame's line.
+fn in_frame_function(ix: &Index, frames: &[(String, u32)], sink: &Sink) -> bool {
+    frames.iter().any(|(path, line)| {
+        *line > sink.line && ix.files[sink.def.0].path == *path && ix.stmt_at(sink.def.0, *line).is_some_and(|(def, _)| def == sink.def)
+    })
 }
 
 /// The functions a traceback passes through, each with the line of the frame above it (the
