@@ -891,9 +891,7 @@ def _follow(start, bits):
                         nxt = dict(nxt, key=cur["key"])
                         holders = []
                         break
-        if nxt is not None:
-            pass
-        elif holders:
+        if nxt is None and holders:
             # a tensor or list holding the value before a scalar that equals it by chance
             holders.sort(key=lambda h: (h[3] if bits == VALUE else -h[3], h[0] == "self"))
             for name, _fl, oid, _rk in holders:
@@ -907,7 +905,7 @@ def _follow(start, bits):
             if nxt is None:
                 reason = "%s held the value before it reached this line, and its origin was not traced" % holders[0][0]
                 break
-        else:
+        elif nxt is None:
             nxt = _child_return(cur["frame"], cur.get("mark", 0), before, bits, cur.get("oid"))
             if nxt is None:
                 if inserted is not None and _literal(cur):
