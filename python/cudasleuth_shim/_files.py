@@ -101,8 +101,10 @@ class _Hider(object):
         except OSError:
             return False
 
-
-_HIDER = None
+    def shows(self, name, path):
+        """Whether a directory's entry `name` (at `path`) is listed: only names the first run
+        created are looked at further."""
+        return name not in self.names or not self.hidden(path)
 
 
 def _absent(p):
@@ -144,7 +146,6 @@ def _read_created(first_run):
 def hide(spec, spec_path):
     """Under the born-at pass: hide what the first run created (``spec["first_run"]`` is its
     output directory; the pass began when the spec was written)."""
-    global _HIDER
     first = spec.get("first_run")
     if not isinstance(first, str):
         return
@@ -155,7 +156,7 @@ def hide(spec, spec_path):
         since = _STAT(spec_path).st_mtime
     except OSError:
         return
-    _HIDER = h = _Hider(created, since)
+    h = _Hider(created, since)
     real_stat, real_open, real_listdir, real_scandir = os.stat, builtins.open, os.listdir, os.scandir
 
     def stat(path, *a, **k):
@@ -173,19 +174,19 @@ def hide(spec, spec_path):
         if isinstance(path, int):
             return names
         base = os.fspath(path)
-        return [n for n in names if n not in h.names or not h.hidden(os.path.join(base, n))]
+        return [n for n in names if h.shows(n, os.path.join(base, n))]
 
     class _Scan(object):
         def __init__(self, it):
             self.it = it
 
         def __iter__(self):
-            return (e for e in self.it if e.name not in h.names or not h.hidden(e.path))
+            return (e for e in self.it if h.shows(e.name, e.path))
 
         def __next__(self):
             while True:
                 e = next(self.it)
-                if e.name not in h.names or not h.hidden(e.path):
+                if h.shows(e.name, e.path):
                     return e
 
         def __enter__(self):

@@ -762,9 +762,13 @@ def _position(e):
     m = re.match(r"\s*(?:async\s+)?for\s+(.+?)\s+in\s+(.*)", text)
     if m and re.match(r"\s*(?:enumerate|zip)\(|.*\.items\(\)\s*:?\s*$", m.group(2)):
         return None  # the position is the pairing's, not the values'
-    lhs = m.group(1) if m else (text[:_ASSIGN.search(text).start()] if _ASSIGN.search(text) else None)
-    if lhs is None:
-        return None
+    if m:
+        lhs = m.group(1)
+    else:
+        eq = _ASSIGN.search(text)
+        if eq is None:
+            return None
+        lhs = text[:eq.start()]
     names = [p.strip() for p in _split_top(_unwrap(lhs))]
     if len(names) < 2:
         return None
