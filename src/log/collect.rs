@@ -468,21 +468,39 @@ pub(crate) fn timestamp_len(raw: &[u8]) -> usize {
 
 /// `x,y,z], thread: [a,b,c` → the two triples.
 pub(crate) fn parse_block_thread(mid: &[u8]) -> Option<([u32; 3], [u32; 3])> {
-    let sep = finder(2).find(mid)?;
-    Some((triple(&mid[..sep])?, triple(&mid[sep + 12..])?))
+    let (b, t, used) = block_thread_prefix(mid)?;
+    (used == mid.len()).then_some((b, t))
 }
 
-fn triple(s: &[u8]) -> Option<[u32; 3]> {
+/// The block and thread triples at the start of `s` (`x,y,z], thread: [a,b,c…`) and how many
+/// bytes they took (up to the thread's closing bracket, not included).
+pub(crate) fn block_thread_prefix(s: &[u8]) -> Option<([u32; 3], [u32; 3], usize)> {
+    let (block, n) = triple_prefix(s)?;
+    let rest = s[n..].strip_prefix(b"], thread: [")?;
+    let (thread, m) = triple_prefix(rest)?;
+    Some((block, thread, n + 12 + m))
+}
+
+/// Three comma-separated numbers of 1 to 9 digits at the start of `s`, and their length.
+fn triple_prefix(s: &[u8]) -> Option<([u32; 3], usize)> {
     let mut out = [0u32; 3];
-    let mut n = 0;
-    for part in s.split(|b| *b == b',') {
-        if n == 3 || part.is_empty() || part.len() > 9 || !part.iter().all(u8::is_ascii_digit) {
+    let mut i = 0;
+    for (k, slot) in out.iter_mut().enumerate() {
+        if k > 0 {
+            if s.get(i) != Some(&b',') {
+                return None;
+            }
+            i += 1;
+        }
+        let digits = s[i..].iter().take(10).take_while(|b| b.is_ascii_digit()).count();
+        if digits == 0 || digits > 9 {
             return None;
         }
-        out[n] = part.iter().fold(0u32, |acc, d| acc * 10 + u32::from(d - b'0'));
-        n += 1;
+        *slot = s[i..i + digits].iter().fold(0u32, |acc, d| acc * 10 + u32::from(d - b'0'));
+        i += digits;
     }
-    (n == 3).then_some(out)
+    // a fourth number is not a triple
+    (s.get(i) != Some(&b',')).then_some((out, i))
 }
 
 /// Where the report containing the anchor at `anchor` starts: the beginning of its `FILE:` token.

@@ -9,6 +9,7 @@ pub mod normalize;
 pub mod scan;
 pub mod sites;
 pub mod traceback;
+pub mod window;
 
 use std::io::Read;
 
@@ -39,9 +40,9 @@ fn read_mapped(path: &std::path::Path) -> Result<Option<Incident>, InputError> {
     read_mapped_file(path)
 }
 
-/// Reads a plain UTF-8 file in windows on two threads (any size; `scan::scan_mapped`: the name
-/// is from when the windows were mapped); None for gzip, UTF-16 or a file that cannot be opened
-/// (the streaming path then reports why).
+/// Reads a plain UTF-8 file in mapped windows on two threads (any size; `scan::scan_mapped`,
+/// `window`); None for gzip, UTF-16 or a file that cannot be opened (the streaming path then
+/// reports why).
 pub fn read_mapped_file(path: &std::path::Path) -> Result<Option<Incident>, InputError> {
     let Ok(mut file) = std::fs::File::open(path) else { return Ok(None) };
     let mut head = [0u8; 4096];

@@ -17,6 +17,9 @@ pub trait LineSink {
     }
 }
 
+/// A report's block and thread numbers.
+type BlockThread = ([u32; 3], [u32; 3]);
+
 /// A line the prefilter selected: where it starts, its number, and, when it repeats the
 /// previous selected line but for the block/thread numbers, those numbers (found here, on the
 /// prefilter's thread, so that the reading thread only counts them).
@@ -24,8 +27,8 @@ pub trait LineSink {
 pub struct Cand {
     start: usize,
     lineno: u64,
-    /// Region offsets of the block/thread numbers when the line repeats the previous one.
-    repeat: Option<(usize, usize)>,
+    /// The block/thread numbers when the line repeats the previous one.
+    repeat: Option<BlockThread>,
 }
 
 /// The constant parts of a report line: [start, head end) and [tail start, end), in region
@@ -51,6 +54,26 @@ fn report_shape(region: &[u8], start: usize, end: usize) -> Option<ReportShape> 
         return None;
     }
     Some(ReportShape { start: start + ts, head_end: start + ts + b + 8, tail_start: start + ts + a, end })
+}
+
+/// The line starting at `start` when it repeats the report `x` but for its block/thread
+/// numbers (and its CI timestamp): its shape, its numbers and where it ends.
+fn next_repeat(region: &[u8], x: &ReportShape, start: usize) -> Option<(ReportShape, BlockThread, usize)> {
+    let rest = region.get(start..)?;
+    let ts = crate::log::collect::timestamp_len(rest);
+    let head = &region[x.start..x.head_end];
+    let tail = &region[x.tail_start..x.end];
+    if !rest[ts..].starts_with(head) {
+        return None;
+    }
+    let from = start + ts + head.len();
+    let (block, thread, used) = crate::log::collect::block_thread_prefix(&region[from..])?;
+    let tail_start = from + used;
+    let end = tail_start + tail.len();
+    if region.get(tail_start..end) != Some(tail) || region.get(end) != Some(&b'\n') {
+        return None;
+    }
+    Some((ReportShape { start: start + ts, head_end: from, tail_start, end }, (block, thread), end))
 }
 
 fn same_shape(region: &[u8], x: &ReportShape, y: &ReportShape) -> bool {
@@ -176,10 +199,10 @@ pub fn scan_mapped(file: &std::fs::File, ac: &AhoCorasick, sink: &mut impl LineS
 /// `scan_mapped` of a file whose size was `len` when it was looked at (it may be shorter now).
 fn scan_windows(file: &std::fs::File, len: u64, ac: &AhoCorasick, sink: &mut impl LineSink) -> io::Result<ScanStats> {
     let mut stats = ScanStats { bytes: 0, lines: 0, long_lines_cut: 0 };
-    // One thread reads windows and runs the prefilter; this one reads the selected lines. The
-    // windows are read (pread), not mapped: a log truncated while it is read (a rerun doing
-    // `> train.log`) ends the reading early, where a map would fault (SIGBUS). The buffers go
-    // back to the reader to be filled again.
+    // One thread maps windows and runs the prefilter; this one reads the selected lines. A log
+    // truncated while it is read (a rerun doing `> train.log`) ends the reading where it now
+    // ends (`window`: the pages past the end read as zeros instead of faulting). A window that
+    // cannot be mapped is read (pread) into a buffer that goes back to be filled again.
     let (tx, rx) = std::sync::mpsc::sync_channel::<io::Result<Window>>(1);
     let (back, spare) = std::sync::mpsc::channel::<Vec<u8>>();
     let (lines, cut, bytes) = std::thread::scope(|scope| {
@@ -190,9 +213,11 @@ fn scan_windows(file: &std::fs::File, len: u64, ac: &AhoCorasick, sink: &mut imp
                 Ok(w) => w,
                 Err(e) => return Err(e),
             };
-            consume(&w.buf[..w.end], &w.cands, w.first_lineno, sink, &w.prev_tail);
+            consume(&w.data.bytes()[..w.end], &w.cands, w.first_lineno, sink, &w.prev_tail);
             last = (w.lines_after, last.1 + u64::from(w.cut), w.bytes_after);
-            let _ = back.send(w.buf);
+            if let Data::Read(buf) = w.data {
+                let _ = back.send(buf);
+            }
         }
         Ok(last)
     })?;
@@ -202,10 +227,26 @@ fn scan_windows(file: &std::fs::File, len: u64, ac: &AhoCorasick, sink: &mut imp
     Ok(stats)
 }
 
+/// A window's bytes: mapped from the file, or read into a buffer.
+enum Data {
+    /// The map and where the window starts in it (the map starts on a page boundary).
+    Mapped(crate::log::window::Mapped, usize),
+    Read(Vec<u8>),
+}
+
+impl Data {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Data::Mapped(m, skip) => &m[*skip..],
+            Data::Read(b) => b,
+        }
+    }
+}
+
 /// One window of whole lines with the lines the prefilter selected in it.
 struct Window {
-    buf: Vec<u8>,
-    /// The window's whole lines are `buf[..end]`; the rest starts the next window.
+    data: Data,
+    /// The window's whole lines are `data.bytes()[..end]`; the rest starts the next window.
     end: usize,
     cands: Vec<Cand>,
     first_lineno: u64,
@@ -239,6 +280,30 @@ fn read_full(file: &std::fs::File, buf: &mut [u8], offset: u64) -> io::Result<us
     Ok(got)
 }
 
+/// The window of `file` from `pos`, up to `want` bytes: mapped where it can be, else read into
+/// a spare buffer. Returns the data and how many of its bytes the file holds now (fewer than
+/// `want` when it ended or was cut short).
+fn window_at(file: &std::fs::File, pos: u64, want: usize, spare: &std::sync::mpsc::Receiver<Vec<u8>>) -> io::Result<(Data, usize)> {
+    let page = crate::log::window::page_size() as u64;
+    let base = pos / page * page;
+    let skip = (pos - base) as usize;
+    if let Some(map) = crate::log::window::Mapped::map(file, base, skip + want) {
+        // the file may have shrunk since its size was looked at: the mapped pages past its end
+        // read as zeros and are left out
+        let now = file.metadata().map_or(u64::MAX, |m| m.len());
+        let have = (now.saturating_sub(pos) as usize).min(want);
+        return Ok((Data::Mapped(map, skip), have));
+    }
+    // a buffer that came back is filled again as it is: it only grows (zeroing 8 MiB a window
+    // was a tenth of the time on large logs)
+    let mut buf = spare.try_recv().unwrap_or_default();
+    if buf.len() < want {
+        buf.resize(want, 0);
+    }
+    let got = read_full(file, &mut buf[..want], pos)?;
+    Ok((Data::Read(buf), got))
+}
+
 fn produce(
     file: &std::fs::File,
     len: u64,
@@ -248,39 +313,29 @@ fn produce(
 ) {
     let mut lineno: u64 = 1;
     let mut prev_tail: Vec<u8> = Vec::new();
-    // the bytes after the last whole line of the previous window
-    let mut carry: Vec<u8> = Vec::new();
-    // the file's offset of the next byte to read
+    // the file's offset of the first byte not yet handed over in whole lines
     let mut pos = 0u64;
     loop {
-        // a buffer that came back is filled again as it is: it only grows (zeroing 8 MiB a
-        // window was a tenth of the time on large logs)
-        let mut buf = spare.try_recv().unwrap_or_default();
-        let room = WINDOW.max(carry.len() + 1);
         // read up to the size the file had when the reading began (a log still being written
         // is read as it was then)
-        let want = (room - carry.len()).min(len.saturating_sub(pos) as usize);
-        let have = carry.len();
-        if buf.len() < have + want {
-            buf.resize(have + want, 0);
+        let want = (WINDOW as u64).min(len.saturating_sub(pos)) as usize;
+        if want == 0 {
+            return;
         }
-        buf[..have].copy_from_slice(&carry);
-        let got = match read_full(file, &mut buf[have..have + want], pos) {
-            Ok(n) => n,
+        let (data, got) = match window_at(file, pos, want, &spare) {
+            Ok(x) => x,
             Err(e) => {
                 let _ = tx.send(Err(e));
                 return;
             }
         };
-        let filled = have + got;
-        pos += got as u64;
-        // the end: the size it had, or less if it was truncated meanwhile
-        let at_eof = got < want || pos >= len;
-        if filled == 0 {
+        if got == 0 {
             return;
         }
-        let (limit, cut) = whole_lines(&buf[..filled], at_eof);
-        let region = &buf[..limit];
+        // the end: the size it had, or less if it was truncated meanwhile
+        let at_eof = got < want || pos + got as u64 >= len;
+        let (limit, cut) = whole_lines(&data.bytes()[..got], at_eof);
+        let region = &data.bytes()[..limit];
         let (cands, next) = candidates(region, ac, lineno);
         let ends_line = region.last() == Some(&b'\n');
         let lines_after = if ends_line { next - 1 } else { next };
@@ -288,14 +343,9 @@ fn produce(
         remember_last_line(region, &mut prev_tail);
         let first = lineno;
         lineno = next;
-        carry.clear();
-        carry.extend_from_slice(&buf[limit..filled]);
-        let bytes_after = pos - carry.len() as u64;
-        let w = Window { buf, end: limit, cands, first_lineno: first, prev_tail: tail, lines_after, bytes_after, cut };
-        if tx.send(Ok(w)).is_err() {
-            return;
-        }
-        if at_eof && carry.is_empty() {
+        pos += limit as u64;
+        let w = Window { data, end: limit, cands, first_lineno: first, prev_tail: tail, lines_after, bytes_after: pos, cut };
+        if tx.send(Ok(w)).is_err() || at_eof && limit == got {
             return;
         }
     }
@@ -351,15 +401,24 @@ fn candidates(region: &[u8], ac: &AhoCorasick, first_lineno: u64) -> (Vec<Cand>,
         let line_end = memchr::memchr(b'\n', &region[at..]).map(|p| at + p);
         let shape = line_end.and_then(|e| report_shape(region, line_start, e));
         let repeat = match (&shape, &last_shape) {
-            (Some(x), Some(y)) if same_shape(region, x, y) => Some((x.head_end, x.tail_start)),
+            (Some(x), Some(y)) if same_shape(region, x, y) => crate::log::collect::parse_block_thread(&region[x.head_end..x.tail_start]),
             _ => None,
         };
         last_shape = shape;
         out.push(Cand { start: line_start, lineno, repeat });
-        match line_end {
-            Some(e) => pos = e + 1,
-            None => break,
+        let Some(mut e) = line_end else { break };
+        // A flood's lines follow one another: each next line that repeats the last report
+        // around its numbers is taken as it is, without searching it (its tail holds a needle,
+        // so the search would select it too).
+        while let Some(x) = last_shape {
+            let Some((next, numbers, next_end)) = next_repeat(region, &x, e + 1) else { break };
+            lineno += 1;
+            counted = e + 1;
+            out.push(Cand { start: e + 1, lineno, repeat: Some(numbers) });
+            last_shape = Some(next);
+            e = next_end;
         }
+        pos = e + 1;
     }
     lineno += bytecount(&region[counted..]);
     (out, lineno)
@@ -383,8 +442,7 @@ fn consume(region: &[u8], cands: &[Cand], first_lineno: u64, sink: &mut impl Lin
             let Some(c) = cands.get(ci) else { break };
             pos = c.start;
             lineno = c.lineno;
-            let numbers = c.repeat.and_then(|(from, to)| crate::log::collect::parse_block_thread(&region[from..to]));
-            if let Some((b, t)) = numbers {
+            if let Some((b, t)) = c.repeat {
                 if last_start.is_some() && last_start == prev_cand_start && sink.repeat(b, t, lineno) {
                     last_start = Some(pos);
                     prev_cand_start = Some(pos);
