@@ -159,6 +159,7 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
     // sites of one small project often share their neighbourhood (the same files in the same
     // order): its slices are the same for each
     let mut seen: FxHashSet<Vec<usize>> = FxHashSet::default();
+    let mut hoods = Vec::new();
     for site in sites {
         let near = graph.neighbourhood(files, site);
         if !seen.insert(near.clone()) {
@@ -172,16 +173,26 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
             ["DataLoader", "read_csv", "random_split", "load_dataset"].iter().any(|c| Digest::has(d.calls(), c))
                 || ["train_dataloader", "collate_fn", "collate", "compute_loss"].iter().any(|m| Digest::has(d.defined(), m))
         });
-        if !pipeline {
-            continue;
+        if pipeline {
+            hoods.push(near);
         }
-        let near: Vec<&FileFacts> = near.into_iter().map(|i| files.file(i)).collect();
-        // the op calls are in files that use torch
-        if !near.iter().any(|f| f.mentions_torch) {
-            continue;
-        }
-        const CATEGORIES: [&str; 3] = ["label_out_of_range", "embedding_index_out_of_range", "probability_out_of_range"];
-        let each = flow::suspects_each(&near, &CATEGORIES, &[], &[], flow::Mode::Lint);
+    }
+    const CATEGORIES: [&str; 3] = ["label_out_of_range", "embedding_index_out_of_range", "probability_out_of_range"];
+    // the neighbourhoods' slices are independent: they run on every core, and their findings
+    // are taken in the neighbourhoods' order
+    use rayon::prelude::*;
+    let found: Vec<Vec<Vec<FlowSuspect>>> = hoods
+        .par_iter()
+        .map(|near| {
+            let near: Vec<&FileFacts> = near.iter().map(|&i| files.file(i)).collect();
+            // the op calls are in files that use torch
+            if !near.iter().any(|f| f.mentions_torch) {
+                return Vec::new();
+            }
+            flow::suspects_each(&near, &CATEGORIES, &[], &[], flow::Mode::Lint)
+        })
+        .collect();
+    for each in found {
         for (category, found) in CATEGORIES.into_iter().zip(each) {
             for s in found.into_iter().filter(|s| {
                 // reported where it is when that file is linted (found from any site: the
