@@ -809,3 +809,78 @@ fn an_asynchronous_frame_still_names_the_call_its_function_came_from() {
     let first = &v["suspects"][0];
     assert_eq!((first["file"].as_str(), first["line"].as_u64()), (Some("data.py"), Some(82)), "{}", v["suspects"]);
 }
+
+const KEYED_DATA: &str = r#"import torch
+from torch.utils.data import Dataset
+
+TAGS = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG"]
+
+
+class Sentences(Dataset):
+    def __init__(self, pairs, vocab):
+        self.items = []
+        for words, labels in pairs:
+            ids = [vocab.get(w, 1) for w in words]
+            tags = [TAGS.index(t) + 1 for t in labels]
+            self.items.append((ids, tags))
+
+    def __len__(self):
+        return len(self.items)
+
+    def __getitem__(self, i):
+        ids, tags = self.items[i]
+        return {"ids": torch.tensor(ids), "tags": torch.tensor(tags)}
+"#;
+
+const KEYED_TRAIN: &str = r#"import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.data import DataLoader
+
+from sentences import TAGS, Sentences
+
+
+def pad_batch(samples):
+    longest = max(len(s["ids"]) for s in samples)
+    out = {k: torch.zeros(len(samples), longest, dtype=torch.long) for k in samples[0]}
+    for i, s in enumerate(samples):
+        n = len(s["ids"])
+        for k in s:
+            out[k][i, :n] = s[k]
+    out["mask"] = out["ids"] != 0
+    return out
+
+
+def fit(pairs, vocab):
+    emb = nn.Embedding(len(vocab) + 2, 32)
+    head = nn.Linear(32, len(TAGS))
+    opt = torch.optim.Adam(list(emb.parameters()) + list(head.parameters()))
+    for batch in DataLoader(Sentences(pairs, vocab), batch_size=8, collate_fn=pad_batch):
+        logits = head(emb(batch["ids"]))
+        loss = F.cross_entropy(logits.reshape(-1, len(TAGS)), batch["tags"].reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+"#;
+
+/// A collate that pads the batch key by key into buffers made for each key of the first sample
+/// (`for k in s: out[k][i, :n] = s[k]`), or builds it with a dict comprehension or a loop over
+/// the keys: the tags' own field is followed back into the Dataset, to the 1-based tag ids, and
+/// the buffer's shape (`len(samples)`) is no length the value holds.
+#[test]
+fn a_batch_built_key_by_key_keeps_each_field_apart() {
+    let pad = "    longest = max(len(s[\"ids\"]) for s in samples)\n    out = {k: torch.zeros(len(samples), longest, dtype=torch.long) for k in samples[0]}\n    for i, s in enumerate(samples):\n        n = len(s[\"ids\"])\n        for k in s:\n            out[k][i, :n] = s[k]\n    out[\"mask\"] = out[\"ids\"] != 0\n    return out\n";
+    assert!(KEYED_TRAIN.contains(pad));
+    let comprehension = KEYED_TRAIN.replace(pad, "    return {k: torch.stack([s[k] for s in samples]) for k in samples[0]}\n");
+    let loop_store = KEYED_TRAIN.replace(
+        pad,
+        "    out = {}\n    for k in samples[0].keys():\n        out[k] = torch.stack([s[k] for s in samples])\n    return out\n",
+    );
+    for train in [KEYED_TRAIN.to_string(), comprehension, loop_store] {
+        let got = tiered_suspects(&[("sentences.py", KEYED_DATA), ("train.py", &train)], "ce_1d_over.async.log");
+        assert_eq!(got.first().map(String::as_str), Some("sentences.py:12 strong"), "{got:?}\n{train}");
+    }
+    let fixed = KEYED_DATA.replace("TAGS.index(t) + 1", "TAGS.index(t)");
+    let got = tiered_suspects(&[("sentences.py", &fixed), ("train.py", KEYED_TRAIN)], "ce_1d_over.async.log");
+    assert!(!got.iter().any(|s| s.ends_with(" strong")), "the fixed ids fit the head: {got:?}");
+}

@@ -146,14 +146,7 @@ mod guard {
             if ours(addr) {
                 let page = PAGE.load(Ordering::Relaxed);
                 let at = (addr & !(page - 1)) as *mut libc::c_void;
-                let zero = libc::mmap(
-                    at,
-                    page,
-                    libc::PROT_READ,
-                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
-                    -1,
-                    0,
-                );
+                let zero = libc::mmap(at, page, libc::PROT_READ, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED, -1, 0);
                 if zero != libc::MAP_FAILED {
                     return;
                 }

@@ -199,6 +199,50 @@ impl Expr {
         });
     }
 
+    /// The expression with every read of the name `name` replaced by `with` (not inside a
+    /// comprehension or lambda that binds the name again).
+    pub fn replacing(&self, name: &str, with: &Expr) -> Expr {
+        let r = |e: &Expr| e.replacing(name, with);
+        let b = |e: &Expr| Box::new(e.replacing(name, with));
+        match self {
+            Expr::Name(n) if n.as_str() == name => with.clone(),
+            Expr::Attr(o, a) => Expr::Attr(b(o), a.clone()),
+            Expr::Unary(op, o) => Expr::Unary(op.clone(), b(o)),
+            Expr::Star(o) => Expr::Star(b(o)),
+            Expr::Sub(x, y) => Expr::Sub(b(x), b(y)),
+            Expr::Bin(op, x, y) => Expr::Bin(op.clone(), b(x), b(y)),
+            Expr::Call { func, args, kwargs } => Expr::Call {
+                func: b(func),
+                args: args.iter().map(r).collect(),
+                kwargs: kwargs.iter().map(|(k, v)| (k.clone(), r(v))).collect(),
+            },
+            Expr::Test(op, xs) => Expr::Test(op.clone(), xs.iter().map(r).collect()),
+            Expr::Seq(k, xs) => Expr::Seq(*k, xs.iter().map(r).collect()),
+            Expr::Dict(ps) => Expr::Dict(ps.iter().map(|(k, v)| (r(k), r(v))).collect()),
+            Expr::Comp { gens, .. } if gens.iter().any(|(t, _)| t.binds(name)) => self.clone(),
+            Expr::Comp { kind, elt, value, gens, conds } => Expr::Comp {
+                kind: *kind,
+                elt: b(elt),
+                value: value.as_ref().map(|v| b(v)),
+                gens: gens.iter().map(|(t, i)| (t.clone(), r(i))).collect(),
+                conds: conds.iter().map(r).collect(),
+            },
+            Expr::IfElse(x, c, y) => Expr::IfElse(b(x), b(c), b(y)),
+            Expr::Lambda { params, .. } if params.iter().any(|p| p.as_str() == name) => self.clone(),
+            Expr::Lambda { params, body } => Expr::Lambda { params: params.clone(), body: b(body) },
+            Expr::Span(x, y) => Expr::Span(x.as_ref().map(|e| b(e)), y.as_ref().map(|e| b(e))),
+            Expr::At(k, x) => Expr::At(*k, b(x)),
+            other => other.clone(),
+        }
+    }
+
+    /// Whether a target pattern binds the name (`k`, `(i, k)`, `[k, *rest]`).
+    pub fn binds(&self, name: &str) -> bool {
+        let mut found = false;
+        self.walk(&mut |e| found |= matches!(e, Expr::Name(n) if n.as_str() == name));
+        found
+    }
+
     /// Visits every sub-expression, parents first.
     pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
         f(self);

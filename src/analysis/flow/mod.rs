@@ -846,7 +846,10 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
     if let Some(b) = bound_origin {
         let n = &nodes[b];
         let value_range = value.range();
-        let diverges = value_range.as_ref().and_then(|r| breaks(r, bound_sym.as_ref(), ignore)) == Some(true);
+        // only a value past the bound from above is the bound's to fix (a larger table does not
+        // take a negative id)
+        let diverges =
+            value_range.as_ref().and_then(|r| breaks(&Range { lo: None, ..r.clone() }, bound_sym.as_ref(), ignore)) == Some(true);
         // a size taken as the largest id (not the largest + 1) is the classic off-by-one
         let cap = if n.tag == Tag::Max { 0.8 } else { 0.55 };
         let mut score = base_score(&n.tag, sink.kind, ignore).clamp(0.3, cap);

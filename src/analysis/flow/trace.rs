@@ -579,7 +579,9 @@ impl<'a, 'i> Tracer<'a, 'i> {
         for (i, d) in dims.iter().enumerate() {
             let v = match self.count {
                 Some((_, dim)) if dim == i as i64 || (dim < 0 && i + 1 == dims.len()) => self.count_expr(d, 0, 0, cx, parent),
-                _ => self.aux_expr(d, cx, parent),
+                // a size read for the shape alone: what it reads does not tag the value's line
+                // (`torch.zeros(len(batch), T)` holds zeros, not a length)
+                _ => self.aux_expr(d, cx, None),
             };
             sizes.push(v);
         }
@@ -984,6 +986,23 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 }
             }
         }
+        // `{k: torch.stack([s[k] for s in batch]) for k in batch[0]}` over a record's keys: a
+        // record with each field made by the value expression with that key in place of `k`
+        if let (SeqKind::Dict, Some(vexpr), [(Expr::Name(kn), it)]) = (kind, value, gens) {
+            if matches!(elt.bare(), Expr::Name(e) if e == kn) {
+                if let Some(keys) = self.record_keys(it, cx, parent) {
+                    let out = keys
+                        .into_iter()
+                        .map(|key| {
+                            let expr = vexpr.replacing(kn, &Expr::Str(key.as_str().into()));
+                            let thunk = Thunk { expr, cx: cx.clone(), parent, count: self.count, into: None };
+                            (key, Val::Thunk(Rc::new(thunk)))
+                        })
+                        .collect();
+                    return Val::Record(out);
+                }
+            }
+        }
         // a generator over a tuple of different things (`tuple(t(x) for x in (s, a, r))`): a
         // tuple, each position made from its own part
         let mut first = None;
@@ -1035,6 +1054,47 @@ impl<'a, 'i> Tracer<'a, 'i> {
             }
             _ => Val::Seq { elem: Box::new(elem), len, most },
         }
+    }
+
+    /// The keys of the record an iterable walks (`batch[0]`, `sample.keys()`, a sample dict):
+    /// None when it is not a record (traced aside: finding the keys is not the value's chain).
+    fn record_keys(&mut self, it: &Expr, cx: &Ctx, parent: Option<usize>) -> Option<Vec<String>> {
+        let it = match it.bare() {
+            Expr::Call { func, args, kwargs } if args.is_empty() && kwargs.is_empty() => match func.bare() {
+                Expr::Attr(base, m) if &**m == "keys" => &**base,
+                _ => it,
+            },
+            other => other,
+        };
+        let v = self.aux_expr(it, cx, parent);
+        match self.force(v) {
+            Val::Record(fields) if !fields.is_empty() => Some(fields.into_iter().map(|(k, _)| k).collect()),
+            _ => None,
+        }
+    }
+
+    /// The keys an enclosing `for k in record:` loop of statement `i` gives the name `k` (a
+    /// batch filled key by key: `for k in b: out[k][i, :n] = b[k]`).
+    fn loop_keys(&mut self, cx: &Ctx, i: usize, k: &str, parent: Option<usize>) -> Option<Vec<String>> {
+        let d = self.def(cx);
+        let mut level = d.stmts.get(i)?.nest;
+        for j in (0..i).rev() {
+            let sj = &d.stmts[j];
+            if sj.nest >= level {
+                continue;
+            }
+            level = sj.nest;
+            if let StmtKind::For { target, iter } = &sj.kind {
+                if matches!(target.bare(), Expr::Name(t) if t == k) {
+                    let c = Ctx { at: j, ..cx.clone() };
+                    return self.record_keys(iter, &c, parent);
+                }
+            }
+            if level == 0 {
+                break;
+            }
+        }
+        None
     }
 
     /// The element of a comprehension, traced as the value itself (`max(len(s) for s in xs)`
@@ -1141,21 +1201,33 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         // not the value of this one)
                         if let (Expr::Sub(base, idx), None) = (t, op.as_deref()) {
                             if let Expr::Sub(rec, key) = base.bare() {
-                                let span = |e: &Expr| matches!(e.bare(), Expr::Span(..));
+                                // a span, a row (`[i]`, `[i, ...]`) or a block of the buffer; a
+                                // mask's store is a narrowing, not a fill
+                                let mask = |e: &Expr| matches!(e.bare(), Expr::Test(..) | Expr::Unary(..));
                                 let fills = match idx.bare() {
-                                    Expr::Seq(SeqKind::Tuple, xs) => xs.iter().any(span),
-                                    e => span(e),
+                                    Expr::Seq(SeqKind::Tuple, xs) => !xs.iter().any(mask),
+                                    e => !mask(e),
                                 };
-                                if let (true, Some(_), Expr::Str(k)) = (fills, rec.dotted().filter(|r| r == n), key.bare()) {
+                                // the key written, or each key of the record a loop walks
+                                // (`for k in b: out[k][i, :n] = b[k]`), with the value it stores
+                                let keyed: Option<Vec<(String, Expr)>> = match key.bare() {
+                                    _ if !fills || rec.dotted().as_deref() != Some(n) => None,
+                                    Expr::Str(k) => Some(vec![(k.to_string(), value.clone())]),
+                                    Expr::Name(kn) => self.loop_keys(cx, i, kn, parent).map(|keys| {
+                                        keys.into_iter().map(|k| (k.clone(), value.replacing(kn, &Expr::Str(k.as_str().into())))).collect()
+                                    }),
+                                    _ => None,
+                                };
+                                if let Some(keyed) = keyed {
                                     let c = Ctx { at: i, ..cx.clone() };
                                     let before = self.name(n, &c, parent);
                                     if let Val::Record(fields) = before {
                                         let mut out = Vec::with_capacity(fields.len());
                                         for (f, v) in fields {
-                                            if f != k.as_str() {
+                                            let Some((k, value)) = keyed.iter().find(|(k, _)| *k == f) else {
                                                 out.push((f, v));
                                                 continue;
-                                            }
+                                            };
                                             let buffer = self.force(v);
                                             let node = self.node(
                                                 &c,
@@ -1176,6 +1248,29 @@ impl<'a, 'i> Tracer<'a, 'i> {
                                         return Val::Record(out);
                                     }
                                     return before;
+                                }
+                            }
+                        }
+                        // `out[k] = torch.stack([b[k] for b in batch])` for each key of the
+                        // record a loop walks: a record, each field stored with its own key
+                        if let (Expr::Sub(base, idx), None) = (t, op.as_deref()) {
+                            if let (Some(true), Expr::Name(kn)) = (base.dotted().map(|b| b == n), idx.bare()) {
+                                if let Some(keys) = self.loop_keys(cx, i, kn, parent) {
+                                    let c = Ctx { at: i, ..cx.clone() };
+                                    let before = self.name(n, &c, parent);
+                                    let mut out = match self.force(before) {
+                                        Val::Record(fields) => fields,
+                                        _ => Vec::new(),
+                                    };
+                                    for k in keys {
+                                        let expr = value.replacing(kn, &Expr::Str(k.as_str().into()));
+                                        let what = format!("stores `{}` in `{n}[\"{k}\"]`", short(&expr));
+                                        let node = self.node(&c, i, Tag::Pass, what, parent);
+                                        let thunk = Thunk { expr, cx: c.clone(), parent: node, count: self.count, into: None };
+                                        out.retain(|(f, _)| *f != k);
+                                        out.push((k, Val::Thunk(Rc::new(thunk))));
+                                    }
+                                    return Val::Record(out);
                                 }
                             }
                         }
