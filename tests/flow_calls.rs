@@ -884,3 +884,65 @@ fn a_batch_built_key_by_key_keeps_each_field_apart() {
     let got = tiered_suspects(&[("sentences.py", &fixed), ("train.py", KEYED_TRAIN)], "ce_1d_over.async.log");
     assert!(!got.iter().any(|s| s.ends_with(" strong")), "the fixed ids fit the head: {got:?}");
 }
+
+const PADDED_WORDS: &str = r#"import torch
+from torch.utils.data import Dataset
+
+
+def build_vocab(sentences):
+    words = sorted({w for s in sentences for w in s})
+    return {w: i + 1 for i, w in enumerate(words)}
+
+
+class Tagged(Dataset):
+    def __init__(self, sentences, tags, vocab):
+        self.ids = [torch.tensor([vocab[w] for w in s]) for s in sentences]
+        self.tags = [torch.tensor(t) for t in tags]
+
+    def __len__(self):
+        return len(self.ids)
+
+    def __getitem__(self, i):
+        return {"ids": self.ids[i], "tags": self.tags[i]}
+"#;
+
+const PADDED_TRAIN: &str = r#"import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.nn.utils.rnn import pad_sequence
+from torch.utils.data import DataLoader
+
+from words import Tagged, build_vocab
+
+
+def pad_batch(samples):
+    out = {}
+    for k in ("ids",):
+        out[k] = pad_sequence([s[k] for s in samples], batch_first=True, padding_value=0)
+    for k in ("tags",):
+        out[k] = pad_sequence([s[k] for s in samples], batch_first=True, padding_value=-100)
+    return out
+
+
+def fit(sentences, tags, n_tags):
+    vocab = build_vocab(sentences)
+    emb = nn.Embedding(len(vocab), 32)
+    head = nn.Linear(32, n_tags)
+    opt = torch.optim.Adam(list(emb.parameters()) + list(head.parameters()))
+    for batch in DataLoader(Tagged(sentences, tags, vocab), batch_size=8, collate_fn=pad_batch):
+        logits = head(emb(batch["ids"]))
+        loss = F.cross_entropy(logits.reshape(-1, n_tags), batch["tags"].reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+"#;
+
+/// A collate that pads each field in a loop over the keys written out, the ids with 0 and the
+/// tags with -100: the ids reaching the embedding hold no -100 (the tags' padding is not a
+/// suspect), and the table sized to the vocabulary while the ids start at 1 is.
+#[test]
+fn keys_written_out_keep_each_fields_padding_apart() {
+    let got = tiered_suspects(&[("words.py", PADDED_WORDS), ("train.py", PADDED_TRAIN)], "embedding_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("train.py:21 strong"), "{got:?}");
+    assert!(!got.iter().any(|s| s.starts_with("train.py:15 ")), "the tags' padding does not reach the embedding: {got:?}");
+}

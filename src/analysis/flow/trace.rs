@@ -1056,9 +1056,20 @@ impl<'a, 'i> Tracer<'a, 'i> {
         }
     }
 
-    /// The keys of the record an iterable walks (`batch[0]`, `sample.keys()`, a sample dict):
-    /// None when it is not a record (traced aside: finding the keys is not the value's chain).
+    /// The keys of the record an iterable walks (`batch[0]`, `sample.keys()`, a sample dict,
+    /// the keys written out: `("next_skill", "label")`): None when it is not a record (traced
+    /// aside: finding the keys is not the value's chain).
     fn record_keys(&mut self, it: &Expr, cx: &Ctx, parent: Option<usize>) -> Option<Vec<String>> {
+        if let Expr::Seq(SeqKind::Tuple | SeqKind::List, xs) = it.bare() {
+            let keys: Vec<String> = xs
+                .iter()
+                .map_while(|x| match x.bare() {
+                    Expr::Str(k) => Some(k.to_string()),
+                    _ => None,
+                })
+                .collect();
+            return (!keys.is_empty() && keys.len() == xs.len()).then_some(keys);
+        }
         let it = match it.bare() {
             Expr::Call { func, args, kwargs } if args.is_empty() && kwargs.is_empty() => match func.bare() {
                 Expr::Attr(base, m) if &**m == "keys" => &**base,
