@@ -194,13 +194,8 @@ impl Collector {
         if memchr::memchr(b'\r', raw).is_some() {
             return;
         }
-        let (Some(b), Some(a)) = (finder(1).find(raw), finder(0).find(raw)) else {
-            return;
-        };
-        if a <= b || finder(1).find(&raw[a + 1..]).is_some() {
-            return;
-        }
-        let (head, tail) = (&raw[..b + 8], &raw[a..]);
+        let Some((head_end, tail_start)) = report_split(raw) else { return };
+        let (head, tail) = (&raw[..head_end], &raw[tail_start..]);
         self.fast.retain(|f| !(f.head == head && f.tail == tail));
         if self.fast.len() >= MAX_FAST {
             self.fast.remove(0);
@@ -441,14 +436,23 @@ impl Collector {
 /// Substring searchers built once: `memmem::find` builds one on every call, which showed on
 /// logs with a million report lines.
 pub(crate) fn finder(which: usize) -> &'static memchr::memmem::Finder<'static> {
-    static F: std::sync::OnceLock<[memchr::memmem::Finder<'static>; 3]> = std::sync::OnceLock::new();
-    &F.get_or_init(|| {
-        [
-            memchr::memmem::Finder::new(b"] Assertion `"),
-            memchr::memmem::Finder::new(b"block: ["),
-            memchr::memmem::Finder::new(b"], thread: ["),
-        ]
-    })[which]
+    static F: std::sync::OnceLock<[memchr::memmem::Finder<'static>; 2]> = std::sync::OnceLock::new();
+    &F.get_or_init(|| [memchr::memmem::Finder::new(b"] Assertion `"), memchr::memmem::Finder::new(BLOCK)])[which]
+}
+
+const BLOCK: &[u8] = b"block: [";
+const THREAD: &[u8] = b"], thread: [";
+
+/// A one-report line (timestamp taken off, no carriage return) split around its block/thread
+/// numbers: where the text before them ends (after `block: [`) and where the text after them
+/// starts (at `] Assertion`). None for a line that is not one report.
+pub(crate) fn report_split(body: &[u8]) -> Option<(usize, usize)> {
+    let b = finder(1).find(body)?;
+    let a = finder(0).find(body)?;
+    if a <= b || finder(1).find(&body[a + 1..]).is_some() {
+        return None;
+    }
+    Some((b + BLOCK.len(), a))
 }
 
 /// A CI timestamp in front of the line (it changes on every line, the rest does not).
@@ -476,9 +480,9 @@ pub(crate) fn parse_block_thread(mid: &[u8]) -> Option<([u32; 3], [u32; 3])> {
 /// bytes they took (up to the thread's closing bracket, not included).
 pub(crate) fn block_thread_prefix(s: &[u8]) -> Option<([u32; 3], [u32; 3], usize)> {
     let (block, n) = triple_prefix(s)?;
-    let rest = s[n..].strip_prefix(b"], thread: [")?;
+    let rest = s[n..].strip_prefix(THREAD)?;
     let (thread, m) = triple_prefix(rest)?;
-    Some((block, thread, n + 12 + m))
+    Some((block, thread, n + THREAD.len() + m))
 }
 
 /// Three comma-separated numbers of 1 to 9 digits at the start of `s`, and their length.

@@ -47,13 +47,8 @@ fn report_shape(region: &[u8], start: usize, end: usize) -> Option<ReportShape> 
         return None;
     }
     let ts = crate::log::collect::timestamp_len(line);
-    let body = &line[ts..];
-    let b = crate::log::collect::finder(1).find(body)?;
-    let a = crate::log::collect::finder(0).find(body)?;
-    if a <= b || crate::log::collect::finder(1).find(&body[a + 1..]).is_some() {
-        return None;
-    }
-    Some(ReportShape { start: start + ts, head_end: start + ts + b + 8, tail_start: start + ts + a, end })
+    let (head_end, tail_start) = crate::log::collect::report_split(&line[ts..])?;
+    Some(ReportShape { start: start + ts, head_end: start + ts + head_end, tail_start: start + ts + tail_start, end })
 }
 
 /// The line starting at `start` when it repeats the report `x` but for its block/thread

@@ -994,7 +994,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     let out = keys
                         .into_iter()
                         .map(|key| {
-                            let expr = vexpr.replacing(kn, &Expr::Str(key.as_str().into()));
+                            let expr = with_key(vexpr, kn, &key);
                             let thunk = Thunk { expr, cx: cx.clone(), parent, count: self.count, into: None };
                             (key, Val::Thunk(Rc::new(thunk)))
                         })
@@ -1224,9 +1224,9 @@ impl<'a, 'i> Tracer<'a, 'i> {
                                 let keyed: Option<Vec<(String, Expr)>> = match key.bare() {
                                     _ if !fills || rec.dotted().as_deref() != Some(n) => None,
                                     Expr::Str(k) => Some(vec![(k.to_string(), value.clone())]),
-                                    Expr::Name(kn) => self.loop_keys(cx, i, kn, parent).map(|keys| {
-                                        keys.into_iter().map(|k| (k.clone(), value.replacing(kn, &Expr::Str(k.as_str().into())))).collect()
-                                    }),
+                                    Expr::Name(kn) => self
+                                        .loop_keys(cx, i, kn, parent)
+                                        .map(|keys| keys.into_iter().map(|k| (k.clone(), with_key(value, kn, &k))).collect()),
                                     _ => None,
                                 };
                                 if let Some(keyed) = keyed {
@@ -1274,7 +1274,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                                         _ => Vec::new(),
                                     };
                                     for k in keys {
-                                        let expr = value.replacing(kn, &Expr::Str(k.as_str().into()));
+                                        let expr = with_key(value, kn, &k);
                                         let what = format!("stores `{}` in `{n}[\"{k}\"]`", short(&expr));
                                         let node = self.node(&c, i, Tag::Pass, what, parent);
                                         let thunk = Thunk { expr, cx: c.clone(), parent: node, count: self.count, into: None };
@@ -4706,6 +4706,12 @@ fn value_slot(e: &Expr, n: &str) -> Option<Vec<Option<String>>> {
         path.push(None);
         path
     })
+}
+
+/// An expression written for each key of a record (`s[k]` under `for k in sample`), with the
+/// key `key` in place of the loop's name `name`.
+fn with_key(e: &Expr, name: &str, key: &str) -> Expr {
+    e.replacing(name, &Expr::Str(key.into()))
 }
 
 /// A store's target as a name and the keys under it (`d[k]["events"]` → `d`, [any, "events"]).
