@@ -946,3 +946,120 @@ fn keys_written_out_keep_each_fields_padding_apart() {
     assert_eq!(got.first().map(String::as_str), Some("train.py:21 strong"), "{got:?}");
     assert!(!got.iter().any(|s| s.starts_with("train.py:15 ")), "the tags' padding does not reach the embedding: {got:?}");
 }
+
+const MARKED_SETTINGS: &str = "IGNORE = -100\nN_TYPES = 6\nN_LABELS = 4\n";
+
+const MARKED_DATA: &str = r#"import torch
+from torch.nn.utils.rnn import pad_sequence
+from settings import IGNORE
+
+
+def collate(rows):
+    tokens = pad_sequence([r[0] for r in rows], batch_first=True, padding_value=0)
+    types = pad_sequence([r[1] for r in rows], batch_first=True,
+                         padding_value=IGNORE)
+    labels = pad_sequence([r[2] for r in rows], batch_first=True, padding_value=IGNORE)
+    return tokens, types, labels
+"#;
+
+const MARKED_TRAIN: &str = r#"import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader
+
+from data import collate
+from settings import IGNORE, N_LABELS, N_TYPES
+
+
+class Tagger(nn.Module):
+    def __init__(self, vocab):
+        super().__init__()
+        self.words = nn.Embedding(vocab, 32)
+        self.types = nn.Embedding(N_TYPES, 32)
+        self.out = nn.Linear(32, N_LABELS)
+
+    def forward(self, tokens, types):
+        return self.out(self.words(tokens) + self.types(types))
+
+
+def train(rows, vocab):
+    model = Tagger(vocab)
+    loss_fn = nn.CrossEntropyLoss(ignore_index=IGNORE)
+    for tokens, types, labels in DataLoader(rows, batch_size=4, collate_fn=collate):
+        logits = model(tokens, types)
+        loss = loss_fn(logits.reshape(-1, N_LABELS), labels.reshape(-1))
+        loss.backward()
+"#;
+
+/// A marker the project skips (the loss's `ignore_index=IGNORE`) padded into the entity types
+/// as well as the labels: the constant is right for the labels, the types' padding argument is
+/// the line to change. Where nothing skips the marker, the constant stays the line named.
+#[test]
+fn a_marker_the_project_skips_is_blamed_where_it_joins_another_value() {
+    let files = [("settings.py", MARKED_SETTINGS), ("data.py", MARKED_DATA), ("train.py", MARKED_TRAIN)];
+    let got = tiered_suspects(&files, "embedding_neg.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("data.py:9 strong"), "{got:?}");
+    assert!(got.contains(&"settings.py:1 likely".to_string()), "the constant stays a suspect: {got:?}");
+    let unskipped = MARKED_TRAIN.replace("nn.CrossEntropyLoss(ignore_index=IGNORE)", "nn.CrossEntropyLoss()");
+    let got = tiered_suspects(&[files[0], files[1], ("train.py", &unskipped)], "embedding_neg.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("settings.py:1 strong"), "{got:?}");
+}
+
+const WEIGHTED_DATA: &str = r#"import numpy as np
+import torch
+from torch.utils.data import Dataset
+
+
+def rank_weights(clicks_by_rank):
+    top = clicks_by_rank[0]
+    return top / clicks_by_rank
+
+
+class Impressions(Dataset):
+    def __init__(self, feats, ranks, clicks, clicks_by_rank):
+        self.feats = torch.tensor(feats, dtype=torch.float32)
+        self.weight = torch.tensor(rank_weights(clicks_by_rank)[ranks], dtype=torch.float32)
+        self.clicks = torch.tensor(clicks, dtype=torch.float32)
+
+    def __len__(self):
+        return len(self.clicks)
+
+    def __getitem__(self, i):
+        return self.feats[i], self.weight[i], self.clicks[i]
+"#;
+
+const WEIGHTED_TRAIN: &str = r#"import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader
+
+from data import Impressions
+
+
+def fit(feats, ranks, clicks, clicks_by_rank):
+    model = nn.Linear(8, 1)
+    loss_fn = nn.BCELoss()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for x, w, y in DataLoader(Impressions(feats, ranks, clicks, clicks_by_rank), batch_size=16):
+        p = torch.sigmoid(model(x)).squeeze(1) * w
+        loss = loss_fn(p, y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+"#;
+
+/// Probabilities (a sigmoid written inline) times a weight a dataset made by a ratio in another
+/// file: the product leaves [0, 1] only where the weight does, so the ratio's line is named, the
+/// product beside it; the loss is not said to get raw scores (a sigmoid is on the way).
+#[test]
+fn a_factor_that_multiplies_probabilities_is_blamed_where_it_is_made() {
+    let files = [("data.py", WEIGHTED_DATA), ("train.py", WEIGHTED_TRAIN)];
+    let v = common::explain_project(&files, "bce_module_over1.async.log");
+    let got: Vec<String> = v["suspects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| format!("{}:{} {}", s["file"].as_str().unwrap(), s["line"], s["tier"].as_str().unwrap_or("")))
+        .collect();
+    assert_eq!(got.first().map(String::as_str), Some("data.py:8 strong"), "{got:?}");
+    assert!(got.contains(&"train.py:13 likely".to_string()), "the product stays a suspect: {got:?}");
+    assert!(!v.to_string().contains("raw scores (no sigmoid"), "a sigmoid is on the way: {v}");
+}

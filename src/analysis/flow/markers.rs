@@ -135,3 +135,61 @@ pub fn fails(k: i64, kind: SinkKind, bound: Option<&Sym>, ignore: Option<i64>) -
         None => None,
     }
 }
+
+/// The names a setting's line binds: a config key's last segment, or the targets of the
+/// assignment on that line (`IGNORE = -100`, `self.pad_label = -1`).
+pub fn setting_names(ix: &Index, file: usize, line: u32, key: Option<&str>) -> Vec<String> {
+    if let Some(k) = key {
+        return k.rsplit('.').next().map(|s| vec![s.to_string()]).unwrap_or_default();
+    }
+    let mut out = Vec::new();
+    for d in &ix.files[file].flow {
+        for s in d.stmts.iter().filter(|s| d.line(s) == line) {
+            if let StmtKind::Assign { targets, .. } = &s.kind {
+                for t in targets {
+                    if let Some(n) = t.bare().last_name() {
+                        out.push(n.to_string());
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The first line (by file, then line) where the project skips a marker held in a setting named
+/// one of `names`: a loss built with `ignore_index=` it, or a value compared with it
+/// (`label != cfg.ignore_label`, `ids.ne(PAD)`). A marker skipped so is a convention of the
+/// project, right where it is set; a value that takes it and reaches an op that does not skip it
+/// got it from the line that wrote it there.
+///
+/// A comparison of a value named one of `values` with the marker does not count: that value is
+/// the one being traced (`n_unknown = (self.y == UNLABELED).sum()` counts the marker in it).
+pub fn skipped(ix: &Index, names: &[String], values: &[String]) -> Option<(String, u32)> {
+    let named = |e: &Expr| e.bare().last_name().is_some_and(|n| names.iter().any(|m| m == n));
+    let traced = |e: &Expr| e.bare().last_name().is_some_and(|n| values.iter().any(|m| m == n));
+    let mut found: Option<(String, u32)> = None;
+    for f in &ix.files {
+        for d in &f.flow {
+            for s in &d.stmts {
+                let mut hit = false;
+                trace::stmt_exprs(&s.kind, &mut |e| match e {
+                    Expr::Test(op, xs) if op == "==" || op == "!=" => hit |= xs.iter().any(named) && !xs.iter().any(traced),
+                    Expr::Call { func, args, kwargs } => {
+                        hit |= kwargs.iter().any(|(k, v)| k == "ignore_index" && named(v));
+                        let of_traced = matches!(func.bare(), Expr::Attr(o, _) if traced(o));
+                        hit |= matches!(func.bare().last_name(), Some("ne" | "eq")) && args.first().is_some_and(named) && !of_traced;
+                    }
+                    _ => {}
+                });
+                if hit {
+                    let at = (f.path.clone(), d.line(s));
+                    if found.as_ref().map_or(true, |f| at < *f) {
+                        found = Some(at);
+                    }
+                }
+            }
+        }
+    }
+    found
+}

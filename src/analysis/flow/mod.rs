@@ -764,6 +764,77 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
         );
         out.push(at_node(ix, n, 1.01, Tier::Strong, why, slice.chain(f, ix, false), bound_chain.clone()));
     }
+    // a marker held in a setting the project skips elsewhere (`ignore_label = -1` with a loss's
+    // `ignore_index=` or a mask `label != ignore_label`): the setting is a convention, right where
+    // it is set; the line that writes it into this value (a padding shared with the labels) is
+    // where it joins a value whose op does not skip it. (Not for a library model's call: the
+    // labels it is handed hold the marker on purpose, and what it moves where is its own.)
+    if !probs && sink.api.is_some() {
+        // (the setting's node, the joining line's node, the marker, the setting's name, the skip)
+        struct Moved {
+            set: usize,
+            at: usize,
+            k: i64,
+            name: String,
+            skip: (String, u32),
+        }
+        let mut moved: Vec<Moved> = Vec::new();
+        for (i, n) in nodes[..value_nodes].iter().enumerate() {
+            let exact = n.out.as_ref().filter(|r| r.lo == r.hi).and_then(|r| r.lo.as_ref()).and_then(|s| s.constant());
+            let Some(k) = exact.filter(|&k| (k < 0 || k == 255) && !n.aux) else { continue };
+            let key = match &n.tag {
+                Tag::Config(c) => Some(c.as_str()),
+                Tag::Sentinel(_) if n.children.is_empty() => None,
+                _ => continue,
+            };
+            if markers::fails(k, sink.kind, bound_sym.as_ref(), ignore) != Some(true) {
+                continue;
+            }
+            // the line above it that joins the marker into the value, and the line just below
+            // that one on the way (an argument on a line of its own: `padding_value=…`)
+            let (mut last, mut at, mut hops) = (i, n.parent, 0);
+            let join = loop {
+                match at.filter(|_| hops < 64) {
+                    Some(a) if nodes[a].tag == Tag::Sentinel(k) => break Some(a),
+                    Some(a) => {
+                        last = a;
+                        at = nodes[a].parent;
+                        hops += 1;
+                    }
+                    None => break None,
+                }
+            };
+            let Some(j) = join else { continue };
+            // (a marker a later line selects out does not reach the op)
+            let said = format!("{} {k}", trace::MASKS_OUT);
+            let mut up = nodes[j].parent;
+            let mut masked = false;
+            while let Some(a) = up {
+                masked |= nodes[a].tag == Tag::Narrow && nodes[a].what == said;
+                up = nodes[a].parent;
+            }
+            if masked {
+                continue;
+            }
+            let names = markers::setting_names(ix, n.file, n.line, key);
+            let joined = markers::setting_names(ix, nodes[j].file, nodes[j].line, None);
+            let Some(skip) = markers::skipped(ix, &names, &joined) else { continue };
+            let w = if last != i && nodes[last].file == nodes[j].file && nodes[last].line != nodes[j].line { last } else { j };
+            if !moved.iter().any(|m| (nodes[m.at].file, nodes[m.at].line) == (nodes[w].file, nodes[w].line)) {
+                moved.push(Moved { set: i, at: w, k, name: names.first().cloned().unwrap_or_default(), skip });
+            }
+        }
+        for Moved { set: i, at: w, k, name, skip: (file, line) } in moved {
+            let set = (ix.files[nodes[i].file].path.as_str(), nodes[i].line);
+            for s in out.iter_mut().filter(|s| (s.file.as_str(), s.line) == set) {
+                s.tier = Tier::Likely;
+                s.score = s.score.min(0.9);
+            }
+            let why =
+                format!("writes the marker {k} (`{name}`) into this value; {file}:{line} skips `{name}`, `{}` does not", sink.call_text);
+            out.push(at_node(ix, &nodes[w], 1.02, Tier::Strong, why, slice.chain(w, ix, false), bound_chain.clone()));
+        }
+    }
     // a guard that comes too late: a negative marker (`-100`, `-1`) reaches an op that does not
     // skip it, and the same function masks the value against a marker only after the op
     // (`gather(…, labels)` then `active = labels != ignore_index`): the op's line is where the
@@ -980,6 +1051,8 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                         matches!(nodes[i].tag, Tag::Scale(_))
                             && !nodes[i].aux
                             && (below(&nodes, i, |n| matches!(n.tag, Tag::Normalize(_)))
+                                || nodes[i].what.starts_with(trace::SCALES_PROBS)
+                                || nodes[i].what.starts_with(trace::PROBS_TIMES)
                                 || weight && nodes[i].parent.is_some_and(|p| probs_below(&nodes, p)))
                     })
                     .map(|i| (ix.files[nodes[i].file].path.clone(), nodes[i].line))
@@ -1024,6 +1097,53 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                     for s in out.iter_mut().filter(|s| scaling.iter().any(|(f, l)| *f == s.file && *l == s.line)) {
                         s.score = 0.98;
                         s.tier = Tier::Strong;
+                    }
+                    // a probability times a factor made on a line of its own (`p * exam` with
+                    // `exam = ctr[0] / ctr`): the product leaves [0, 1] only when the factor
+                    // does, so the arithmetic that made the factor is the line to change
+                    for i in (0..value_nodes).filter(|&i| nodes[i].what.starts_with(trace::PROBS_TIMES) && !nodes[i].aux) {
+                        // (the probabilities' own lines, when they have any, are the other side)
+                        let other: Vec<usize> = nodes[i]
+                            .children
+                            .iter()
+                            .copied()
+                            .filter(|&c| !nodes[c].aux && !matches!(nodes[c].tag, Tag::Normalize(_)) && !probs_below(&nodes, c))
+                            .collect();
+                        if other.len() != 1 {
+                            continue;
+                        }
+                        let made = |n: &Node| matches!(n.tag, Tag::Arith(_) | Tag::Scale(_)) && !n.aux;
+                        let mut stack = other.clone();
+                        let mut factor = None;
+                        let mut seen = 0;
+                        while let Some(c) = stack.pop().filter(|_| seen < 400) {
+                            seen += 1;
+                            // (a model's raw scores as the factor: the product's line it is)
+                            if nodes[c].tag == Tag::ModelOutput {
+                                factor = None;
+                                break;
+                            }
+                            if made(&nodes[c]) && (nodes[c].file, nodes[c].line) != (nodes[i].file, nodes[i].line) {
+                                if factor.map_or(true, |f| depth(&nodes, c) < depth(&nodes, f)) {
+                                    factor = Some(c);
+                                }
+                                continue;
+                            }
+                            stack.extend(nodes[c].children.iter().copied().filter(|&x| !nodes[x].aux));
+                        }
+                        let Some(f) = factor else { continue };
+                        let product = (ix.files[nodes[i].file].path.clone(), nodes[i].line);
+                        for s in out.iter_mut().filter(|s| (&s.file, s.line) == (&product.0, product.1)) {
+                            s.score = 0.9;
+                            s.tier = Tier::Likely;
+                        }
+                        let at = (ix.files[nodes[f].file].path.clone(), nodes[f].line);
+                        out.retain(|s| (&s.file, s.line) != (&at.0, at.1));
+                        let why = format!(
+                            "{}: makes a factor that {}:{} multiplies probabilities by; the product leaves [0, 1] only where the factor does",
+                            nodes[f].what, product.0, product.1
+                        );
+                        out.push(at_node(ix, &nodes[f], 0.99, Tier::Strong, why, slice.chain(f, ix, false), Vec::new()));
                     }
                 } else {
                     let (file, line) = sink.built_at(ix);
@@ -1252,6 +1372,16 @@ fn at_node(ix: &Index, n: &Node, score: f32, tier: Tier, why: String, chain: Vec
         bound_chain,
         data: false,
     }
+}
+
+/// How many nodes lie between node `i` and the slice's root.
+fn depth(nodes: &[Node], i: usize) -> usize {
+    let (mut d, mut at) = (0, nodes[i].parent);
+    while let Some(p) = at.filter(|_| d < 4096) {
+        d += 1;
+        at = nodes[p].parent;
+    }
+    d
 }
 
 /// Whether probabilities are made or passed below node `i` (a normalization, or a value

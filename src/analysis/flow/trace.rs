@@ -856,14 +856,9 @@ impl<'a, 'i> Tracer<'a, 'i> {
             None => self.combine(op, a.clone(), b.clone()),
         };
         if (probs(&a) || probs(&b)) && matches!(v.element_deep(), Val::Float(Some(Norm::Raw))) {
-            self.mark(
-                parent,
-                Tag::Scale(Scaling::Arith),
-                format!(
-                    "scales probabilities (`{}`): the result can leave [0, 1]",
-                    short(&Expr::Bin(op.into(), Box::new(l.clone()), Box::new(r.clone())))
-                ),
-            );
+            let code = short(&Expr::Bin(op.into(), Box::new(l.clone()), Box::new(r.clone())));
+            let does = if op == "*" { PROBS_TIMES } else { SCALES_PROBS };
+            self.mark(parent, Tag::Scale(Scaling::Arith), format!("{does} (`{code}`): the result can leave [0, 1]"));
         }
         v
     }
@@ -4885,6 +4880,10 @@ fn shape(value: &Expr, op: Option<&str>, v: &Val) -> (Option<Tag>, String) {
 
 /// How a line that turns scores into probabilities by a formula of its own says so; read back
 /// by the ranking of a probability sink.
+/// A node's text for arithmetic on probabilities (`p + 0.1`, `p / t`).
+pub const SCALES_PROBS: &str = "scales probabilities";
+/// A node's text for probabilities multiplied by a factor (`p * w`): in [0, 1] while the factor is.
+pub const PROBS_TIMES: &str = "multiplies probabilities by a factor";
 pub const HAND_MADE_PROBS: &str = "maps scores onto probabilities by hand";
 
 /// Arithmetic around an exponential (`1 - torch.exp(-rate * t)`, `x.exp() / (1 + x.exp())`): a
