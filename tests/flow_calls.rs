@@ -1063,3 +1063,180 @@ fn a_factor_that_multiplies_probabilities_is_blamed_where_it_is_made() {
     assert!(got.contains(&"train.py:13 likely".to_string()), "the product stays a suspect: {got:?}");
     assert!(!v.to_string().contains("raw scores (no sigmoid"), "a sigmoid is on the way: {v}");
 }
+
+const SPANS: &str = r#"def find_answer(tokens, answer):
+    for i in range(len(tokens) - len(answer) + 1):
+        if tokens[i:i + len(answer)] == answer:
+            return i
+    return None
+
+
+def make_examples(pairs, window):
+    examples = []
+    for tokens, answer in pairs:
+        for lo in range(0, len(tokens), window):
+            chunk = tokens[lo:lo + window]
+            start = -1
+            hit = find_answer(chunk, answer)
+            if hit is not None:
+                start = hit
+            examples.append((chunk, start))
+    return examples
+"#;
+
+const SPANS_TRAIN: &str = r#"import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from spans import make_examples
+
+
+class Pointer(nn.Module):
+    def __init__(self, vocab, dim):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, dim)
+        self.score = nn.Linear(dim, 1)
+
+    def forward(self, ids):
+        return self.score(self.emb(ids)).squeeze(-1)
+
+
+def step(model, ids, start):
+    logp = F.log_softmax(model(ids), dim=1)
+    return -logp.gather(1, start.unsqueeze(1)).mean()
+
+
+def train(pairs, vocab, window):
+    model = Pointer(vocab, 16)
+    for chunk, start in make_examples(pairs, window):
+        ids = torch.tensor([chunk])
+        loss = step(model, ids, torch.tensor([start]))
+        loss.backward()
+"#;
+
+/// A window's answer position starts at the marker -1 and is set under an `if` only when the
+/// answer is found: the marker reaches the gather along the positions (the pointer head is one
+/// wide, squeezed away: no bound of 1).
+#[test]
+fn a_value_set_under_an_if_keeps_what_it_held_before() {
+    let got = tiered_suspects(&[("spans.py", SPANS), ("train.py", SPANS_TRAIN)], "gather_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("spans.py:13 strong"), "{got:?}");
+    assert!(!got.iter().any(|s| s.starts_with("train.py:12 ")), "a one-wide head is no bound: {got:?}");
+}
+
+const CHAINED: &str = r#"import torch
+from torch.utils.data import Dataset
+
+
+class Clicks(Dataset):
+    def __init__(self, rows, item_index):
+        self.items = [item_index[r["item"]] for r in rows]
+
+    def __len__(self):
+        return len(self.items)
+
+    def __getitem__(self, i):
+        return torch.tensor(self.items[i])
+
+
+def index_items(rows):
+    names = sorted({r["item"] for r in rows})
+    return {n: k + 1 for k, n in enumerate(names)}
+"#;
+
+const CHAINED_TRAIN: &str = r#"import torch.nn as nn
+from torch.utils.data import ConcatDataset, DataLoader
+
+from sources import Clicks, index_items
+
+
+def fit(web_rows, app_rows):
+    item_index = index_items(web_rows + app_rows)
+    data = ConcatDataset([Clicks(web_rows, item_index), Clicks(app_rows, item_index)])
+    table = nn.Embedding(len(item_index), 8)
+    for items in DataLoader(data, batch_size=32, shuffle=True):
+        table(items).sum().backward()
+"#;
+
+/// Two sources chained with `ConcatDataset`: an item is an item of either, so the ids numbered
+/// from 1 reach the table sized by their count.
+#[test]
+fn a_concatenated_dataset_gives_its_parts_items() {
+    let got = tiered_suspects(&[("sources.py", CHAINED), ("train.py", CHAINED_TRAIN)], "embedding_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("train.py:10 strong"), "{got:?}");
+    assert!(got.iter().any(|s| s.starts_with("sources.py:18 ")), "the map numbered from 1: {got:?}");
+}
+
+const MERGED_SETTINGS: &str = r#"import copy
+
+import yaml
+
+
+def merge(base, extra):
+    out = copy.deepcopy(base)
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def load(path, overrides):
+    with open(path) as f:
+        raw = yaml.safe_load(f)
+    return merge(raw, overrides)
+"#;
+
+const MERGED_ENCODERS: &str = r#"class CodeEncoder:
+    def __init__(self, field):
+        self.field = field
+        self.size = 0
+
+    def fit(self, rows):
+        self.size = len({r[self.field] for r in rows})
+        return self
+
+    def transform(self, rows):
+        return [int(r[self.field]) for r in rows]
+"#;
+
+const MERGED_TRAIN: &str = r#"import sys
+
+import torch
+import torch.nn as nn
+
+from encoders import CodeEncoder
+from settings import load
+
+
+class StoreModel(nn.Module):
+    def __init__(self, model_cfg):
+        super().__init__()
+        self.stores = nn.Embedding(model_cfg["stores"]["count"], model_cfg["stores"]["dim"])
+        self.out = nn.Linear(model_cfg["stores"]["dim"], 1)
+
+    def forward(self, store):
+        return self.out(self.stores(store)).squeeze(-1)
+
+
+def main(rows):
+    cfg = load(sys.argv[1], {"model": {"stores": {"dim": 8}}})
+    enc = CodeEncoder("store_code").fit(rows)
+    cfg["model"]["stores"]["count"] = enc.size
+    model = StoreModel(cfg["model"])
+    store = torch.tensor(enc.transform(rows))
+    model(store).sum().backward()
+"#;
+
+/// A config merged by a recursive helper, a table sized from a key the training script stores
+/// into it, and that key read off an encoder whose constructor holds a placeholder (`self.size =
+/// 0`) until `fit` sets it: the bound is `fit`'s count, not a line of the merge (the recursion
+/// is not entered again) nor the placeholder.
+#[test]
+fn a_bound_stored_into_a_merged_config_is_traced_to_the_count() {
+    let files = [("settings.py", MERGED_SETTINGS), ("encoders.py", MERGED_ENCODERS), ("train.py", MERGED_TRAIN)];
+    let got = tiered_suspects(&files, "embedding_over.async.log");
+    assert!(got.first().is_some_and(|s| s.starts_with("encoders.py:7 ")), "{got:?}");
+    assert!(!got.iter().any(|s| s.starts_with("settings.py:") || s.starts_with("encoders.py:4 ")), "{got:?}");
+}

@@ -460,7 +460,8 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
         let weight = match nodes[i].tag {
             Tag::Max => 3,
             Tag::Config(_) | Tag::Literal(_) => 2,
-            Tag::Pass => 0,
+            // (a store into a container on the way, a merge of configs, makes no size)
+            Tag::Pass | Tag::Narrow => 0,
             _ => 1,
         };
         (weight, d)

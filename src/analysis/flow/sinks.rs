@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use super::index::{DefId, Index};
 use super::trace::{short, Ctx, Env, Object, Tag, Tracer};
-use super::value::{Norm, Val};
+use super::value::{Norm, Sym, Val};
 use crate::scan::flow::{Expr, SeqKind, StmtKind};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -613,7 +613,18 @@ pub fn bound(tr: &mut Tracer, sink: &Sink, cx: &Ctx, parent: Option<usize>) -> O
             let input = sink.input.clone()?;
             let mut pos = None;
             let (obj, ocx) = model_of(tr, &input, cx, 0, &mut pos)?;
-            head_width(tr, &obj, &ocx, parent, 0, pos)
+            let keep = tr.nodes.len();
+            let v = head_width(tr, &obj, &ocx, parent, 0, pos)?;
+            // a head one wide scores each position (its width squeezed away): the dimension
+            // gathered along is another one, of a size the head does not say
+            if matches!(&v, Val::Int(r) if r.lo == r.hi && r.hi.as_ref().and_then(Sym::constant) == Some(1)) {
+                tr.nodes.truncate(keep);
+                if let Some(p) = parent {
+                    tr.nodes[p].children.retain(|&c| c < keep);
+                }
+                return None;
+            }
+            Some(v)
         }
         SinkKind::Embedding => {
             let (ctor, cdef, cstmt) = sink.ctor.clone()?;

@@ -206,6 +206,9 @@ pub struct Tracer<'a, 'i> {
     pub nodes: Vec<Node>,
     /// (def, stmt, name) being traced: a cycle ends in Unknown
     active: Vec<(DefId, usize, String)>,
+    /// Definitions whose returned values are being traced: a call back into one of them (a
+    /// recursive merge of nested dicts) is not entered again.
+    returning: Vec<DefId>,
     /// Values of assignments, with the call depth they were computed at: one made deeper (with
     /// less budget left, perhaps cut short) is not reused higher up.
     memo: HashMap<(DefId, usize, String), Memo>,
@@ -381,6 +384,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             ix,
             nodes: Vec::new(),
             active: Vec::new(),
+            returning: Vec::new(),
             memo: HashMap::new(),
             aux: 0,
             count: None,
@@ -1160,6 +1164,16 @@ impl<'a, 'i> Tracer<'a, 'i> {
     /// The join of a definition's returned (or yielded) values.
     pub fn returns(&mut self, cx: &Ctx, parent: Option<usize>) -> Val {
         let d = self.def(cx);
+        if self.returning.contains(&cx.def) {
+            return Val::unknown(format!("a recursive call of {}", d.qualified()));
+        }
+        self.returning.push(cx.def);
+        let v = self.returns_of(d, cx, parent);
+        self.returning.pop();
+        v
+    }
+
+    fn returns_of(&mut self, d: &'a Def, cx: &Ctx, parent: Option<usize>) -> Val {
         let mut out: Option<Val> = None;
         for (i, s) in d.stmts.iter().enumerate() {
             let e = match &s.kind {
@@ -1200,7 +1214,20 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     for t in targets {
                         if let Some(pos) = pattern_pos(t, n) {
                             let v = self.assigned(cx, i, n, t, pos, value, op.as_deref(), parent);
-                            return self.appended(v, n, cx, i, at, parent);
+                            let v = self.appended(v, n, cx, i, at, parent);
+                            // an assignment under an `if` the read is not under: what the name
+                            // held before the `if` reaches the read too (`pos = -1` then
+                            // `if found: pos = …`)
+                            if op.is_none() {
+                                if let Some(h) = branch_header(d, i, at) {
+                                    let c = Ctx { at: h, ..cx.clone() };
+                                    let before = self.name(n, &c, parent);
+                                    if !matches!(before, Val::Unknown(_)) {
+                                        return v.join(&before);
+                                    }
+                                }
+                            }
+                            return v;
                         }
                         // `out["target"][i, :n] = b["target"]`: a field of a record filled
                         // in place, traced when the field is read (the other fields' fills are
@@ -2298,9 +2325,25 @@ impl<'a, 'i> Tracer<'a, 'i> {
         }
         let mro = self.ix.mro(&o.class);
         let stores: Vec<_> = self.ix.stores(attr).iter().copied().filter(|&(id, _)| self.method_of(id, &mro)).collect();
+        // a constructor's placeholder (`self.n = 0`, `= None`, `= []`) that another method sets
+        // (`fit`): the other method's value is what the instance holds once used
+        let set_later = stores.iter().any(|&(id, _)| self.ix.def(id).name != "__init__");
+        let placeholder = |k: &StmtKind| match k {
+            StmtKind::Assign { value, op: None, .. } => match value.bare() {
+                Expr::Int(0) => true,
+                Expr::Const(c) => c == "None",
+                Expr::Seq(_, xs) => xs.is_empty(),
+                Expr::Dict(xs) => xs.is_empty(),
+                _ => false,
+            },
+            _ => false,
+        };
         let mut out: Option<Val> = None;
         for (id, si) in stores.into_iter().take(MAX_SITES) {
             let d = self.ix.def(id);
+            if set_later && d.name == "__init__" && placeholder(&d.stmts[si].kind) {
+                continue;
+            }
             let selfname = d.params.first().map(|p| p.name.clone()).unwrap_or_default();
             let env = (d.name == "__init__").then(|| o.ctor.clone()).flatten().map(|e| {
                 Rc::new(Env {
@@ -3626,6 +3669,11 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 let path = args.first().and_then(|a| self.path_text(a, cx));
                 return Val::Table(path.and_then(|p| self.data_file(&p)));
             }
+            // `ConcatDataset(parts)`: an item is an item of one of the datasets it chains
+            "ConcatDataset" | "ChainDataset" => {
+                let v = args.first().or(kw("datasets")).map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("datasets"));
+                return v.element();
+            }
             "Subset" | "random_split" => {
                 let v = args.first().map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("subset"));
                 return if name == "random_split" { Val::Seq { elem: Box::new(v), len: None, most: None } } else { v };
@@ -4360,6 +4408,24 @@ fn comprehension_binding(kind: &StmtKind, n: &str) -> Option<Vec<(Expr, Expr)>> 
 }
 
 /// Joins `v` into the values found so far.
+/// The `if` (or `while`) statement a statement `i` of `d` sits directly under, when the read at
+/// statement `at` is outside that block: the assignment at `i` may not run before the read.
+fn branch_header(d: &Def, i: usize, at: usize) -> Option<usize> {
+    let nest = d.stmts.get(i)?.nest;
+    let read = d.stmts.get(at).map_or(0, |s| s.nest);
+    if nest <= read {
+        return None;
+    }
+    let h = (0..i).rev().find(|&j| d.stmts[j].nest < nest)?;
+    let StmtKind::Cond(test) = &d.stmts[h].kind else { return None };
+    // (a test of the function's own parameters, `if max_len is not None:`, is an option its
+    // callers choose, not a branch the data takes)
+    let mut names = Vec::new();
+    test.names(&mut names);
+    let option = !names.is_empty() && names.iter().all(|n| d.params.iter().any(|p| p.name == *n));
+    (d.stmts[h].nest + 1 == nest && d.stmts[h].nest >= read && !option).then_some(h)
+}
+
 fn join_into(out: &mut Option<Val>, v: Val) {
     *out = Some(match out.take() {
         Some(a) => a.join(&v),
