@@ -1232,11 +1232,22 @@ def main(rows):
 /// A config merged by a recursive helper, a table sized from a key the training script stores
 /// into it, and that key read off an encoder whose constructor holds a placeholder (`self.size =
 /// 0`) until `fit` sets it: the bound is `fit`'s count, not a line of the merge (the recursion
-/// is not entered again) nor the placeholder.
+/// is not entered again) nor the placeholder; and since `transform` hands the op the very values
+/// `fit` counted, the count is the line to change (strong).
 #[test]
 fn a_bound_stored_into_a_merged_config_is_traced_to_the_count() {
     let files = [("settings.py", MERGED_SETTINGS), ("encoders.py", MERGED_ENCODERS), ("train.py", MERGED_TRAIN)];
     let got = tiered_suspects(&files, "embedding_over.async.log");
-    assert!(got.first().is_some_and(|s| s.starts_with("encoders.py:7 ")), "{got:?}");
+    assert_eq!(got.first().map(String::as_str), Some("encoders.py:7 strong"), "{got:?}");
     assert!(!got.iter().any(|s| s.starts_with("settings.py:") || s.starts_with("encoders.py:4 ")), "{got:?}");
+    // the values mapped to positions (`self.index[r[…]]`, numbered 0..n-1) fit the count
+    let mapped = MERGED_ENCODERS
+        .replace(
+            "        self.size = len({r[self.field] for r in rows})\n",
+            "        self.index = {c: i for i, c in enumerate(sorted({r[self.field] for r in rows}))}\n        self.size = len(self.index)\n",
+        )
+        .replace("[int(r[self.field]) for r in rows]", "[self.index[r[self.field]] for r in rows]");
+    assert!(mapped.contains("self.index[r[self.field]]") && mapped.contains("len(self.index)"));
+    let got = tiered_suspects(&[files[0], ("encoders.py", &mapped), files[2]], "embedding_over.async.log");
+    assert!(!got.iter().any(|s| s.ends_with(" strong")), "ids numbered by position fit the count: {got:?}");
 }

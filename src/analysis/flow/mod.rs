@@ -1196,6 +1196,9 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
         if let Some(s) = counted_column(ix, &nodes, value_nodes, &slice, &bound_chain) {
             out.push(s);
         }
+        if let Some(s) = bound_origin.and_then(|b| counted_values(ix, &nodes, value_nodes, b, &slice)) {
+            out.push(s);
+        }
     }
     let _ = proven;
     for s in &mut out {
@@ -1272,6 +1275,77 @@ fn counted_column(ix: &Index, nodes: &[Node], value_nodes: usize, slice: &Slice,
         }
     }
     None
+}
+
+/// The elements a comprehension in the statement at `(file, line)` makes, casts taken off
+/// (`int(r["id"])` → `r["id"]`), each with the comprehension's kind.
+fn comprehended(ix: &Index, file: usize, line: u32) -> Vec<(crate::scan::flow::SeqKind, crate::scan::flow::Expr)> {
+    use crate::scan::flow::Expr;
+    fn bare_cast(e: &Expr) -> &Expr {
+        match e.bare() {
+            Expr::Call { func, args, kwargs }
+                if args.len() == 1 && kwargs.is_empty() && matches!(func.last_name(), Some("int" | "str" | "float")) =>
+            {
+                bare_cast(&args[0])
+            }
+            other => other,
+        }
+    }
+    let mut out = Vec::new();
+    for d in &ix.files[file].flow {
+        for st in d.stmts.iter().filter(|st| d.line(st) == line) {
+            trace::stmt_exprs(&st.kind, &mut |e| {
+                if let Expr::Comp { kind, elt, value: None, .. } = e {
+                    out.push((*kind, bare_cast(elt).clone()));
+                }
+            });
+        }
+    }
+    out
+}
+
+/// The table is sized by how many distinct values an expression takes (`len({r["store"] for r
+/// in rows})`), and the op gets the values of that same expression as they are (`[int(r["store"])
+/// for r in rows]`, no lookup or arithmetic on the way): a count of ids is past the largest id
+/// only when the ids run 0..n-1, which nothing makes sure of. The count is the line to change.
+fn counted_values(ix: &Index, nodes: &[Node], value_nodes: usize, b: usize, slice: &Slice) -> Option<FlowSuspect> {
+    use crate::scan::flow::SeqKind;
+    let counted =
+        nodes[b].out.as_ref().and_then(|r| r.hi.as_ref()).and_then(|h| h.root.as_deref()).is_some_and(|r| r.starts_with("distinct@"));
+    if !counted || !matches!(nodes[b].tag, Tag::Len(_) | Tag::Distinct) {
+        return None;
+    }
+    let sets: Vec<_> =
+        comprehended(ix, nodes[b].file, nodes[b].line).into_iter().filter(|(k, _)| *k == SeqKind::Set).map(|(_, e)| e).collect();
+    if sets.is_empty() {
+        return None;
+    }
+    let as_they_are = |at: usize| {
+        untouched(nodes, Some(at), |t| matches!(t, Tag::Arith(_) | Tag::Shift(_) | Tag::Lookup | Tag::Len(_) | Tag::Max | Tag::Distinct))
+    };
+    let same = (0..value_nodes).find(|&i| {
+        !nodes[i].aux
+            && as_they_are(i)
+            && comprehended(ix, nodes[i].file, nodes[i].line)
+                .iter()
+                .any(|(k, e)| matches!(k, SeqKind::List | SeqKind::Gen) && sets.contains(e))
+    })?;
+    Some(FlowSuspect {
+        file: ix.files[nodes[b].file].path.clone(),
+        line: nodes[b].line,
+        score: 0.96,
+        tier: Tier::Strong,
+        message: format!(
+            "{}: the table counts the distinct values of `{}`, and the op gets those values as they are ({}:{}): unless they run 0..n-1, the largest reaches past the count",
+            nodes[b].scope,
+            trace::short(&sets[0]),
+            ix.files[nodes[same].file].path,
+            nodes[same].line
+        ),
+        chain: slice.chain(same, ix, false),
+        bound_chain: slice.chain(b, ix, true),
+        data: false,
+    })
 }
 
 /// The line of another id in the function of node `n` parsed the same way and shifted down

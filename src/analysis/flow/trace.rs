@@ -4235,7 +4235,9 @@ impl<'a, 'i> Tracer<'a, 'i> {
     }
 
     fn mark(&mut self, node: Option<usize>, tag: Tag, what: String) {
-        if let Some(n) = node {
+        // (an operand traced aside, `len(xs)` in `a * len(xs) + b`, does not say what the
+        // value's line does: its nodes are auxiliary, the line's is not)
+        if let Some(n) = node.filter(|&n| self.aux == 0 || self.nodes[n].aux) {
             if matches!(self.nodes[n].tag, Tag::Pass | Tag::Lookup) {
                 self.nodes[n].tag = tag;
                 self.nodes[n].what = what;
