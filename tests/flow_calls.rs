@@ -1251,3 +1251,41 @@ fn a_bound_stored_into_a_merged_config_is_traced_to_the_count() {
     let got = tiered_suspects(&[files[0], ("encoders.py", &mapped), files[2]], "embedding_over.async.log");
     assert!(!got.iter().any(|s| s.ends_with(" strong")), "ids numbered by position fit the count: {got:?}");
 }
+
+const LAYERED_TRAIN: &str = r#"import sys
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import yaml
+
+
+def read(path):
+    with open(path) as f:
+        return yaml.safe_load(f)
+
+
+def main():
+    cfg = read(sys.argv[1])
+    head = nn.Linear(16, cfg["model"]["num_classes"])
+    x = torch.randn(32, 16)
+    y = torch.randint(0, 8, (32,))
+    loss = F.cross_entropy(head(x), y)
+    loss.backward()
+"#;
+
+/// Two configs hold the head size, the experiment's naming the base it extends (`defaults: -
+/// base.yaml`): the run reads the experiment's value, which the labels pass; the base's value,
+/// which they fit, is not the bound.
+#[test]
+fn a_config_that_extends_another_holds_the_value_read() {
+    let base = "model:\n  num_classes: 10\ntrain:\n  lr: 0.01\n";
+    let small = "defaults:\n  - base.yaml\n\nmodel:\n  num_classes: 4\n";
+    let files = [("configs/base.yaml", base), ("configs/small.yaml", small), ("train.py", LAYERED_TRAIN)];
+    let got = tiered_suspects(&files, "ce_1d_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("configs/small.yaml:5 strong"), "{got:?}");
+    // the same with the base named inline, detectron2-style
+    let inline = "_BASE_: \"base.yaml\"\nmodel:\n  num_classes: 4\n";
+    let got = tiered_suspects(&[files[0], ("configs/small.yaml", inline), files[2]], "ce_1d_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("configs/small.yaml:3 strong"), "{got:?}");
+}

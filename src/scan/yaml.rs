@@ -79,6 +79,16 @@ pub fn scan_yaml(path: &str, text: &str) -> FileFacts {
             }
             names_block = None;
         }
+        // an item of a list of names under a key (`defaults:` then `- base.yaml`): kept as the
+        // key's value, so a config that names another (the one it extends) can be told
+        if let Some(item) = body.strip_prefix("- ").map(str::trim).filter(|v| !v.contains(':') && !v.is_empty()) {
+            if stack.last().is_some_and(|(d, _)| *d <= indent) {
+                let full = stack.iter().map(|(_, k)| k.as_str()).collect::<Vec<_>>().join(".");
+                let item = item.trim_matches(|c| c == '"' || c == '\'');
+                facts.assigns.push(assign(format!("{full}[]"), item.chars().take(200).collect(), None, line_no, raw.len()));
+            }
+            continue;
+        }
         let Some((key, value)) = body.split_once(':') else { continue };
         let key = key.trim().trim_matches(|c| c == '"' || c == '\'');
         if key.is_empty() || key.contains(' ') || key.starts_with('-') {
@@ -129,6 +139,14 @@ mod tests {
         assert_eq!(get(&list, "len(names)"), Some(2), "YAML allows a list at the key's own indent");
         let list = scan_yaml("d.yaml", "names:\n  - cat\n  - dog\n");
         assert_eq!(get(&list, "len(names)"), Some(2));
+    }
+
+    #[test]
+    fn list_items_are_kept_as_values() {
+        let f = scan_yaml("exp.yaml", "defaults:\n  - base.yaml\n  - \"aug.yaml\"\nmodel:\n  head:\n    num_classes: 13\n");
+        let items: Vec<&str> = f.assigns.iter().filter(|a| a.target == "defaults[]").map(|a| &*a.value).collect();
+        assert_eq!(items, ["base.yaml", "aug.yaml"]);
+        assert_eq!(get(&f, "model.head.num_classes"), Some(13));
     }
 
     #[test]

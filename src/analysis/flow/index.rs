@@ -268,6 +268,24 @@ impl<'a> Index<'a> {
 
     /// Config keys (YAML/JSON) whose last segment is `key`: (file, line, value).
     pub fn config(&self, key: &str) -> Vec<(usize, u32, Option<i64>)> {
+        let mut out = self.config_in_order(key);
+        // a config that names another one holding the key (`defaults: [base.yaml]`, `_BASE_:
+        // base.yaml`) extends it: its value is the one a run reads, so it comes first
+        let names = |fi: usize| {
+            let p = &self.files[fi].path;
+            p.rsplit('/').next().unwrap_or(p).to_string()
+        };
+        let extends = |a: usize, b: usize| {
+            let base = names(b);
+            let named = |v: &str| v.split(['[', ']', ',', '"', '\'', '/', ' ']).any(|w| w == base);
+            a != b && self.files[a].assigns.iter().any(|x| named(&x.value))
+        };
+        let files: Vec<usize> = out.iter().map(|o| o.0).collect();
+        out.sort_by_key(|o| !files.iter().any(|&b| extends(o.0, b)));
+        out
+    }
+
+    fn config_in_order(&self, key: &str) -> Vec<(usize, u32, Option<i64>)> {
         let mut out = Vec::new();
         for (fi, f) in self.files.iter().enumerate() {
             if !f.is_config() {

@@ -548,14 +548,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
         }
         // a marker a later line selects out (`labels[labels != -100]`) does not reach the op
         if let Tag::Sentinel(k) = n.tag {
-            let said = format!("{} {k}", trace::MASKS_OUT);
-            let mut at = n.parent;
-            let mut masked = false;
-            while let Some(a) = at {
-                masked |= nodes[a].tag == Tag::Narrow && nodes[a].what == said;
-                at = nodes[a].parent;
-            }
-            if masked {
+            if masked_above(&nodes, n.parent, k) {
                 continue;
             }
         }
@@ -807,14 +800,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
             };
             let Some(j) = join else { continue };
             // (a marker a later line selects out does not reach the op)
-            let said = format!("{} {k}", trace::MASKS_OUT);
-            let mut up = nodes[j].parent;
-            let mut masked = false;
-            while let Some(a) = up {
-                masked |= nodes[a].tag == Tag::Narrow && nodes[a].what == said;
-                up = nodes[a].parent;
-            }
-            if masked {
+            if masked_above(&nodes, nodes[j].parent, k) {
                 continue;
             }
             let names = markers::setting_names(ix, n.file, n.line, key);
@@ -1447,6 +1433,18 @@ fn at_node(ix: &Index, n: &Node, score: f32, tier: Tier, why: String, chain: Vec
         bound_chain,
         data: false,
     }
+}
+
+/// Whether a line at `at` or above it selects the marker `k` out (`labels[labels != k]`).
+fn masked_above(nodes: &[Node], mut at: Option<usize>, k: i64) -> bool {
+    let said = format!("{} {k}", trace::MASKS_OUT);
+    while let Some(a) = at {
+        if nodes[a].tag == Tag::Narrow && nodes[a].what == said {
+            return true;
+        }
+        at = nodes[a].parent;
+    }
+    false
 }
 
 /// How many nodes lie between node `i` and the slice's root.
