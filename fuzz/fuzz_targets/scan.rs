@@ -21,7 +21,6 @@ fuzz_target!(|data: &[u8]| {
     facts.files = files;
     let _ = cudasleuth::rules::run_all(&facts);
     let refs: Vec<&FileFacts> = facts.files.iter().collect();
-    for category in ["label_out_of_range", "index_out_of_range", "probability_out_of_range", "invalid_distribution"] {
-        let _ = cudasleuth::analysis::flow::suspects(&refs, category, &[("train.py".to_string(), 3)], &[]);
-    }
+    let categories = ["label_out_of_range", "index_out_of_range", "probability_out_of_range", "invalid_distribution"];
+    let _ = cudasleuth::analysis::flow::suspects(&refs, &categories, &[("train.py".to_string(), 3)], &[]);
 });
