@@ -451,12 +451,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
     let mut out = Vec::new();
     // the bound's origin: the deepest node of its slice with a known exact value
     let bound_origin = (value_nodes..nodes.len()).filter(|&i| nodes[i].tag != Tag::Call && !nodes[i].aux).max_by_key(|&i| {
-        let mut d = 0;
-        let mut p = nodes[i].parent;
-        while let Some(x) = p {
-            d += 1;
-            p = nodes[x].parent;
-        }
+        let d = depth(&nodes, i);
         let weight = match nodes[i].tag {
             Tag::Max => 3,
             Tag::Config(_) | Tag::Literal(_) => 2,
@@ -1450,7 +1445,7 @@ fn masked_above(nodes: &[Node], mut at: Option<usize>, k: i64) -> bool {
 /// How many nodes lie between node `i` and the slice's root.
 fn depth(nodes: &[Node], i: usize) -> usize {
     let (mut d, mut at) = (0, nodes[i].parent);
-    while let Some(p) = at.filter(|_| d < 4096) {
+    while let Some(p) = at {
         d += 1;
         at = nodes[p].parent;
     }
