@@ -1124,6 +1124,21 @@ fn a_value_set_under_an_if_keeps_what_it_held_before() {
     assert!(!got.iter().any(|s| s.starts_with("train.py:12 ")), "a one-wide head is no bound: {got:?}");
 }
 
+/// The same window with the position set on both arms of an `if`/`else`: the `else` arm's safe
+/// 0 is one alternative, not the last word; the `if` arm's `hit - 1` (-1 at a window's first
+/// token) is the other, and the line to change (the safe arm at most a possible suspect).
+#[test]
+fn both_arms_of_an_if_else_reach_the_read() {
+    let spans = SPANS.replace(
+        "            start = -1\n            hit = find_answer(chunk, answer)\n            if hit is not None:\n                start = hit\n",
+        "            hit = find_answer(chunk, answer)\n            if hit is not None:\n                start = hit - 1\n            else:\n                start = 0\n",
+    );
+    assert!(spans.contains("start = hit - 1\n            else:"));
+    let got = tiered_suspects(&[("spans.py", &spans), ("train.py", SPANS_TRAIN)], "gather_over.async.log");
+    assert_eq!(got.first().map(|s| s.split(' ').next().unwrap()), Some("spans.py:15"), "{got:?}");
+    assert!(!got.iter().any(|s| s.starts_with("spans.py:17 ") && !s.ends_with(" possible")), "the safe arm: {got:?}");
+}
+
 const CHAINED: &str = r#"import torch
 from torch.utils.data import Dataset
 

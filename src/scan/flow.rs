@@ -640,6 +640,12 @@ impl<'s> Build<'s> {
                     match a.kind_name() {
                         "elif_clause" => self.stmt(a, nest, out, class, outer, depth + 1),
                         _ => {
+                            // `else:` reads as the test's negation, a header of its own: the
+                            // branches' statements are alternatives, not one run after the other
+                            if let (Some(c), Some(_)) = (field(F::Condition), a.field(F::Body)) {
+                                let not = Expr::Unary("not".into(), Box::new(self.expr(c, 0)));
+                                out.push((a.start_position().row as u32 + 1, nest, StmtKind::Cond(not)));
+                            }
                             if let Some(b) = a.field(F::Body) {
                                 self.block(b, nest + 1, out, class, outer, depth);
                             }
