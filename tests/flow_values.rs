@@ -1841,3 +1841,226 @@ fn running_sums_written_per_split_and_read_back_reach_the_second_head() {
         top["bound_chain"].as_array().unwrap().iter().map(|c| format!("{}:{}", c["file"].as_str().unwrap(), c["line"])).collect();
     assert!(bound.contains(&"fit.py:15".to_string()), "the second head is the bound: {bound:?}");
 }
+
+const CRITIC: &str = r#"import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Critic(nn.Module):
+    def __init__(self, n_in):
+        super().__init__()
+        self.body = nn.Linear(n_in, 1)
+
+    def forward(self, x):
+        return torch.sigmoid(self.body(x)).squeeze(-1)
+
+
+def from_first_player(p, to_move):
+    return torch.where(to_move == 1, p, -p)
+
+
+def train(x, to_move, outcome):
+    critic = Critic(x.shape[1])
+    loss = F.binary_cross_entropy(from_first_player(critic(x), to_move), outcome)
+    loss.backward()
+"#;
+
+/// A win probability turned to the other player's view by a sign flip (meant for a value in
+/// [-1, 1]): negated probabilities lie in [-1, 0], the flip's line is the one to change; `1 - p`
+/// is the other player's probability and no suspect.
+#[test]
+fn negated_probabilities_name_the_negation() {
+    let got = tiered_suspects(&[("critic.py", CRITIC)], "bce_module_over1.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("critic.py:16 strong"), "{got:?}");
+    let fixed = CRITIC.replace("p, -p)", "p, 1 - p)");
+    let got = tiered_suspects(&[("critic.py", &fixed)], "bce_module_over1.async.log");
+    assert!(!got.iter().any(|s| s.ends_with(" strong")), "{got:?}");
+}
+
+const RATES: &str = r#"import numpy as np
+
+
+def monthly_rates(events, months):
+    hits = np.zeros(12)
+    totals = np.zeros(12)
+    np.add.at(hits, months, (events > 0).astype(float))
+    np.add.at(totals, months, events)
+    seen = np.maximum(np.bincount(months, minlength=12), 1)
+    freq = hits / seen
+    mean = totals / seen
+    return mean, freq
+"#;
+
+const BLENDED: &str = r#"import torch
+import torch.nn as nn
+
+from rates import monthly_rates
+
+
+class Blend(nn.Module):
+    def __init__(self, n_in, w=0.25):
+        super().__init__()
+        self.lin = nn.Linear(n_in, 1)
+        self.w = w
+
+    def forward(self, x, base):
+        p = torch.sigmoid(self.lin(x)).squeeze(-1)
+        return (1 - self.w) * p + self.w * base
+
+
+def fit(x, events, months, y):
+    freq, mean = monthly_rates(events, months)
+    base = torch.tensor(freq[months], dtype=torch.float32)
+    model = Blend(x.shape[1])
+    loss = nn.BCELoss()(model(x, base), y)
+    loss.backward()
+"#;
+
+/// A blend of the model's probability with a prior, weights `1 - w` and `w`: a probability
+/// where both parts are, so the prior is followed (the blend a lesser suspect). The prior comes
+/// from a tuple unpacked in the wrong order (`freq, mean = …` of a function returning `mean,
+/// freq`): the unpacking line. Unpacked in the right order, the line is no suspect.
+#[test]
+fn a_blend_follows_its_parts_and_a_crossed_unpacking_names_the_unpacking() {
+    let files = [("rates.py", RATES), ("train.py", BLENDED)];
+    let got = tiered_suspects(&files, "bce_module_over1.async.log");
+    assert_eq!(got.first().map(|s| s.split(' ').next().unwrap()), Some("train.py:19"), "{got:?}");
+    assert!(!got.iter().any(|s| s.starts_with("train.py:15 ") && s.ends_with(" strong")), "the blend is a lesser suspect: {got:?}");
+    let fixed = BLENDED.replace("freq, mean = monthly_rates", "mean, freq = monthly_rates");
+    let v = common::explain_project(&[files[0], ("train.py", &fixed)], "bce_module_over1.async.log");
+    let said = v["suspects"].as_array().unwrap().iter().any(|s| s["message"].as_str().unwrap_or("").contains("unpacks"));
+    assert!(!said, "{v}");
+}
+
+const SURVEY_SETTINGS: &str = "classes: 4\nno_label: 255\n";
+
+const SURVEY_DATA: &str = r#"import numpy as np
+import yaml
+
+
+def load_settings(path="settings.yaml"):
+    with open(path) as f:
+        return yaml.safe_load(f)
+
+
+def make_masks(n, size, settings):
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, settings["classes"], (n, size, size))
+    y[:, :2, :] = settings["no_label"]
+    return y
+
+
+def class_weights(y, classes, unlabeled):
+    kept = y[y != unlabeled]
+    return np.bincount(kept, minlength=classes) / kept.size
+"#;
+
+const SURVEY_TRAIN: &str = r#"import torch
+import torch.nn as nn
+
+from data import class_weights, load_settings, make_masks
+
+
+def main():
+    s = load_settings()
+    unlabeled = s["no_label"]
+    y = make_masks(8, 16, s)
+    w = class_weights(y, s["classes"], unlabeled)
+    net = nn.Conv2d(3, s["classes"], 1)
+    criterion = nn.CrossEntropyLoss(weight=torch.tensor(w, dtype=torch.float32))
+    x = torch.randn(8, 3, 16, 16)
+    loss = criterion(net(x), torch.from_numpy(y).long())
+    loss.backward()
+"#;
+
+/// Masks with an unlabelled marker written on purpose (a setting, 255) that the project skips
+/// where it counts classes (`y != unlabeled`, the setting under another name): the loss built
+/// without `ignore_index` is the line to change, not the line writing the marker. Where
+/// nothing skips the marker, the loss is not named.
+#[test]
+fn a_marker_the_data_holds_on_purpose_names_the_loss_that_does_not_skip_it() {
+    let files = [("settings.yaml", SURVEY_SETTINGS), ("data.py", SURVEY_DATA), ("train.py", SURVEY_TRAIN)];
+    let got = tiered_suspects(&files, "nll_2d_seg255.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("train.py:13 strong"), "{got:?}");
+    let unskipped = SURVEY_DATA.replace("kept = y[y != unlabeled]", "kept = y.ravel()");
+    let got = tiered_suspects(&[files[0], ("data.py", &unskipped), files[2]], "nll_2d_seg255.async.log");
+    assert!(!got.iter().any(|s| s.starts_with("train.py:13 ")), "{got:?}");
+}
+
+const ZONES: &str = r#"import json
+
+import numpy as np
+
+
+def load_sites(path):
+    with open(path) as f:
+        sites = json.load(f)
+    zone = np.array([s["zone"] for s in sites], dtype=np.int64)
+    n_zone = len(np.unique(zone))
+    return sites, zone, n_zone
+"#;
+
+const ZONES_TRAIN: &str = r#"import torch
+import torch.nn as nn
+
+from sites import load_sites
+
+
+def main():
+    sites, zone, n_zone = load_sites("sites.json")
+    table = nn.Embedding(n_zone, 8)
+    out = table(torch.from_numpy(zone))
+    out.sum().backward()
+"#;
+
+/// A table sized by the number of distinct ids in an array (`len(np.unique(zone))`) while the
+/// op gets the array itself: the count is the line (ids need not run 0..n-1). Remapped to
+/// positions first, the count fits and is no strong suspect.
+#[test]
+fn a_table_sized_by_the_distinct_ids_of_the_array_the_op_gets_names_the_count() {
+    let got = tiered_suspects(&[("sites.py", ZONES), ("train.py", ZONES_TRAIN)], "embedding_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("sites.py:10 strong"), "{got:?}");
+    let remapped = ZONES.replace(
+        "    n_zone = len(np.unique(zone))\n",
+        "    n_zone = len(np.unique(zone))\n    zone = np.searchsorted(np.unique(zone), zone)\n",
+    );
+    let got = tiered_suspects(&[("sites.py", &remapped), ("train.py", ZONES_TRAIN)], "embedding_over.async.log");
+    assert!(!got.iter().any(|s| s.starts_with("sites.py:10 ") && s.ends_with(" strong")), "{got:?}");
+}
+
+const IMPULSE: &str = r#"import torch
+import torch.nn as nn
+
+
+class ClickModel(nn.Module):
+    def __init__(self, n_items, n_in):
+        super().__init__()
+        self.interest = nn.Linear(n_in, 1)
+        self.skip = nn.Embedding(n_items, 1)
+        self.impulse = nn.Embedding(n_items, 1)
+
+    def forward(self, x, item):
+        seen = torch.sigmoid(self.interest(x)).squeeze(-1)
+        skip = torch.sigmoid(self.skip(item).squeeze(-1))
+        impulse = self.impulse(item).squeeze(-1)
+        return seen * (1 - skip) + (1 - seen) * impulse
+
+
+def train(x, item, clicked):
+    model = ClickModel(50, x.shape[1])
+    loss = nn.BCELoss()(model(x, item), clicked)
+    loss.backward()
+"#;
+
+/// A blend weighted by a probability and its complement, one part a one-wide table's raw
+/// number per item (no sigmoid): the blend leaves [0, 1], its line says so (strong). With the
+/// sigmoid, both parts are probabilities and nothing is strong.
+#[test]
+fn a_blend_with_a_raw_number_per_id_names_the_blend() {
+    let got = tiered_suspects(&[("clicks.py", IMPULSE)], "bce_module_over1.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("clicks.py:16 strong"), "{got:?}");
+    let fixed = IMPULSE.replace("impulse = self.impulse(item).squeeze(-1)", "impulse = torch.sigmoid(self.impulse(item).squeeze(-1))");
+    let got = tiered_suspects(&[("clicks.py", &fixed)], "bce_module_over1.async.log");
+    assert!(!got.iter().any(|s| s.ends_with(" strong")), "{got:?}");
+}

@@ -193,3 +193,48 @@ pub fn skipped(ix: &Index, names: &[String], values: &[String]) -> Option<(Strin
     }
     found
 }
+
+/// The first line where the project compares a value with a name that holds the marker `k` (a
+/// setting passed down under another name: `flag = cfg["no_data"]`, then `y != flag` in a
+/// helper whose parameter is `flag`), the comparison's own values not being the traced ones
+/// (`values`). A literal compared (`x != 255`) is no setting and does not count. At most
+/// `BUDGET` names are evaluated.
+pub fn skipped_value(ix: &Index, k: i64, values: &[String]) -> Option<(String, u32)> {
+    const BUDGET: usize = 64;
+    let traced = |e: &Expr| e.bare().last_name().is_some_and(|n| values.iter().any(|m| m == n));
+    let mut spent = 0;
+    for (fi, f) in ix.files.iter().enumerate() {
+        for (di, d) in f.flow.iter().enumerate() {
+            for (si, s) in d.stmts.iter().enumerate() {
+                let mut operands: Vec<Expr> = Vec::new();
+                trace::stmt_exprs(&s.kind, &mut |e| match e {
+                    Expr::Test(op, xs) if (op == "==" || op == "!=") && xs.len() == 2 && !xs.iter().any(traced) => {
+                        operands.extend(xs.iter().filter(|x| x.bare().dotted().is_some()).cloned());
+                    }
+                    Expr::Call { func, args, .. } if args.len() == 1 => {
+                        if let Expr::Attr(o, m) = func.bare() {
+                            if (m == "ne" || m == "eq") && !traced(o) && args[0].bare().dotted().is_some() {
+                                operands.push(args[0].clone());
+                            }
+                        }
+                    }
+                    _ => {}
+                });
+                for o in operands {
+                    if spent >= BUDGET {
+                        return None;
+                    }
+                    spent += 1;
+                    let mut tr = Tracer::new(ix);
+                    let cx = Ctx { def: (fi, di), at: si, env: None, depth: 0 };
+                    if let Val::Int(r) = tr.expr(&o, &cx, None) {
+                        if r.lo == r.hi && r.lo.as_ref().and_then(Sym::constant) == Some(k) {
+                            return Some((f.path.clone(), d.line(s)));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    None
+}

@@ -116,6 +116,7 @@ fn breaks(r: &Range, bound: Option<&Sym>, ignore: Option<i64>) -> Option<bool> {
 fn base_score(tag: &Tag, kind: SinkKind, ignore: Option<i64>) -> f32 {
     let probs = kind.takes_probabilities();
     match tag {
+        Tag::Swapped => 0.95,
         Tag::Shift(_) if !probs => 0.9,
         Tag::Sentinel(k) if Some(*k) == ignore => 0.02,
         Tag::Sentinel(_) if !probs => 0.85,
@@ -768,6 +769,9 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
             skip: (String, u32),
         }
         let mut moved: Vec<Moved> = Vec::new();
+        // a loss that can skip a marker (`ignore_index=`) and is told another (the default
+        // -100): the marker is the data's convention, the loss is where the skip is missing
+        let skips = matches!(sink.api.as_deref(), Some("CrossEntropyLoss" | "NLLLoss" | "cross_entropy" | "nll_loss"));
         for (i, n) in nodes[..value_nodes].iter().enumerate() {
             let exact = n.out.as_ref().filter(|r| r.lo == r.hi).and_then(|r| r.lo.as_ref()).and_then(|s| s.constant());
             let Some(k) = exact.filter(|&k| (k < 0 || k == 255) && !n.aux) else { continue };
@@ -776,8 +780,12 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                 Tag::Sentinel(_) if n.children.is_empty() => None,
                 _ => continue,
             };
-            if markers::fails(k, sink.kind, bound_sym.as_ref(), ignore) != Some(true) {
-                continue;
+            // (a marker above 0 against a class count the tracing cannot size, at a loss that
+            // could skip it, may fail: the skip found below is the evidence it is no class)
+            match markers::fails(k, sink.kind, bound_sym.as_ref(), ignore) {
+                Some(true) => {}
+                None if skips && ignore.is_some_and(|g| g != k) => {}
+                _ => continue,
             }
             // the line above it that joins the marker into the value, and the line just below
             // that one on the way (an argument on a line of its own: `padding_value=…`)
@@ -800,7 +808,14 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
             }
             let names = markers::setting_names(ix, n.file, n.line, key);
             let joined = markers::setting_names(ix, nodes[j].file, nodes[j].line, None);
-            let Some(skip) = markers::skipped(ix, &names, &joined) else { continue };
+            let Some(skip) = markers::skipped(ix, &names, &joined).or_else(|| {
+                // (a setting passed down under other names is followed by value only to a loss
+                // that could skip it: the line to change is then the loss, whichever line wrote
+                // the marker)
+                (skips && ignore.is_some_and(|g| g != k)).then(|| markers::skipped_value(ix, k, &joined)).flatten()
+            }) else {
+                continue;
+            };
             let w = if last != i && nodes[last].file == nodes[j].file && nodes[last].line != nodes[j].line { last } else { j };
             if !moved.iter().any(|m| (nodes[m.at].file, nodes[m.at].line) == (nodes[w].file, nodes[w].line)) {
                 moved.push(Moved { set: i, at: w, k, name: names.first().cloned().unwrap_or_default(), skip });
@@ -811,6 +826,31 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
             for s in out.iter_mut().filter(|s| (s.file.as_str(), s.line) == set) {
                 s.tier = Tier::Likely;
                 s.score = s.score.min(0.9);
+            }
+            if skips && ignore.is_some_and(|g| g != k) {
+                let (at_file, at_line) = sink.built_at(ix);
+                let wrote = (ix.files[nodes[w].file].path.as_str(), nodes[w].line);
+                for s in out.iter_mut().filter(|s| (s.file.as_str(), s.line) == wrote) {
+                    s.tier = Tier::Likely;
+                    s.score = s.score.min(0.9);
+                }
+                let why = format!(
+                    "builds the loss without `ignore_index={k}`: the value holds the marker {k} (`{name}`, written at {}:{}), which {file}:{line} skips and `{}` does not",
+                    ix.files[nodes[w].file].path,
+                    nodes[w].line,
+                    sink.call_text
+                );
+                out.push(FlowSuspect {
+                    file: at_file,
+                    line: at_line,
+                    score: 1.02,
+                    tier: Tier::Strong,
+                    message: why,
+                    chain: slice.chain(w, ix, false),
+                    bound_chain: bound_chain.clone(),
+                    data: false,
+                });
+                continue;
             }
             let why =
                 format!("writes the marker {k} (`{name}`) into this value; {file}:{line} skips `{name}`, `{}` does not", sink.call_text);
@@ -1273,16 +1313,59 @@ fn comprehended(ix: &Index, file: usize, line: u32) -> Vec<(crate::scan::flow::S
         }
     }
     let mut out = Vec::new();
-    for d in &ix.files[file].flow {
-        for st in d.stmts.iter().filter(|st| d.line(st) == line) {
-            trace::stmt_exprs(&st.kind, &mut |e| {
-                if let Expr::Comp { kind, elt, value: None, .. } = e {
-                    out.push((*kind, bare_cast(elt).clone()));
-                }
-            });
-        }
+    for st in statements_at(ix, file, line) {
+        trace::stmt_exprs(&st.kind, &mut |e| {
+            if let Expr::Comp { kind, elt, value: None, .. } = e {
+                out.push((*kind, bare_cast(elt).clone()));
+            }
+        });
     }
     out
+}
+
+/// The statements a line of a file belongs to: those that start on it, or else the one of the
+/// innermost definition holding the line that starts last above it (a line inside a statement
+/// written over several, `meta = {` … `}`).
+fn statements_at<'a>(ix: &Index<'a>, file: usize, line: u32) -> Vec<&'a crate::scan::flow::Stmt> {
+    let defs = &ix.files[file].flow;
+    let exact: Vec<_> = defs.iter().flat_map(|d| d.stmts.iter().filter(move |st| d.line(st) == line)).collect();
+    if !exact.is_empty() {
+        return exact;
+    }
+    let inner = defs.iter().filter(|d| d.span.line <= line && line <= d.span.end_line).min_by_key(|d| d.span.end_line - d.span.line);
+    inner.and_then(|d| d.stmts.iter().rev().find(|st| d.line(st) < line)).into_iter().collect()
+}
+
+/// The names whose distinct values a statement at `(file, line)` takes: `np.unique(ids)`,
+/// `torch.unique(ids)`, `ids.unique()`, `set(ids)`.
+fn uniqued(ix: &Index, file: usize, line: u32) -> Vec<String> {
+    use crate::scan::flow::Expr;
+    let mut out = Vec::new();
+    for st in statements_at(ix, file, line) {
+        trace::stmt_exprs(&st.kind, &mut |e| {
+            let Expr::Call { func, args, .. } = e else { return };
+            let of = match (func.bare(), func.last_name()) {
+                (Expr::Attr(o, _), Some("unique")) if args.is_empty() => Some(&**o),
+                (_, Some("unique" | "set")) if args.len() == 1 => args.first(),
+                _ => None,
+            };
+            if let Some(Expr::Name(n)) = of.map(Expr::bare) {
+                out.push(n.to_string());
+            }
+        });
+    }
+    out
+}
+
+/// Whether a statement at `(file, line)` assigns the name `n`.
+fn assigns(ix: &Index, file: usize, line: u32, n: &str) -> bool {
+    use crate::scan::flow::StmtKind;
+    ix.files[file].flow.iter().any(|d| {
+        d.stmts.iter().any(|st| {
+            d.line(st) == line
+                && matches!(&st.kind, StmtKind::Assign { targets, op: None, .. } if targets.iter().any(|t| t.bare().last_name() == Some(n) && matches!(t.bare(), crate::scan::flow::Expr::Name(_))))
+        })
+    })
 }
 
 /// The table is sized by how many distinct values an expression takes (`len({r["store"] for r
@@ -1298,7 +1381,14 @@ fn counted_values(ix: &Index, nodes: &[Node], value_nodes: usize, b: usize, slic
     }
     let sets: Vec<_> =
         comprehended(ix, nodes[b].file, nodes[b].line).into_iter().filter(|(k, _)| *k == SeqKind::Set).map(|(_, e)| e).collect();
-    if sets.is_empty() {
+    // or the distinct values of a collection named in the count's function (`np.unique(ids)`,
+    // `set(ids)`), the op getting what that name was assigned, in the same function
+    let mut named = uniqued(ix, nodes[b].file, nodes[b].line);
+    // (a name assigned again after the count, `ids = np.searchsorted(uniq, ids)`, may be remapped)
+    if let Some(d) = node_def(ix, &nodes[b]) {
+        named.retain(|n| !d.stmts.iter().any(|st| d.line(st) > nodes[b].line && assigns(ix, nodes[b].file, d.line(st), n)));
+    }
+    if sets.is_empty() && named.is_empty() {
         return None;
     }
     let as_they_are = |at: usize| {
@@ -1307,10 +1397,15 @@ fn counted_values(ix: &Index, nodes: &[Node], value_nodes: usize, b: usize, slic
     let same = (0..value_nodes).find(|&i| {
         !nodes[i].aux
             && as_they_are(i)
-            && comprehended(ix, nodes[i].file, nodes[i].line)
+            && (comprehended(ix, nodes[i].file, nodes[i].line)
                 .iter()
                 .any(|(k, e)| matches!(k, SeqKind::List | SeqKind::Gen) && sets.contains(e))
+                || (nodes[i].file == nodes[b].file
+                    && nodes[i].scope == nodes[b].scope
+                    && nodes[i].line < nodes[b].line
+                    && named.iter().any(|n| assigns(ix, nodes[i].file, nodes[i].line, n))))
     })?;
+    let counted = sets.first().map(trace::short).or_else(|| named.first().cloned()).unwrap_or_default();
     Some(FlowSuspect {
         file: ix.files[nodes[b].file].path.clone(),
         line: nodes[b].line,
@@ -1319,7 +1414,7 @@ fn counted_values(ix: &Index, nodes: &[Node], value_nodes: usize, b: usize, slic
         message: format!(
             "{}: the table counts the distinct values of `{}`, and the op gets those values as they are ({}:{}): unless they run 0..n-1, the largest reaches past the count",
             nodes[b].scope,
-            trace::short(&sets[0]),
+            counted,
             ix.files[nodes[same].file].path,
             nodes[same].line
         ),

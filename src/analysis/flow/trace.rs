@@ -76,6 +76,9 @@ pub enum Tag {
     Scale(Scaling),
     /// A model's output (scores).
     ModelOutput,
+    /// Unpacks a position under the name the callee returns at another position
+    /// (`b, a = f()` where `f` returns `a, b`).
+    Swapped,
     /// Copies the value on (unpacking, `.to()`, `torch.tensor`, returns).
     Pass,
     /// The op call itself.
@@ -686,6 +689,16 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         let neg = |s: &Option<Sym>| s.as_ref().and_then(|s| s.constant()).map(|k| Sym::num(-k));
                         Val::Int(Range { lo: neg(&r.hi), hi: neg(&r.lo) })
                     }
+                    // probabilities negated (a sign flip meant for a value in [-1, 1]): in
+                    // [-1, 0], never a probability again
+                    ("-", ref v) if matches!(v.element_deep(), Val::Float(Some(Norm::Probs))) => {
+                        self.mark(
+                            parent,
+                            Tag::Scale(Scaling::Arith),
+                            format!("{SCALES_PROBS} (`{}`): negated, they lie in [-1, 0]", short(e)),
+                        );
+                        Val::Float(Some(Norm::Raw))
+                    }
                     (_, v @ Val::Float(_)) => v,
                     _ => Val::unknown("unary operator"),
                 }
@@ -804,6 +817,32 @@ impl<'a, 'i> Tracer<'a, 'i> {
     }
 
     fn binary(&mut self, op: &str, l: &Expr, r: &Expr, cx: &Ctx, parent: Option<usize>) -> Val {
+        // a blend with weights that sum to one (`(1 - w) * p + w * q`, `0.7 * p + 0.3 * q`): a
+        // probability where both parts are, so each part is the value (neither weight is)
+        if let Some((p, q)) = (op == "+").then(|| blend(l, r)).flatten().filter(|&(p, q)| self.either_probs(p, q, cx)) {
+            let from = self.nodes.len();
+            let a = self.expr(p, cx, parent);
+            let mid = self.nodes.len();
+            let b = self.expr(q, cx, parent);
+            let probs = |v: &Val| matches!(v.element_deep(), Val::Float(Some(Norm::Probs)));
+            if probs(&a) && probs(&b) {
+                return Val::Float(Some(Norm::Probs));
+            }
+            // the part not known to be a probability is the one to look at; a model's raw
+            // output blended in (an embedding's value with no sigmoid) leaves [0, 1] for sure,
+            // the blend's line says so; otherwise the blend stays a lesser suspect
+            let (other, made) = if probs(&a) { (q, mid..self.nodes.len()) } else { (p, from..mid) };
+            let raw = |v: &Val| matches!(v.element_deep(), Val::Float(Some(Norm::Raw)));
+            let scores = (raw(&a) || raw(&b)) && self.nodes[made].iter().any(|n| !n.aux && n.tag == Tag::ModelOutput);
+            let what = if scores {
+                let code = short(&Expr::Bin(op.into(), Box::new(l.clone()), Box::new(r.clone())));
+                format!("{SCALES_PROBS} (`{code}`): blended with raw scores, `{}`, the result can leave [0, 1]", short(other))
+            } else {
+                format!("blends probabilities with `{}`, not known to lie in [0, 1]", short(other))
+            };
+            self.mark(parent, Tag::Scale(Scaling::Arith), what);
+            return a.join(&b);
+        }
         let first = self.nodes.len();
         let a = self.expr(l, cx, parent);
         // a quotient (`n_items // 2`): the lines that made the dividend hang under a line of
@@ -854,6 +893,11 @@ impl<'a, 'i> Tracer<'a, 'i> {
         // probabilities that arithmetic turns into something else (a weight nothing bounds, a
         // sum): the line that does it, even inside a larger expression
         let probs = |v: &Val| matches!(v.element_deep(), Val::Float(Some(Norm::Probs)));
+        // the complement of probabilities (`1 - p`) is probabilities
+        let one = matches!(l.bare(), Expr::Int(1)) || matches!(l.bare(), Expr::Float(x) if *x == 1.0);
+        if op == "-" && one && probs(&b) {
+            return b;
+        }
         let v = if elementwise(op, l, r) { self.cellwise(op, &a, &b) } else { None };
         let v = match v {
             Some(v) => v,
@@ -1578,6 +1622,9 @@ impl<'a, 'i> Tracer<'a, 'i> {
             }
             None => {
                 let whole = self.expr(value, &c, node);
+                if let Some(what) = self.swapped(t, n, &pos, value) {
+                    self.mark(node, Tag::Swapped, what);
+                }
                 self.project(&whole, &pos)
             }
         };
@@ -1899,6 +1946,16 @@ impl<'a, 'i> Tracer<'a, 'i> {
             let &(gid, _) = self.ix.globals(n).iter().find(|(id, _)| id.0 == cx.def.0)?;
             find(self.ix.def(gid))
         })
+    }
+
+    /// Whether `p` or `q` is known to hold probabilities (looked at aside, no chain kept).
+    fn either_probs(&mut self, p: &Expr, q: &Expr, cx: &Ctx) -> bool {
+        let keep = self.nodes.len();
+        let probs = |v: &Val| matches!(v.element_deep(), Val::Float(Some(Norm::Probs)));
+        let a = self.expr(p, cx, None);
+        let yes = probs(&a) || probs(&self.expr(q, cx, None));
+        self.nodes.truncate(keep);
+        yes
     }
 
     /// Whether `recv.name(…)` is a method of a project class (the receiver is an instance of
@@ -3995,8 +4052,21 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     StmtKind::Assign { value, .. } => last_layer(value, self.ix.def(id), si),
                     _ => None,
                 });
+                // a one-wide table (`nn.Embedding(n, 1)`) holds a learned number per id: a
+                // bias or a logit, raw like a layer's output
+                let one_wide = store.is_some_and(|(id, si)| match &self.ix.def(id).stmts[si].kind {
+                    StmtKind::Assign { value: Expr::Call { args, kwargs, .. }, .. } => args
+                        .get(1)
+                        .or(kwargs.iter().find(|(k, _)| k == "embedding_dim").map(|(_, v)| v))
+                        .is_some_and(|w| matches!(w.bare(), Expr::Int(1))),
+                    _ => false,
+                });
                 match last.as_deref() {
                     Some("Sigmoid" | "Softmax" | "LogSigmoid" | "Hardsigmoid") => Val::Float(Some(Norm::Probs)),
+                    Some("Embedding" | "EmbeddingBag") if one_wide => {
+                        self.mark(parent, Tag::ModelOutput, format!("`self.{attr}` gives a learned number per id (raw)"));
+                        Val::Float(Some(Norm::Raw))
+                    }
                     Some("Embedding" | "EmbeddingBag") => Val::Float(None),
                     Some(_) => {
                         self.mark(parent, Tag::ModelOutput, format!("`self.{attr}` gives raw scores"));
@@ -4232,6 +4302,38 @@ impl<'a, 'i> Tracer<'a, 'i> {
     fn fresh_root(&mut self, cx: &Ctx, parent: Option<usize>, what: &str) -> Option<Sym> {
         let line = parent.map(|p| self.nodes[p].line).unwrap_or(self.def(cx).span.line);
         Some(Sym::root(&format!("{what}@{}:{line}", self.ix.path(cx.def))))
+    }
+
+    /// `mean, freq = stats(x)` where every return of `stats` is a tuple of names and the name
+    /// it returns at `n`'s position is one the caller unpacks at another (`stats` returns `freq,
+    /// mean`): the names cross, the caller reads one value under the other's name. (A function
+    /// returning its own parameters, `def swap(a, b): return b, a`, trades them on purpose.)
+    fn swapped(&self, t: &Expr, n: &str, pos: &[usize], value: &Expr) -> Option<String> {
+        let (Expr::Seq(SeqKind::Tuple | SeqKind::List, targets), [p]) = (t.bare(), pos) else { return None };
+        let Expr::Call { func, .. } = value.bare() else { return None };
+        let name = func.last_name()?;
+        let mut returned: Option<String> = None;
+        for &id in self.ix.functions(name) {
+            let d = self.ix.def(id);
+            for s in &d.stmts {
+                let StmtKind::Return(Some(e)) = &s.kind else { continue };
+                let Expr::Seq(SeqKind::Tuple, xs) = e.bare() else { return None };
+                if xs.len() != targets.len() {
+                    return None;
+                }
+                let here = xs.get(*p).and_then(|x| match x.bare() {
+                    Expr::Name(m) => Some(m.to_string()),
+                    _ => None,
+                })?;
+                let crossed = targets.iter().enumerate().any(|(q, t)| q != *p && t.bare().last_name() == Some(here.as_str()));
+                if !crossed || here == n || d.params.iter().any(|a| a.name == here.as_str()) {
+                    return None;
+                }
+                returned = Some(here);
+            }
+        }
+        let here = returned?;
+        Some(format!("unpacks `{n}` from the position where `{name}` returns `{here}`, a name this line gives another position"))
     }
 
     fn mark(&mut self, node: Option<usize>, tag: Tag, what: String) {
@@ -4478,6 +4580,39 @@ fn last_layer(e: &Expr, d: &Def, at: usize) -> Option<String> {
 }
 
 /// An integer literal (`3`, `-1`).
+/// The parts of a sum of two weighted terms whose weights sum to one: `(1 - w) * p + w * q`
+/// (either order, either side of each product) or two literals adding to 1 (`0.7 * p + 0.3 *
+/// q`).
+fn blend<'e>(l: &'e Expr, r: &'e Expr) -> Option<(&'e Expr, &'e Expr)> {
+    let product = |e: &'e Expr| match e.bare() {
+        Expr::Bin(op, x, y) if op == "*" => Some((&**x, &**y)),
+        _ => None,
+    };
+    let (lx, ly) = product(l)?;
+    let (rx, ry) = product(r)?;
+    let lit = |e: &Expr| match e.bare() {
+        Expr::Float(v) => Some(*v),
+        Expr::Int(k) => Some(*k as f64),
+        _ => None,
+    };
+    // `1 - w` and `w`
+    let rest = |e: &Expr, w: &Expr| match e.bare() {
+        Expr::Bin(op, one, x) if op == "-" && lit(one) == Some(1.0) => x.bare() == w.bare(),
+        _ => false,
+    };
+    let sums = |a: &Expr, b: &Expr| {
+        rest(a, b) || rest(b, a) || lit(a).zip(lit(b)).is_some_and(|(u, v)| (u + v - 1.0).abs() < 1e-9 && u > 0.0 && v > 0.0)
+    };
+    for (lw, lp) in [(lx, ly), (ly, lx)] {
+        for (rw, rp) in [(rx, ry), (ry, rx)] {
+            if sums(lw, rw) {
+                return Some((lp, rp));
+            }
+        }
+    }
+    None
+}
+
 fn int_literal(e: &Expr) -> Option<i64> {
     match e.bare() {
         Expr::Int(k) => Some(*k),
