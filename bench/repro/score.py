@@ -19,7 +19,7 @@ CORPUS = os.path.join(HERE, "..", "corpus")
 
 def truths():
     out = {}
-    for t in ("projects.tar.gz", "projects2.tar.gz", "projects3.tar.gz", "projects4.tar.gz", "projects5.tar.gz", "projects6.tar.gz", "projects7.tar.gz", "projects8.tar.gz", "projects9.tar.gz", "projects10.tar.gz"):
+    for t in sorted(f for f in os.listdir(CORPUS) if f.startswith("projects") and f.endswith(".tar.gz")):
         with tarfile.open(os.path.join(CORPUS, t)) as tf:
             for m in tf.getmembers():
                 if m.name.endswith("/truth.json") and m.name.count("/") == 2:
