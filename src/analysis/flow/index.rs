@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use crate::scan::facts::{ColumnFact, FileFacts};
-use crate::scan::flow::{Def, DefKind, Expr, StmtKind};
+use crate::scan::flow::{Def, DefKind, Expr, Stmt, StmtKind};
 
 /// A definition: the file's index and the `Def`'s index in its `flow`.
 pub type DefId = (usize, usize);
@@ -171,6 +171,24 @@ impl<'a> Index<'a> {
 
     pub fn def(&self, id: DefId) -> &'a Def {
         &self.files[id.0].flow[id.1]
+    }
+
+    /// The statements of a file that start on `line`.
+    pub fn statements_on(&self, file: usize, line: u32) -> Vec<&'a Stmt> {
+        self.files[file].flow.iter().flat_map(|d| d.stmts.iter().filter(move |st| d.line(st) == line)).collect()
+    }
+
+    /// The statements a line of a file belongs to: those that start on it, or else the one of
+    /// the innermost definition holding the line that starts last above it (a line inside a
+    /// statement written over several, `meta = {` … `}`).
+    pub fn statements_at(&self, file: usize, line: u32) -> Vec<&'a Stmt> {
+        let exact = self.statements_on(file, line);
+        if !exact.is_empty() {
+            return exact;
+        }
+        let defs = &self.files[file].flow;
+        let inner = defs.iter().filter(|d| d.span.line <= line && line <= d.span.end_line).min_by_key(|d| d.span.end_line - d.span.line);
+        inner.and_then(|d| d.stmts.iter().rev().find(|st| d.line(st) < line)).into_iter().collect()
     }
 
     pub fn path(&self, id: DefId) -> &'a str {

@@ -143,13 +143,11 @@ pub fn setting_names(ix: &Index, file: usize, line: u32, key: Option<&str>) -> V
         return k.rsplit('.').next().map(|s| vec![s.to_string()]).unwrap_or_default();
     }
     let mut out = Vec::new();
-    for d in &ix.files[file].flow {
-        for s in d.stmts.iter().filter(|s| d.line(s) == line) {
-            if let StmtKind::Assign { targets, .. } = &s.kind {
-                for t in targets {
-                    if let Some(n) = t.bare().last_name() {
-                        out.push(n.to_string());
-                    }
+    for s in ix.statements_on(file, line) {
+        if let StmtKind::Assign { targets, .. } = &s.kind {
+            for t in targets {
+                if let Some(n) = t.bare().last_name() {
+                    out.push(n.to_string());
                 }
             }
         }

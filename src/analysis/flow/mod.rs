@@ -772,6 +772,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
         // a loss that can skip a marker (`ignore_index=`) and is told another (the default
         // -100): the marker is the data's convention, the loss is where the skip is missing
         let skips = matches!(sink.api.as_deref(), Some("CrossEntropyLoss" | "NLLLoss" | "cross_entropy" | "nll_loss"));
+        let loss_could_skip = |k: i64| skips && ignore.is_some_and(|g| g != k);
         for (i, n) in nodes[..value_nodes].iter().enumerate() {
             let exact = n.out.as_ref().filter(|r| r.lo == r.hi).and_then(|r| r.lo.as_ref()).and_then(|s| s.constant());
             let Some(k) = exact.filter(|&k| (k < 0 || k == 255) && !n.aux) else { continue };
@@ -784,7 +785,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
             // could skip it, may fail: the skip found below is the evidence it is no class)
             match markers::fails(k, sink.kind, bound_sym.as_ref(), ignore) {
                 Some(true) => {}
-                None if skips && ignore.is_some_and(|g| g != k) => {}
+                None if loss_could_skip(k) => {}
                 _ => continue,
             }
             // the line above it that joins the marker into the value, and the line just below
@@ -812,7 +813,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                 // (a setting passed down under other names is followed by value only to a loss
                 // that could skip it: the line to change is then the loss, whichever line wrote
                 // the marker)
-                (skips && ignore.is_some_and(|g| g != k)).then(|| markers::skipped_value(ix, k, &joined)).flatten()
+                loss_could_skip(k).then(|| markers::skipped_value(ix, k, &joined)).flatten()
             }) else {
                 continue;
             };
@@ -827,7 +828,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                 s.tier = Tier::Likely;
                 s.score = s.score.min(0.9);
             }
-            if skips && ignore.is_some_and(|g| g != k) {
+            if loss_could_skip(k) {
                 let (at_file, at_line) = sink.built_at(ix);
                 let wrote = (ix.files[nodes[w].file].path.as_str(), nodes[w].line);
                 for s in out.iter_mut().filter(|s| (s.file.as_str(), s.line) == wrote) {
@@ -1313,7 +1314,7 @@ fn comprehended(ix: &Index, file: usize, line: u32) -> Vec<(crate::scan::flow::S
         }
     }
     let mut out = Vec::new();
-    for st in statements_at(ix, file, line) {
+    for st in ix.statements_at(file, line) {
         trace::stmt_exprs(&st.kind, &mut |e| {
             if let Expr::Comp { kind, elt, value: None, .. } = e {
                 out.push((*kind, bare_cast(elt).clone()));
@@ -1323,25 +1324,12 @@ fn comprehended(ix: &Index, file: usize, line: u32) -> Vec<(crate::scan::flow::S
     out
 }
 
-/// The statements a line of a file belongs to: those that start on it, or else the one of the
-/// innermost definition holding the line that starts last above it (a line inside a statement
-/// written over several, `meta = {` … `}`).
-fn statements_at<'a>(ix: &Index<'a>, file: usize, line: u32) -> Vec<&'a crate::scan::flow::Stmt> {
-    let defs = &ix.files[file].flow;
-    let exact: Vec<_> = defs.iter().flat_map(|d| d.stmts.iter().filter(move |st| d.line(st) == line)).collect();
-    if !exact.is_empty() {
-        return exact;
-    }
-    let inner = defs.iter().filter(|d| d.span.line <= line && line <= d.span.end_line).min_by_key(|d| d.span.end_line - d.span.line);
-    inner.and_then(|d| d.stmts.iter().rev().find(|st| d.line(st) < line)).into_iter().collect()
-}
-
 /// The names whose distinct values a statement at `(file, line)` takes: `np.unique(ids)`,
 /// `torch.unique(ids)`, `ids.unique()`, `set(ids)`.
 fn uniqued(ix: &Index, file: usize, line: u32) -> Vec<String> {
     use crate::scan::flow::Expr;
     let mut out = Vec::new();
-    for st in statements_at(ix, file, line) {
+    for st in ix.statements_at(file, line) {
         trace::stmt_exprs(&st.kind, &mut |e| {
             let Expr::Call { func, args, .. } = e else { return };
             let of = match (func.bare(), func.last_name()) {
@@ -1357,15 +1345,10 @@ fn uniqued(ix: &Index, file: usize, line: u32) -> Vec<String> {
     out
 }
 
-/// Whether a statement at `(file, line)` assigns the name `n`.
-fn assigns(ix: &Index, file: usize, line: u32, n: &str) -> bool {
-    use crate::scan::flow::StmtKind;
-    ix.files[file].flow.iter().any(|d| {
-        d.stmts.iter().any(|st| {
-            d.line(st) == line
-                && matches!(&st.kind, StmtKind::Assign { targets, op: None, .. } if targets.iter().any(|t| t.bare().last_name() == Some(n) && matches!(t.bare(), crate::scan::flow::Expr::Name(_))))
-        })
-    })
+/// Whether a statement assigns the plain name `n` (`n = …`, not `n += …` or `x.n = …`).
+fn assigns(st: &crate::scan::flow::Stmt, n: &str) -> bool {
+    use crate::scan::flow::{Expr, StmtKind};
+    matches!(&st.kind, StmtKind::Assign { targets, op: None, .. } if targets.iter().any(|t| matches!(t.bare(), Expr::Name(m) if m == n)))
 }
 
 /// The table is sized by how many distinct values an expression takes (`len({r["store"] for r
@@ -1386,7 +1369,7 @@ fn counted_values(ix: &Index, nodes: &[Node], value_nodes: usize, b: usize, slic
     let mut named = uniqued(ix, nodes[b].file, nodes[b].line);
     // (a name assigned again after the count, `ids = np.searchsorted(uniq, ids)`, may be remapped)
     if let Some(d) = node_def(ix, &nodes[b]) {
-        named.retain(|n| !d.stmts.iter().any(|st| d.line(st) > nodes[b].line && assigns(ix, nodes[b].file, d.line(st), n)));
+        named.retain(|n| !d.stmts.iter().any(|st| d.line(st) > nodes[b].line && assigns(st, n)));
     }
     if sets.is_empty() && named.is_empty() {
         return None;
@@ -1403,7 +1386,7 @@ fn counted_values(ix: &Index, nodes: &[Node], value_nodes: usize, b: usize, slic
                 || (nodes[i].file == nodes[b].file
                     && nodes[i].scope == nodes[b].scope
                     && nodes[i].line < nodes[b].line
-                    && named.iter().any(|n| assigns(ix, nodes[i].file, nodes[i].line, n))))
+                    && ix.statements_on(nodes[i].file, nodes[i].line).iter().any(|st| named.iter().any(|n| assigns(st, n)))))
     })?;
     let counted = sets.first().map(trace::short).or_else(|| named.first().cloned()).unwrap_or_default();
     Some(FlowSuspect {
