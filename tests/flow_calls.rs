@@ -1304,3 +1304,68 @@ fn a_config_that_extends_another_holds_the_value_read() {
     let got = tiered_suspects(&[files[0], ("configs/small.yaml", inline), files[2]], "ce_1d_over.async.log");
     assert_eq!(got.first().map(String::as_str), Some("configs/small.yaml:3 strong"), "{got:?}");
 }
+
+const TABLE_LOSSES: &str = r#"import torch.nn as nn
+
+CRITERIA = {
+    "squared": nn.MSELoss,
+    "absolute": nn.L1Loss,
+    "binary": nn.BCELoss,
+}
+
+
+def make_criterion(kind):
+    if kind not in CRITERIA:
+        raise KeyError(kind)
+    return CRITERIA[kind]()
+"#;
+
+const TABLE_MODEL: &str = r#"import torch
+import torch.nn as nn
+
+
+class Denoiser(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.down = nn.Linear(width, 8)
+        self.up = nn.Linear(8, width)
+
+    def forward(self, x):
+        return self.up(torch.relu(self.down(x)))
+"#;
+
+const TABLE_TRAIN: &str = r#"import torch
+
+from losses import make_criterion
+from model import Denoiser
+
+
+def epoch(net, batches, crit, opt):
+    for xb in batches:
+        out = net(xb)
+        loss = crit(out, xb)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+def main(settings, batches):
+    net = Denoiser(settings["width"])
+    crit = make_criterion(settings["loss"])
+    opt = torch.optim.Adam(net.parameters())
+    epoch(net, batches, crit, opt)
+"#;
+
+/// The loss is a class picked from a table of classes by a setting the code cannot read
+/// (`CRITERIA[kind]()`) and handed to the training step as a parameter; of the table's classes
+/// only `nn.BCELoss` can assert, and the model it is given returns raw scores: the table's
+/// entry, on its own line, is where the loss is chosen.
+#[test]
+fn a_loss_picked_from_a_table_of_classes_names_the_entry_that_can_fail() {
+    let files = [("losses.py", TABLE_LOSSES), ("model.py", TABLE_MODEL), ("train.py", TABLE_TRAIN)];
+    let got = tiered_suspects(&files, "bce_module_over1.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("losses.py:6 strong"), "{got:?}");
+    let fixed = TABLE_LOSSES.replace("nn.BCELoss", "nn.BCEWithLogitsLoss");
+    let got = tiered_suspects(&[("losses.py", &fixed), ("model.py", TABLE_MODEL), ("train.py", TABLE_TRAIN)], "bce_module_over1.async.log");
+    assert!(!got.iter().any(|s| s.starts_with("losses.py")), "no entry of the fixed table can assert: {got:?}");
+}

@@ -311,7 +311,15 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, root: Option<&Pat
     if let (true, Some((f, l, _))) = (matches!(kind(vorigin).as_str(), "made" | "read" | "count"), vplace.as_ref()) {
         origins.push((f.clone(), *l));
     }
-    if let (true, Some((f, l, _))) = (matches!(kind(borigin).as_str(), "made" | "count"), bplace.as_ref()) {
+    // a bound that is a count of what it counts (`len(index)`) is a cause only where the value
+    // came in as it was read or counted; a value the run saw computed out of range from inputs
+    // in range was made too large by that computation, not counted too small
+    let bound_cause = match kind(borigin).as_str() {
+        "made" => true,
+        "count" => kind(vorigin) != "made",
+        _ => false,
+    };
+    if let (true, Some((f, l, _))) = (bound_cause, bplace.as_ref()) {
         origins.push((f.clone(), *l));
     }
     let computed = || match kind(vorigin).as_str() {
@@ -332,6 +340,10 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, root: Option<&Pat
         let place = (s.file.clone(), s.line);
         if origins.contains(&place) {
             chosen = Some(place);
+        } else if made_seen && on_path(s) && !on(&vpath, &s.file, s.line) && !crate::scan::facts::is_config_path(&s.file) {
+            // a line only the bound went through, where the run saw the value computed out of
+            // range: the computation stands against it
+            continue;
         } else if on_path(s) {
             // a line the value or the bound went through: nothing is confirmed. Upstream of a
             // bound there is a count that is right for what it counts (`len(self.encoder)`),
@@ -614,6 +626,50 @@ mod tests {
                 (if confirmed { "dataset.py" } else { "make_data.py" }, Some(confirmed)),
                 "{kind}"
             );
+        }
+    }
+
+    /// The run followed the bound to a count (`n = len(index)`) and the value to a line that
+    /// computed it out of range from inputs in range (`ctx + shift`): the computation is
+    /// confirmed, not the count the static ranking put first; where the value came in as it was
+    /// read, the count is the cause the run can prove (a table counted too small).
+    #[test]
+    fn a_value_computed_out_of_range_is_confirmed_over_the_count_of_its_bound() {
+        for (kind, want) in [("made", ("train.py", 18)), ("read", ("train.py", 32))] {
+            let mut w = witness();
+            let origin = serde_json::json!({"file": "/x/proj/train.py", "line": 18, "code": "return ctx + shift",
+                "variable": "<return>", "value": 30, "role": "origin", "kind": kind, "before": {}});
+            let call = serde_json::json!({"file": "/x/proj/train.py", "line": 43, "code": "loss = model(center, ctx, neg)",
+                "variable": null, "value": null, "role": "call"});
+            let count = serde_json::json!({"file": "/x/proj/train.py", "line": 32, "code": "n = len(index)",
+                "variable": "n", "value": 18, "role": "origin", "kind": "count", "before": {}});
+            let ctor = serde_json::json!({"file": "/x/proj/train.py", "line": 33, "code": "model = SkipGram(n, 16)",
+                "variable": "model", "value": null, "role": "pass"});
+            w["born"] = serde_json::json!({"same_witness": true,
+                "value_chain": {"chain": [call, origin.clone()], "born": origin},
+                "bound_chain": {"chain": [ctor, count.clone()], "born": count}, "watch": []});
+            let incident = crate::log::read_from(Box::new(std::io::Cursor::new(Vec::new())));
+            let mut report = crate::rank::assemble::assemble("run.log", &incident);
+            for (line, role) in [(32, "bound"), (18, "origin")] {
+                let mut s = new_suspect("train.py", line, &Witness::default(), "a suspect");
+                s.rule = "CS118".into();
+                s.tier = "likely".into();
+                s.confirmed = Some(false);
+                s.chain = vec![crate::model::ChainStep {
+                    file: "train.py".into(),
+                    line,
+                    role: role.into(),
+                    what: "the value".into(),
+                    value: String::new(),
+                }];
+                report.suspects.push(s);
+            }
+            report.witness = Some(w);
+            confirm(&mut report, Some(Path::new("/x/proj")), None);
+            let first = &report.suspects[0];
+            assert_eq!(((first.file.as_str(), first.line), first.confirmed), (want, Some(true)), "{kind}");
+            let others = report.suspects.iter().skip(1).filter(|s| s.confirmed == Some(true)).count();
+            assert_eq!(others, 0, "{kind}");
         }
     }
 }

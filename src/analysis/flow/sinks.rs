@@ -64,9 +64,14 @@ impl Sink {
     /// constructor), or the call itself for a function.
     pub fn built_at(&self, ix: &Index) -> (String, u32) {
         match &self.ctor {
-            Some((_, cdef, cstmt)) => {
+            Some((ctor, cdef, cstmt)) => {
                 let d = ix.def(*cdef);
-                (ix.files[cdef.0].path.clone(), d.stmts.get(*cstmt).map_or(d.span.line, |s| d.line(s)))
+                // (an entry of a table of classes sits on its own line below the table's)
+                let below = match ctor {
+                    Expr::At(k, _) => *k,
+                    _ => 0,
+                };
+                (ix.files[cdef.0].path.clone(), d.stmts.get(*cstmt).map_or(d.span.line, |s| d.line(s)) + below)
             }
             None => (ix.files[self.def.0].path.clone(), self.line),
         }
@@ -111,6 +116,9 @@ pub fn ctor_of(ix: &Index, func: &Expr, def: DefId, stmt: usize) -> Option<(Expr
 /// A constructor call that is a call of a project function (`model = build_model(cfg)`): the
 /// call that function returns (`return BertForTokenClassification(config)`).
 fn through_factory(ix: &Index, found: (Expr, DefId, usize), hops: usize) -> (Expr, DefId, usize) {
+    if let Some(entry) = registry_entry(ix, &found) {
+        return entry;
+    }
     let Some(name) = ctor_name(&found.0) else { return found };
     if hops > 3 || ix.is_class(name) {
         return found;
@@ -129,6 +137,56 @@ fn through_factory(ix: &Index, found: (Expr, DefId, usize), hops: usize) -> (Exp
         }
     }
     found
+}
+
+/// The classes that can fail with a device assert when called (the losses that check their
+/// targets or inputs, the lookup table).
+const ASSERTING: &[&str] = &["CrossEntropyLoss", "NLLLoss", "BCELoss", "Embedding"];
+
+/// A class picked from a table of classes and called (`LOSSES[name]()` where `LOSSES = {"mse":
+/// nn.MSELoss, "bce": nn.BCELoss}`): the entry called with the call's arguments, marked with its
+/// own line inside the table. The key is read where it is written out; else the entry is the one
+/// class of the table whose call can fail this way (the others cannot have made the assert).
+fn registry_entry(ix: &Index, found: &(Expr, DefId, usize)) -> Option<(Expr, DefId, usize)> {
+    let (call, def, stmt) = found;
+    let Expr::Call { func, args, kwargs } = call.bare() else { return None };
+    let Expr::Sub(container, key) = func.bare() else { return None };
+    let Expr::Name(n) = container.bare() else { return None };
+    let d = ix.def(*def);
+    let (tdef, tstmt, pairs) = match d.last_assign(*stmt, n) {
+        Some((i, Expr::Dict(ps))) => (*def, i, ps.clone()),
+        Some(_) => return None,
+        None => {
+            let sites = ix.globals(n);
+            let (gid, gi) = sites.iter().find(|(id, _)| id.0 == def.0).or(sites.first()).copied()?;
+            match &ix.def(gid).stmts[gi].kind {
+                StmtKind::Assign { value: Expr::Dict(ps), .. } => (gid, gi, ps.clone()),
+                _ => return None,
+            }
+        }
+    };
+    let class = |v: &Expr| matches!(v.bare(), Expr::Name(_) | Expr::Attr(..));
+    let entry = match key.bare() {
+        Expr::Str(w) => pairs.iter().find(|(k, _)| matches!(k.bare(), Expr::Str(s) if s == w)).map(|(_, v)| v.clone())?,
+        _ => {
+            let mut picks =
+                pairs.iter().map(|(_, v)| v).filter(|v| class(v) && v.bare().last_name().is_some_and(|c| ASSERTING.contains(&c)));
+            let one = picks.next()?.clone();
+            if picks.any(|o| o.bare().last_name() != one.bare().last_name()) {
+                return None;
+            }
+            one
+        }
+    };
+    if !class(&entry) {
+        return None;
+    }
+    let delta = match &entry {
+        Expr::At(k, _) => *k,
+        _ => 0,
+    };
+    let made = Expr::Call { func: Box::new(entry.bare().clone()), args: args.clone(), kwargs: kwargs.clone() };
+    Some((if delta > 0 { Expr::At(delta, Box::new(made)) } else { made }, tdef, tstmt))
 }
 
 fn ctor_at(ix: &Index, func: &Expr, def: DefId, stmt: usize, hops: usize) -> Option<(Expr, DefId, usize)> {
@@ -541,7 +599,7 @@ fn classify(ix: &Index, call: &Expr, def: DefId, stmt: usize) -> Option<Sink> {
     // a module instance: what was it built as?
     let (ctor, cdef, cstmt) = ctor_of(ix, func, def, stmt)?;
     let cname = ctor_name(&ctor)?.to_string();
-    let Expr::Call { args: cargs, kwargs: ckw, .. } = &ctor else { return None };
+    let Expr::Call { args: cargs, kwargs: ckw, .. } = ctor.bare() else { return None };
     let ctor_place = Some((ctor.clone(), cdef, cstmt));
     let library_model = is_hf_classifier(&cname) || is_hf_lm(&cname);
     // a stack is checked as its first layer (below)
@@ -631,7 +689,7 @@ pub fn bound(tr: &mut Tracer, sink: &Sink, cx: &Ctx, parent: Option<usize>) -> O
             if ctor_name(&ctor).is_some_and(|n| is_hf_lm(n) || is_hf_classifier(n)) {
                 return sink.fields.iter().find_map(|f| hf_config(tr, &ctor, cdef, cstmt, f, parent));
             }
-            let Expr::Call { args, kwargs, .. } = &ctor else { return None };
+            let Expr::Call { args, kwargs, .. } = ctor.bare() else { return None };
             let rows = args.first().or(kwarg(kwargs, "num_embeddings"))?.clone();
             let c = Ctx { def: cdef, at: cstmt, env: None, depth: 1 };
             let node = tr.node(&c, cstmt, Tag::Pass, format!("builds the table `{}`", short(&ctor)), parent);
@@ -652,7 +710,7 @@ fn finish(tr: &mut Tracer, node: Option<usize>, v: &Val) {
 
 /// An HF model's config field (`num_labels` of `BertConfig(num_labels=…)` passed to it).
 fn hf_config(tr: &mut Tracer, ctor: &Expr, cdef: DefId, cstmt: usize, field: &str, parent: Option<usize>) -> Option<Val> {
-    let Expr::Call { args, kwargs, .. } = ctor else { return None };
+    let Expr::Call { args, kwargs, .. } = ctor.bare() else { return None };
     let c = Ctx { def: cdef, at: cstmt, env: None, depth: 1 };
     if let Some(v) = kwarg(kwargs, field) {
         let node = tr.node(&c, cstmt, Tag::Pass, format!("`{field}` of the model"), parent);
