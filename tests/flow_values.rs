@@ -2064,3 +2064,81 @@ fn a_blend_with_a_raw_number_per_id_names_the_blend() {
     let got = tiered_suspects(&[("clicks.py", &fixed)], "bce_module_over1.async.log");
     assert!(!got.iter().any(|s| s.ends_with(" strong")), "{got:?}");
 }
+
+const SPLAT_FEATURES: &str = r#"import zlib
+
+import numpy as np
+
+KINDS = ["benign", "scan", "flood"]
+
+
+def bucket(host, n_buckets):
+    return 1 + zlib.crc32(host.encode()) % n_buckets
+
+
+def build(sessions, n_buckets, width):
+    ev = np.zeros((len(sessions), width), dtype=np.int64)
+    hb = np.zeros((len(sessions), width), dtype=np.int64)
+    y = np.zeros(len(sessions), dtype=np.int64)
+    for i, s in enumerate(sessions):
+        events = s["events"][-width:]
+        ev[i, :len(events)] = [e for e, _ in events]
+        hb[i, :len(events)] = [bucket(h, n_buckets) for _, h in events]
+        y[i] = KINDS.index(s["kind"])
+    return ev, hb, y
+"#;
+
+const SPLAT_TRAIN: &str = r#"import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.data import DataLoader, TensorDataset
+
+from features import KINDS, build
+
+
+def loader(arrays, idx, shuffle):
+    ds = TensorDataset(*[torch.from_numpy(a[idx]) for a in arrays])
+    return DataLoader(ds, batch_size=32, shuffle=shuffle)
+
+
+class Net(nn.Module):
+    def __init__(self, n_events, n_buckets, n_out):
+        super().__init__()
+        self.ev = nn.Embedding(n_events, 8)
+        self.hb = nn.Embedding(n_buckets + 1, 8)
+        self.out = nn.Linear(16, n_out)
+
+    def forward(self, ev, hb):
+        return self.out(torch.cat([self.ev(ev), self.hb(hb)], -1).mean(1))
+
+
+def main(sessions, n_events):
+    ev, hb, y = build(sessions, 8, 20)
+    order = np.random.permutation(len(y))
+    arrays = (ev, hb, y)
+    train = loader(arrays, order[10:], True)
+    val = loader(arrays, order[:10], False)
+    net = Net(n_events, 8, len(KINDS))
+    opt = torch.optim.Adam(net.parameters())
+    for evb, hbb, yb in train:
+        loss = F.cross_entropy(net(evb, hbb), yb)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return val
+"#;
+
+/// Three arrays filled row by row in a loop (`hb[i, :n] = [bucket(h) …]`, `y[i] = …` at the
+/// loop's counter), handed to `TensorDataset` through a comprehension over a tuple splatted
+/// into it (`TensorDataset(*[torch.from_numpy(a[idx]) for a in arrays])`): each tensor keeps
+/// its position, so the labels' lines are the labels' (a shift by one, strong) and the host
+/// buckets, which reach a table of their own, never reach the loss.
+#[test]
+fn arrays_splatted_into_a_tensor_dataset_keep_their_positions() {
+    let shifted = SPLAT_FEATURES.replace("KINDS.index(s[\"kind\"])", "KINDS.index(s[\"kind\"]) + 1");
+    let got = tiered_suspects(&[("features.py", &shifted), ("train.py", SPLAT_TRAIN)], "ce_1d_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("features.py:20 strong"), "{got:?}");
+    let got = tiered_suspects(&[("features.py", SPLAT_FEATURES), ("train.py", SPLAT_TRAIN)], "ce_1d_over.async.log");
+    assert!(!got.iter().any(|s| s.starts_with("features.py")), "the buckets do not reach the loss: {got:?}");
+}

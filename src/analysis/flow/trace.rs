@@ -1057,10 +1057,13 @@ impl<'a, 'i> Tracer<'a, 'i> {
             match v {
                 Val::Tuple(xs) if xs.len() <= 8 => {
                     let mut out = Vec::with_capacity(xs.len());
+                    // (each position evaluated when it is used, as a tuple's are)
                     for x in xs {
                         let mut vals = Vec::new();
-                        bind_pattern(t, &self.force(x), &mut vals);
-                        out.push(self.with_vals(cx, &vals, |tr, c| tr.expr(elt, c, parent)));
+                        let x = if matches!(t.bare(), Expr::Name(_)) { x } else { self.force(x) };
+                        bind_pattern(t, &x, &mut vals);
+                        let thunk = Thunk { expr: elt.clone(), cx: bound(cx, &vals), parent, count: self.count, into: None };
+                        out.push(Val::Thunk(Rc::new(thunk)));
                     }
                     return Val::Tuple(out);
                 }
@@ -1383,8 +1386,9 @@ impl<'a, 'i> Tracer<'a, 'i> {
                                         xs.iter().any(span) && !xs.iter().any(|x| matches!(x.bare(), Expr::Test(..)))
                                     }
                                     // a table filled entry by entry in a loop (`lut[int(raw)] =
-                                    // int(cls)` for each row): the entries join in
-                                    e => span(e) || s.nest > 0 && matches!(e, Expr::Call { .. }),
+                                    // int(cls)` for each row, `y[i] = f(row)` at the loop's
+                                    // counter): the entries join in
+                                    e => span(e) || s.nest > 0 && (matches!(e, Expr::Call { .. }) || counter_of_loop(d, i, e)),
                                 };
                                 let constant = matches!(&v, Val::Int(r) if r.lo == r.hi) || matches!(&v, Val::Float(_));
                                 if fills && !constant && !matches!(v, Val::Unknown(_)) {
@@ -3713,8 +3717,33 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 }
             }
             // a sample is the tuple of the tensors' rows
+            // a sample is the tuple of the tensors' rows, each evaluated when its position is
+            // used (the tensors are different values: one's lines are not another's); a tuple
+            // splatted (`TensorDataset(*arrays)`, `TensorDataset(*[t[idx] for t in arrays])`)
+            // gives each tensor its position, a splat of anything else positions unknown
             "TensorDataset" if !self.ix.is_class("TensorDataset") => {
-                let rows = args.iter().map(|a| self.expr(a, cx, parent).element()).collect();
+                let row = |e: &Expr, c: &Ctx, p: Option<usize>, count| {
+                    let expr = Expr::Sub(Box::new(e.clone()), Box::new(Expr::Int(0)));
+                    Val::Thunk(Rc::new(Thunk { expr, cx: c.clone(), parent: p, count, into: None }))
+                };
+                let mut rows = Vec::new();
+                for a in args {
+                    let Expr::Star(inner) = a.bare() else {
+                        rows.push(row(a, cx, parent, self.count));
+                        continue;
+                    };
+                    match self.expr(inner, cx, parent) {
+                        Val::Tuple(xs) => {
+                            for x in xs {
+                                match x {
+                                    Val::Thunk(t) if t.into.is_none() => rows.push(row(&t.expr, &t.cx, t.parent, t.count)),
+                                    other => rows.push(self.force(other).element()),
+                                }
+                            }
+                        }
+                        _ => return Val::Seq { elem: Box::new(Val::unknown("the tensors of a splatted list")), len: None, most: None },
+                    }
+                }
                 return Val::Seq { elem: Box::new(Val::Tuple(rows)), len: None, most: None };
             }
             // `csv.DictReader(f)`: rows of the file `f` was opened on, each read by column name
@@ -4775,6 +4804,32 @@ pub fn short(e: &Expr) -> String {
 
 /// Whether a comprehension's element only picks elements of another value with the names its
 /// clauses bind (`data[i : i + n]`, `torch.tensor(xs[j])`): the names are positions.
+/// Whether `e` is a name that an enclosing `for` of statement `at` binds (`i` of `for i, row in
+/// enumerate(rows):`).
+fn counter_of_loop(d: &crate::scan::flow::Def, at: usize, e: &Expr) -> bool {
+    let Expr::Name(k) = e.bare() else { return false };
+    let Some(nest) = d.stmts.get(at).map(|s| s.nest) else { return false };
+    let mut inner = nest;
+    for j in (0..at).rev() {
+        let s = &d.stmts[j];
+        if s.nest >= inner {
+            continue;
+        }
+        inner = s.nest;
+        if let StmtKind::For { target, .. } = &s.kind {
+            let mut names = Vec::new();
+            target.names(&mut names);
+            if names.iter().any(|x| x == k) {
+                return true;
+            }
+        }
+        if inner == 0 {
+            break;
+        }
+    }
+    false
+}
+
 fn positions_only(elt: &Expr, gens: &[(Expr, Expr)]) -> bool {
     let mut e = elt.bare();
     while let Expr::Call { func, args, .. } = e {
