@@ -352,3 +352,87 @@ fn a_config_named_by_the_run_script_gives_the_bounds() {
     let got = tiered_suspects(&files[..2], "embedding_over.async.log");
     assert!(!got.iter().any(|s| s.ends_with(" strong")), "{got:?}");
 }
+
+const KEYED_BATCHING: &str = r#"import torch
+
+PAD = 0
+IGNORE = -100
+
+
+def collate(items, device):
+    B = len(items)
+    L = max(len(x["chars"]) for x in items)
+    t = {
+        "chars": torch.full((B, L), PAD, dtype=torch.long),
+        "tags": torch.full((B, L), IGNORE, dtype=torch.long),
+        "mask": torch.zeros(B, L, dtype=torch.bool),
+    }
+    for b, x in enumerate(items):
+        n = len(x["chars"])
+        for key in ("chars", "tags"):
+            t[key][b, :n] = torch.tensor(x[key])
+        t["mask"][b, :n] = True
+    return {k: v.to(device) for k, v in t.items()}
+
+
+def batches(data, size, device):
+    for i in range(0, len(data), size):
+        yield collate(data[i:i + size], device)
+"#;
+
+const KEYED_TAGGER: &str = r#"import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Tagger(nn.Module):
+    def __init__(self, n_chars, n_tags):
+        super().__init__()
+        self.emb = nn.Embedding(n_chars, 16, padding_idx=0)
+        self.out = nn.Linear(16, n_tags)
+
+    def forward(self, batch):
+        return self.out(self.emb(batch["chars"]))
+
+
+def tag_loss(logits, batch):
+    return F.cross_entropy(logits.flatten(0, 1), batch["tags"].flatten(), ignore_index=-100)
+"#;
+
+const KEYED_TRAIN: &str = r#"import torch
+
+from batching import batches
+from tagger import Tagger, tag_loss
+
+
+def encode(sentences, chars, tags):
+    return [{"chars": [chars[c] for c in s["text"]], "tags": [tags[t] for t in s["tags"]]} for s in sentences]
+
+
+def main(sentences, device="cpu"):
+    chars = {c: i + 1 for i, c in enumerate(sorted({c for s in sentences for c in s["text"]}))}
+    tags = {t: i for i, t in enumerate(sorted({t for s in sentences for t in s["tags"]}))}
+    data = encode(sentences, chars, tags)
+    model = Tagger(len(chars) + 1, len(tags)).to(device)
+    opt = torch.optim.Adam(model.parameters())
+    for batch in batches(data, 16, device):
+        loss = tag_loss(model(batch), batch)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+"#;
+
+/// A batch built as a dict of buffers (characters padded with 0, tags with the marker -100)
+/// whose fields a loop over their keys fills (`for key in ("chars", "tags"): t[key][b, :n] = …`)
+/// and a comprehension moves to the device: the embedding of the characters is traced through
+/// the characters' field only, the tags' marker (skipped by the loss) is not in it; written
+/// into the characters' buffer, it is found, strong.
+#[test]
+fn a_field_filled_by_a_loop_over_keys_is_traced_only_where_it_is_used() {
+    let files = [("batching.py", KEYED_BATCHING), ("tagger.py", KEYED_TAGGER), ("train.py", KEYED_TRAIN)];
+    let got = tiered_suspects(&files, "embedding_over.async.log");
+    assert!(!got.iter().any(|s| s.starts_with("batching.py:4 ") || s.starts_with("batching.py:12 ")), "{got:?}");
+    let marked = KEYED_BATCHING.replace("\"chars\": torch.full((B, L), PAD", "\"chars\": torch.full((B, L), IGNORE");
+    let got =
+        tiered_suspects(&[("batching.py", &marked), ("tagger.py", KEYED_TAGGER), ("train.py", KEYED_TRAIN)], "embedding_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("batching.py:4 strong"), "{got:?}");
+}

@@ -428,7 +428,8 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     }
                     v = self.expr(&t.expr, &t.cx, parent);
                     if let Some(buffer) = &t.into {
-                        v = fill_join(buffer, &v);
+                        let buffer = self.force(buffer.clone());
+                        v = fill_join(&buffer, &v);
                     }
                     self.finish(made, &v);
                     self.count = saved;
@@ -1308,7 +1309,10 @@ impl<'a, 'i> Tracer<'a, 'i> {
                                                 out.push((f, v));
                                                 continue;
                                             };
-                                            let buffer = self.force(v);
+                                            // (the field as it was, evaluated when the
+                                            // field is used: another field's use does not
+                                            // trace this one)
+                                            let buffer = v;
                                             let node = self.node(
                                                 &c,
                                                 i,
