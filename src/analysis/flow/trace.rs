@@ -3720,7 +3720,6 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     return f;
                 }
             }
-            // a sample is the tuple of the tensors' rows
             // a sample is the tuple of the tensors' rows, each evaluated when its position is
             // used (the tensors are different values: one's lines are not another's); a tuple
             // splatted (`TensorDataset(*arrays)`, `TensorDataset(*[t[idx] for t in arrays])`)
@@ -4806,8 +4805,6 @@ pub fn short(e: &Expr) -> String {
     go(e, 0)
 }
 
-/// Whether a comprehension's element only picks elements of another value with the names its
-/// clauses bind (`data[i : i + n]`, `torch.tensor(xs[j])`): the names are positions.
 /// Whether `e` is a name that an enclosing `for` of statement `at` binds (`i` of `for i, row in
 /// enumerate(rows):`).
 fn counter_of_loop(d: &crate::scan::flow::Def, at: usize, e: &Expr) -> bool {
@@ -4834,6 +4831,8 @@ fn counter_of_loop(d: &crate::scan::flow::Def, at: usize, e: &Expr) -> bool {
     false
 }
 
+/// Whether a comprehension's element only picks elements of another value with the names its
+/// clauses bind (`data[i : i + n]`, `torch.tensor(xs[j])`): the names are positions.
 fn positions_only(elt: &Expr, gens: &[(Expr, Expr)]) -> bool {
     let mut e = elt.bare();
     while let Expr::Call { func, args, .. } = e {
