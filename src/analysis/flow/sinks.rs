@@ -139,6 +139,20 @@ fn through_factory(ix: &Index, found: (Expr, DefId, usize), hops: usize) -> (Exp
     found
 }
 
+/// The value the name `n` was last assigned before statement `stmt` of `def`, else as a global
+/// (of the same file first), with where it was assigned.
+fn assignment<'i>(ix: &Index<'i>, def: DefId, stmt: usize, n: &str) -> Option<(&'i Expr, DefId, usize)> {
+    if let Some((i, value)) = ix.def(def).last_assign(stmt, n) {
+        return Some((value, def, i));
+    }
+    let sites = ix.globals(n);
+    let (gid, gi) = sites.iter().find(|(id, _)| id.0 == def.0).or(sites.first()).copied()?;
+    match &ix.def(gid).stmts[gi].kind {
+        StmtKind::Assign { value, .. } => Some((value, gid, gi)),
+        _ => None,
+    }
+}
+
 /// The classes that can fail with a device assert when called (the losses that check their
 /// targets or inputs, the lookup table).
 const ASSERTING: &[&str] = &["CrossEntropyLoss", "NLLLoss", "BCELoss", "Embedding"];
@@ -152,19 +166,7 @@ fn registry_entry(ix: &Index, found: &(Expr, DefId, usize)) -> Option<(Expr, Def
     let Expr::Call { func, args, kwargs } = call.bare() else { return None };
     let Expr::Sub(container, key) = func.bare() else { return None };
     let Expr::Name(n) = container.bare() else { return None };
-    let d = ix.def(*def);
-    let (tdef, tstmt, pairs) = match d.last_assign(*stmt, n) {
-        Some((i, Expr::Dict(ps))) => (*def, i, ps.clone()),
-        Some(_) => return None,
-        None => {
-            let sites = ix.globals(n);
-            let (gid, gi) = sites.iter().find(|(id, _)| id.0 == def.0).or(sites.first()).copied()?;
-            match &ix.def(gid).stmts[gi].kind {
-                StmtKind::Assign { value: Expr::Dict(ps), .. } => (gid, gi, ps.clone()),
-                _ => return None,
-            }
-        }
-    };
+    let (Expr::Dict(pairs), tdef, tstmt) = assignment(ix, *def, *stmt, n)? else { return None };
     let class = |v: &Expr| matches!(v.bare(), Expr::Name(_) | Expr::Attr(..));
     let entry = match key.bare() {
         Expr::Str(w) => pairs.iter().find(|(k, _)| matches!(k.bare(), Expr::Str(s) if s == w)).map(|(_, v)| v.clone())?,
@@ -225,15 +227,8 @@ fn ctor_at(ix: &Index, func: &Expr, def: DefId, stmt: usize, hops: usize) -> Opt
             if let Some(over) = loop_source(d, stmt, n) {
                 return ctor_at(ix, &over, def, stmt, hops + 1).and_then(|c| element_ctor(c, 0));
             }
-            if let Some((i, value)) = d.last_assign(stmt, n) {
-                return matches!(value, Expr::Call { .. }).then(|| (unmoved(value), def, i));
-            }
-            let sites = ix.globals(n);
-            let (gid, gi) = sites.iter().find(|(id, _)| id.0 == def.0).or(sites.first()).copied()?;
-            match &ix.def(gid).stmts[gi].kind {
-                StmtKind::Assign { value: value @ Expr::Call { .. }, .. } => Some((unmoved(value), gid, gi)),
-                _ => None,
-            }
+            let (value, at, i) = assignment(ix, def, stmt, n)?;
+            matches!(value, Expr::Call { .. }).then(|| (unmoved(value), at, i))
         }
         Expr::Call { .. } => Some((unmoved(func), def, stmt)),
         // an entry of a container of modules (`model["receiver_emb"]`, `self.heads[task]`,

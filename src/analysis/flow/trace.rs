@@ -1063,8 +1063,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         let mut vals = Vec::new();
                         let x = if matches!(t.bare(), Expr::Name(_)) { x } else { self.force(x) };
                         bind_pattern(t, &x, &mut vals);
-                        let thunk = Thunk { expr: elt.clone(), cx: bound(cx, &vals), parent, count: self.count, into: None };
-                        out.push(Val::Thunk(Rc::new(thunk)));
+                        out.push(self.defer(elt, &bound(cx, &vals), parent));
                     }
                     return Val::Tuple(out);
                 }
