@@ -436,3 +436,87 @@ fn a_field_filled_by_a_loop_over_keys_is_traced_only_where_it_is_used() {
         tiered_suspects(&[("batching.py", &marked), ("tagger.py", KEYED_TAGGER), ("train.py", KEYED_TRAIN)], "embedding_over.async.log");
     assert_eq!(got.first().map(String::as_str), Some("batching.py:4 strong"), "{got:?}");
 }
+
+const LEXICON: &str = r#"from collections import Counter
+
+
+class Lexicon:
+    def __init__(self):
+        self.index = {}
+        self.words = []
+
+    def intern(self, word):
+        if word not in self.index:
+            self.words.append(word)
+            self.index[word] = len(self.words)
+        return self.index[word]
+
+    def __len__(self):
+        return len(self.words)
+
+
+def build(lines, min_count=1):
+    lex = Lexicon()
+    counts = Counter(w for line in lines for w in line.split())
+    for w, c in counts.most_common():
+        if c >= min_count:
+            lex.intern(w)
+    return lex
+"#;
+
+const LEXICON_TRAIN: &str = r#"import torch
+import torch.nn as nn
+
+from lexicon import build
+
+
+class NextWord(nn.Module):
+    def __init__(self, vocab_size, dim=32):
+        super().__init__()
+        self.emb = nn.Embedding(vocab_size + 1, dim)
+        self.proj = nn.Linear(dim, vocab_size)
+
+    def forward(self, prev):
+        return self.proj(self.emb(prev))
+
+
+def pairs(lines, lex):
+    out = []
+    for line in lines:
+        ids = [lex.intern(w) for w in line.split()]
+        out.extend(zip(ids[:-1], ids[1:]))
+    return out
+
+
+def train(lines):
+    lex = build(lines)
+    model = NextWord(len(lex))
+    data = torch.tensor(pairs(lines, lex))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    loss_fn = nn.CrossEntropyLoss()
+    for step in range(0, len(data), 32):
+        chunk = data[step:step + 32]
+        loss = loss_fn(model(chunk[:, 0]), chunk[:, 1])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+"#;
+
+/// A class that numbers words as it meets them (`self.words.append(w)` and then `self.index[w]
+/// = len(self.words)`, a dict filled in a method of its own) and a head sized by `len(lex)`,
+/// which its `__len__` answers: the ids run from 1 to the number of words, the head holds one
+/// fewer; the numbering line is found, strong. Numbered before the append, the ids fit and
+/// nothing is proven.
+#[test]
+fn ids_numbered_as_a_class_grows_a_list_are_compared_with_its_length() {
+    let files = [("lexicon.py", LEXICON), ("train.py", LEXICON_TRAIN)];
+    let got = tiered_suspects(&files, "ce_1d_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("lexicon.py:12 strong"), "{got:?}");
+    let before = LEXICON.replace(
+        "            self.words.append(word)\n            self.index[word] = len(self.words)\n",
+        "            self.index[word] = len(self.words)\n            self.words.append(word)\n",
+    );
+    assert_ne!(before, LEXICON);
+    let got = tiered_suspects(&[("lexicon.py", &before), ("train.py", LEXICON_TRAIN)], "ce_1d_over.async.log");
+    assert!(!got.iter().any(|s| s.ends_with(" strong")), "{got:?}");
+}

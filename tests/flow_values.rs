@@ -2142,3 +2142,63 @@ fn arrays_splatted_into_a_tensor_dataset_keep_their_positions() {
     let got = tiered_suspects(&[("features.py", SPLAT_FEATURES), ("train.py", SPLAT_TRAIN)], "ce_1d_over.async.log");
     assert!(!got.iter().any(|s| s.starts_with("features.py")), "the buckets do not reach the loss: {got:?}");
 }
+
+const CORRUPT_TRIPLES: &str = r#"import numpy as np
+import torch
+
+
+def load_triples(path):
+    raw = np.loadtxt(path, dtype=np.int64, delimiter="\t")
+    heads, rels, tails = raw[:, 0], raw[:, 1], raw[:, 2]
+    ents = np.unique(np.concatenate([heads, tails]))
+    remap = {e: i for i, e in enumerate(ents)}
+    h = torch.tensor([remap[e] for e in heads])
+    t = torch.tensor([remap[e] for e in tails])
+    return h, torch.tensor(rels), t, len(ents)
+
+
+def corrupt(t, n_ent):
+    offset = torch.randint(1, n_ent, t.shape)
+    return t + offset
+"#;
+
+const CORRUPT_TRAIN: &str = r#"import torch
+import torch.nn as nn
+
+from triples import corrupt, load_triples
+
+
+class DistMult(nn.Module):
+    def __init__(self, n_ent, n_rel, dim=32):
+        super().__init__()
+        self.ent = nn.Embedding(n_ent, dim)
+        self.rel = nn.Embedding(n_rel, dim)
+
+    def score(self, h, r, t):
+        return (self.ent(h) * self.rel(r) * self.ent(t)).sum(-1)
+
+
+def fit(path, n_rel=8, steps=50):
+    h, r, t, n_ent = load_triples(path)
+    model = DistMult(n_ent, n_rel)
+    opt = torch.optim.Adam(model.parameters(), lr=0.01)
+    for _ in range(steps):
+        neg = corrupt(t, n_ent)
+        loss = torch.relu(1.0 - model.score(h, r, t) + model.score(h, r, neg)).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+"#;
+
+/// Corrupted tails drawn as the true tail plus an offset of at least 1 (`t + randint(1, n)`,
+/// both below the number of entities) and never wrapped: the sum reaches the number of
+/// entities, the line that adds them is found, strong; wrapped (`% n_ent`), nothing is proven.
+#[test]
+fn an_offset_of_at_least_one_added_to_ids_reaches_past_the_table() {
+    let got = tiered_suspects(&[("triples.py", CORRUPT_TRIPLES), ("train.py", CORRUPT_TRAIN)], "embedding_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("triples.py:17 strong"), "{got:?}");
+    let wrapped = CORRUPT_TRIPLES.replace("return t + offset", "return (t + offset) % n_ent");
+    assert_ne!(wrapped, CORRUPT_TRIPLES);
+    let got = tiered_suspects(&[("triples.py", &wrapped), ("train.py", CORRUPT_TRAIN)], "embedding_over.async.log");
+    assert!(!got.iter().any(|s| s.ends_with(" strong")), "{got:?}");
+}

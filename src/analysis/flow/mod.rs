@@ -131,6 +131,7 @@ fn base_score(tag: &Tag, kind: SinkKind, ignore: Option<i64>) -> f32 {
         Tag::Lookup => 0.4,
         Tag::Literal(_) => 0.35,
         // a length or a running count used as a position is one past the end
+        Tag::Len(Length::Numbering) => 0.3,
         Tag::Len(_) if matches!(kind, SinkKind::Index | SinkKind::Embedding) => 0.8,
         Tag::Len(_) => 0.3,
         Tag::Narrow => 0.15,

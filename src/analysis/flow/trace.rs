@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use super::index::{DefId, Index};
+use super::index::{DefId, Index, StmtId};
 use super::value::{Norm, Range, Sym, Val};
 use crate::scan::facts::{FileFacts, Text};
 use crate::scan::flow::{Def, DefKind, Expr, SeqKind, StmtKind};
@@ -96,6 +96,9 @@ pub enum Length {
     Counted,
     /// Running counts (`cumsum`): each one past its own block.
     Running,
+    /// A container's length read before it grows (`self.stoi[t] = len(self.itos)`): numbers
+    /// its entries from 0, one below the length it ends with.
+    Numbering,
 }
 
 /// How floats were scaled.
@@ -639,6 +642,21 @@ impl<'a, 'i> Tracer<'a, 'i> {
     /// The size of dimension `dim` of the tensor `e` (`x.size(1)`, `x.shape[-1]`, `len(x)`).
     fn dim_size(&mut self, e: &Expr, dim: i64, cx: &Ctx, parent: Option<usize>) -> Val {
         let v = if self.count.is_some() { self.count_expr(e, 0, dim, cx, parent) } else { self.aux_expr(e, cx, parent) };
+        // an instance of a project class: what its `__len__` returns
+        if let (Val::Obj(o), 0) = (&v, dim) {
+            if let Some(&id) = self.ix.method(&o.class, "__len__").first().filter(|_| cx.depth < MAX_CALLS) {
+                let env = Rc::new(Env { args: Vec::new(), kwargs: Vec::new(), caller: None, vals: Vec::new(), recv: Some(o.clone()) });
+                let first = self.nodes.len();
+                let v = self.returns(&Ctx { def: id, at: usize::MAX, env: Some(env), depth: cx.depth + 1 }, parent);
+                // the length is taken where `len(obj)` is written; `__len__` passes its own on
+                for n in &mut self.nodes[first..] {
+                    if n.tag == Tag::Len(Length::Of) {
+                        n.tag = Tag::Pass;
+                    }
+                }
+                return v;
+            }
+        }
         let exact = if dim == 0 { v.len() } else { None };
         match (exact, dim_len(&v, dim)) {
             // a length that is a root of its own, with a bound known beside it
@@ -904,6 +922,16 @@ impl<'a, 'i> Tracer<'a, 'i> {
             Some(v) => v,
             None => self.combine(op, a.clone(), b.clone()),
         };
+        // arrays of integers on both sides, neither written as a list: tensors added element by
+        // element, or lists joined end to end (or a set's difference); either one
+        let v = match (v, self.cellwise(op, &a, &b)) {
+            (Val::Seq { elem, len, most }, Some(Val::Seq { elem: cells, .. }))
+                if matches!(op, "+" | "-") && !listed(l) && !listed(r) && matches!((&*elem, &*cells), (Val::Int(_), Val::Int(_))) =>
+            {
+                Val::Seq { elem: Box::new(elem.join(&cells)), len, most }
+            }
+            (v, _) => v,
+        };
         if (probs(&a) || probs(&b)) && matches!(v.element_deep(), Val::Float(Some(Norm::Raw))) {
             let code = short(&Expr::Bin(op.into(), Box::new(l.clone()), Box::new(r.clone())));
             let does = if op == "*" { PROBS_TIMES } else { SCALES_PROBS };
@@ -922,22 +950,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             ("+", Val::Int(x), _) if konst(&b).is_some() => Val::Int(x.shift(konst(&b).unwrap_or(0))),
             ("+", _, Val::Int(y)) if konst(&a).is_some() => Val::Int(y.shift(konst(&a).unwrap_or(0))),
             ("-", Val::Int(x), _) if konst(&b).is_some() => Val::Int(x.shift(-konst(&b).unwrap_or(0))),
-            ("+" | "-", Val::Int(x), Val::Int(y)) => {
-                // len(a) + len(b) and the like: a sum of two roots is not modelled, constants are
-                let add = |p: &Option<Sym>, q: &Option<Sym>, sign: i64| match (p.as_ref().and_then(|s| s.constant()), q) {
-                    (Some(k), Some(s)) if sign > 0 => Some(s.plus(k)),
-                    _ => match (p, q.as_ref().and_then(|s| s.constant())) {
-                        (Some(s), Some(k)) => Some(s.plus(sign * k)),
-                        _ => None,
-                    },
-                };
-                let sign = if op == "+" { 1 } else { -1 };
-                if op == "+" {
-                    Val::Int(Range { lo: add(&x.lo, &y.lo, 1), hi: add(&x.hi, &y.hi, 1) })
-                } else {
-                    Val::Int(Range { lo: add(&x.lo, &y.hi, sign), hi: add(&x.hi, &y.lo, sign) })
-                }
-            }
+            ("+" | "-", Val::Int(x), Val::Int(y)) => Val::Int(add_ranges(op, x, y)),
             ("%", _, Val::Int(m)) => Val::Int(Range { lo: Some(Sym::num(0)), hi: m.hi.as_ref().map(|s| s.plus(-1)) }),
             ("//", Val::Int(x), _) if konst(&b).is_some_and(|k| k > 0) => {
                 let k = konst(&b).unwrap_or(1);
@@ -2321,8 +2334,13 @@ impl<'a, 'i> Tracer<'a, 'i> {
     /// (`self.actions[i] = a`, `self.s[i], self.a[i] = s, a`) joined into them.
     fn element_writes(&mut self, v: Val, o: &Rc<Object>, mro: &[String], attr: &str, cx: &Ctx, parent: Option<usize>) -> Val {
         let writes: Vec<_> = self.ix.elem_stores(attr).iter().copied().filter(|&(id, _)| self.method_of(id, mro)).collect();
-        let Val::Seq { elem, len, most } = v else { return v };
-        let mut elem = *elem;
+        // (a dict: the values its keys are set to, `self.stoi[t] = len(self.itos)`)
+        let keyed = matches!(v, Val::Map { .. });
+        let mut elem = match &v {
+            Val::Seq { elem, .. } => (**elem).clone(),
+            Val::Map { val, .. } => (**val).clone(),
+            _ => return v,
+        };
         for (id, si) in writes.into_iter().take(MAX_SITES) {
             let d = self.ix.def(id);
             let selfname = d.params.first().map(|p| p.name.clone()).unwrap_or_default();
@@ -2346,13 +2364,17 @@ impl<'a, 'i> Tracer<'a, 'i> {
             self.classify(node, value, None, &w);
             self.finish(node, &w);
             // a row written into a table of rows, a scalar into a vector, a slice's elements
-            let w = if matches!(w, Val::Seq { .. }) && !matches!(elem, Val::Seq { .. }) { w.element() } else { w };
+            let w = if !keyed && matches!(w, Val::Seq { .. }) && !matches!(elem, Val::Seq { .. }) { w.element() } else { w };
             elem = match elem {
                 Val::Unknown(_) => w,
                 e => e.join(&w),
             };
         }
-        Val::Seq { elem: Box::new(elem), len, most }
+        match v {
+            Val::Seq { len, most, .. } => Val::Seq { elem: Box::new(elem), len, most },
+            Val::Map { key, len, .. } => Val::Map { key, val: Box::new(elem), len },
+            other => other,
+        }
     }
 
     /// The values stores outside the class's methods give a field of this instance (a training
@@ -2379,6 +2401,82 @@ impl<'a, 'i> Tracer<'a, 'i> {
             join_into(&mut out, v);
         }
         out
+    }
+
+    /// The statements of the class's methods that grow the field `attr` (`self.attr.append(…)`,
+    /// `extend`, `insert`, and for a field set to a dict `self.attr[k] = …`), with the root its
+    /// length is written in once filled (`len@` the line that sets it, in `__init__` first);
+    /// None when no method grows it.
+    fn field_growth(&self, mro: &[String], attr: &str) -> Option<(String, Vec<StmtId>)> {
+        let stores: Vec<StmtId> = self.ix.stores(attr).iter().copied().filter(|&(id, _)| self.method_of(id, mro)).collect();
+        let keyed = stores.iter().any(|&(id, si)| match &self.ix.def(id).stmts[si].kind {
+            StmtKind::Assign { value, op: None, .. } => match value.bare() {
+                Expr::Dict(_) | Expr::Comp { value: Some(_), .. } => true,
+                Expr::Call { func, .. } => {
+                    matches!(func.last_name(), Some("dict" | "defaultdict" | "OrderedDict" | "Counter"))
+                }
+                _ => false,
+            },
+            _ => false,
+        });
+        let grows = |&(id, si): &StmtId| {
+            let d = self.ix.def(id);
+            let Some(me) = d.params.first().map(|p| p.name.as_str()) else { return false };
+            let field = |e: &Expr| matches!(e.bare(), Expr::Attr(b, a) if a == attr && b.dotted().as_deref() == Some(me));
+            match &d.stmts[si].kind {
+                StmtKind::Expr(Expr::Call { func, .. }) => {
+                    matches!(func.bare(), Expr::Attr(o, m) if matches!(m.as_str(), "append" | "extend" | "insert") && field(o))
+                }
+                StmtKind::Assign { targets, .. } => keyed && targets.iter().any(|t| matches!(t, Expr::Sub(b, _) if field(b))),
+                _ => false,
+            }
+        };
+        let mut sites: Vec<StmtId> = Vec::new();
+        for m in ["append", "extend", "insert"] {
+            sites.extend(self.ix.calling(m).iter().copied().filter(|&(id, _)| self.method_of(id, mro)).filter(grows));
+        }
+        if keyed {
+            sites.extend(self.ix.elem_stores(attr).iter().copied().filter(|&(id, _)| self.method_of(id, mro)).filter(grows));
+        }
+        if sites.is_empty() {
+            return None;
+        }
+        sites.sort_unstable();
+        sites.dedup();
+        let (id, si) =
+            stores.iter().copied().find(|&(id, _)| self.ix.def(id).name == "__init__").or(stores.first().copied()).unwrap_or(sites[0]);
+        let d = self.ix.def(id);
+        Some((format!("len@{}:{}", self.ix.path(id), d.line(&d.stmts[si])), sites))
+    }
+
+    /// `len(self.f)` in a method that grows the field `f` (`self.stoi[t] = len(self.itos)` and
+    /// then `self.itos.append(t)`): read before the growth in the same pass it numbers entries
+    /// from 0, read after it from 1; both up to the length the field has once filled. None
+    /// where the method does not grow the field (its length is then the field's own).
+    fn growing_len(&mut self, e: &Expr, cx: &Ctx, parent: Option<usize>) -> Option<Val> {
+        let d = self.def(cx);
+        let me = d.params.first().filter(|_| d.is_method())?.name.as_str();
+        let Expr::Attr(b, attr) = e.bare() else { return None };
+        if b.dotted().as_deref() != Some(me) || cx.at >= d.stmts.len() {
+            return None;
+        }
+        let mro = self.ix.mro(d.class.as_deref()?);
+        let (root, sites) = self.field_growth(&mro, attr)?;
+        let here: Vec<usize> = sites.iter().filter(|(id, _)| *id == cx.def).map(|&(_, si)| si).collect();
+        let r = cx.at;
+        let nest = d.stmts[r].nest;
+        let later = here.iter().any(|&g| g >= r && (r + 1..=g).all(|i| d.stmts[i].nest >= nest));
+        let earlier = here.iter().any(|&g| g < r);
+        let end = Sym::root(&root);
+        if later {
+            self.mark(parent, Tag::Len(Length::Numbering), format!("numbers entries from 0 as `self.{attr}` grows"));
+            Some(Val::Int(Range { lo: Some(Sym::num(0)), hi: Some(end.plus(-1)) }))
+        } else if earlier {
+            self.mark(parent, Tag::OneBased(1), format!("numbers entries from 1: the length of `self.{attr}` after it grew"));
+            Some(Val::Int(Range { lo: Some(Sym::num(1)), hi: Some(end) }))
+        } else {
+            None
+        }
     }
 
     /// An instance field: the stores to `self.<attr>` in the class's methods (and its bases'),
@@ -2475,8 +2573,16 @@ impl<'a, 'i> Tracer<'a, 'i> {
             };
             join_into(&mut out, v);
         }
-        if let Some(Val::Seq { .. }) = &out {
+        if let Some(Val::Seq { .. } | Val::Map { .. }) = &out {
             out = out.map(|v| self.element_writes(v, o, &mro, attr, cx, parent));
+            // a list or dict the class's methods grow: as long as it is once filled
+            if let Some((root, _)) = self.field_growth(&mro, attr) {
+                out = out.map(|v| match v {
+                    Val::Seq { elem, .. } => Val::Seq { elem, len: Some(Sym::root(&root)), most: None },
+                    Val::Map { key, val, .. } => Val::Map { key, val, len: Some(Sym::root(&root)) },
+                    other => other,
+                });
+            }
         }
         // set from outside too (`model.gate.keep = rate(epoch)`), on what holds this instance; a
         // field no method sets (a dataclass's default, a plain config object) filled in from
@@ -3436,6 +3542,9 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 return self.clamped(v, args.get(1).or(kw("min")), args.get(2).or(kw("max")), cx, parent);
             }
             "len" if args.len() == 1 => {
+                if let Some(v) = self.growing_len(&args[0], cx, parent) {
+                    return v;
+                }
                 self.mark(parent, Tag::Len(Length::Of), "a length".into());
                 return self.dim_size(&args[0], 0, cx, parent);
             }
@@ -5007,6 +5116,45 @@ fn fill_join(before: &Val, v: &Val) -> Val {
 /// the ids below it are kept for other uses (padding, markers, a boundary token).
 pub const NUMBERS_KEYS_FROM: &str = "numbers the keys from";
 
+/// `x + y` or `x - y` of two integer ranges: an end is kept where one side's is a constant (a
+/// sum of two roots, `len(a) + len(b)`, is not modelled).
+fn add_ranges(op: &str, x: &Range, y: &Range) -> Range {
+    let add = |p: &Option<Sym>, q: &Option<Sym>, sign: i64| match (p.as_ref().and_then(|s| s.constant()), q) {
+        (Some(k), Some(s)) if sign > 0 => Some(s.plus(k)),
+        _ => match (p, q.as_ref().and_then(|s| s.constant())) {
+            (Some(s), Some(k)) => Some(s.plus(sign * k)),
+            _ => None,
+        },
+    };
+    if op == "+" {
+        // two draws up to one root (`ids + offset`, each below the number of ids), one of them
+        // at least k > 0: the sum reaches past the other's top by k
+        let past = |p: &Range, q: &Range| match (&p.hi, q.lo.as_ref().and_then(|s| s.constant()), &q.hi) {
+            (Some(h), Some(k), Some(qh))
+                if k > 0 && h.root.is_some() && h.root == qh.root && p.lo.as_ref().and_then(|s| s.constant()).is_some_and(|l| l >= 0) =>
+            {
+                Some(h.plus(k))
+            }
+            _ => None,
+        };
+        let hi = add(&x.hi, &y.hi, 1).or_else(|| past(x, y)).or_else(|| past(y, x));
+        Range { lo: add(&x.lo, &y.lo, 1), hi }
+    } else {
+        Range { lo: add(&x.lo, &y.hi, -1), hi: add(&x.hi, &y.lo, -1) }
+    }
+}
+
+/// Whether an expression is written as a list (a display, a comprehension, `list(…)`).
+fn listed(e: &Expr) -> bool {
+    match e.bare() {
+        Expr::Seq(SeqKind::List, _) | Expr::Comp { kind: SeqKind::List, .. } => true,
+        Expr::Call { func, .. } => matches!(func.bare(), Expr::Name(n) if n == "list" || n == "sorted"),
+        // `[pad] * n + ids`, `prefix + [eos]`
+        Expr::Bin(op, a, b) if op == "+" || op == "*" => listed(a) || listed(b),
+        _ => false,
+    }
+}
+
 fn shape(value: &Expr, op: Option<&str>, v: &Val) -> (Option<Tag>, String) {
     let value = value.bare();
     let konst = |e: &Expr| match e.bare() {
@@ -5071,7 +5219,7 @@ fn shape(value: &Expr, op: Option<&str>, v: &Val) -> (Option<Tag>, String) {
         Expr::Bin(op, l, r)
             if op == "+"
                 && !elementwise(op, l, r)
-                && (matches!(v, Val::Seq { .. })
+                && (matches!(v, Val::Seq { elem, .. } if !matches!(**elem, Val::Int(_)) || listed(l) || listed(r))
                     || [l, r].iter().any(|x| matches!(x.bare(), Expr::Seq(SeqKind::List | SeqKind::Tuple, _) | Expr::Comp { .. }))) =>
         {
             let marker = [l, r].into_iter().find_map(|x| match x.bare() {
