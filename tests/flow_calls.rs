@@ -1369,3 +1369,132 @@ fn a_loss_picked_from_a_table_of_classes_names_the_entry_that_can_fail() {
     let got = tiered_suspects(&[("losses.py", &fixed), ("model.py", TABLE_MODEL), ("train.py", TABLE_TRAIN)], "bce_module_over1.async.log");
     assert!(!got.iter().any(|s| s.starts_with("losses.py")), "no entry of the fixed table can assert: {got:?}");
 }
+
+const SMOOTH_DATA: &str = r#"import json
+
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+
+class Pairs(Dataset):
+    def __init__(self, path, codes):
+        with open(path) as f:
+            rows = [json.loads(line) for line in f]
+        self.items = [(torch.tensor(r["feats"]), codes[r["code"]]) for r in rows]
+
+    def __len__(self):
+        return len(self.items)
+
+    def __getitem__(self, i):
+        return self.items[i]
+
+
+def read_codes(path):
+    with open(path) as f:
+        names = [line.strip() for line in f if line.strip()]
+    return {name: k + 1 for k, name in enumerate(names)}
+
+
+def loader(path, codes):
+    return DataLoader(Pairs(path, codes), batch_size=8, shuffle=True)
+"#;
+
+const SMOOTH_TRAIN: &str = r#"import torch
+import torch.nn as nn
+
+from smooth_data import loader, read_codes
+
+
+class SmoothedNLL(nn.Module):
+    def __init__(self, n_classes, eps=0.1):
+        super().__init__()
+        self.n_classes = n_classes
+        self.eps = eps
+
+    def forward(self, logp, target):
+        logp = logp.view(-1, self.n_classes)
+        dist = torch.full_like(logp, self.eps / (self.n_classes - 1))
+        dist.scatter_(1, target.view(-1, 1), 1.0 - self.eps)
+        return -(dist * logp).sum(1).mean()
+
+
+def main():
+    codes = read_codes("codes.txt")
+    head = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, len(codes)))
+    crit = SmoothedNLL(len(codes))
+    opt = torch.optim.Adam(head.parameters())
+    for x, y in loader("train.jsonl", codes):
+        loss = crit(torch.log_softmax(head(x), -1), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+"#;
+
+/// A loss written by hand that scatters the targets into a tensor shaped like the scores
+/// (`torch.full_like(logp, …)` with `logp` viewed as `(-1, n_classes)`): the bound is the
+/// width the view names, and the codes numbered from 1 are found against it, strong.
+#[test]
+fn a_scatter_into_a_tensor_shaped_like_the_scores_is_bounded_by_its_width() {
+    let files = [("smooth_data.py", SMOOTH_DATA), ("train.py", SMOOTH_TRAIN)];
+    let got = tiered_suspects(&files, "scatter_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("smooth_data.py:23 strong"), "{got:?}");
+    let zero = SMOOTH_DATA.replace("k + 1 for k", "k for k");
+    let got = tiered_suspects(&[("smooth_data.py", &zero), ("train.py", SMOOTH_TRAIN)], "scatter_over.async.log");
+    assert!(!got.iter().any(|s| s.ends_with(" strong")), "{got:?}");
+}
+
+const PARTIAL_BATCHES: &str = r#"from functools import partial
+
+import torch
+from torch.nn.utils.rnn import pad_sequence
+from torch.utils.data import DataLoader
+
+SKIP = -100
+
+
+def pad_batch(samples, word_pad, label_pad):
+    words = pad_sequence([torch.tensor(w) for w, _ in samples], batch_first=True, padding_value=word_pad)
+    labels = pad_sequence([torch.tensor(l) for _, l in samples], batch_first=True, padding_value=label_pad)
+    return words, labels
+
+
+def make_loader(samples, vocab):
+    collate = partial(pad_batch, word_pad=SKIP, label_pad=SKIP)
+    return DataLoader(samples, batch_size=4, collate_fn=collate)
+"#;
+
+const PARTIAL_TRAIN: &str = r#"import torch.nn as nn
+import torch.nn.functional as F
+
+from batches import make_loader
+
+
+class Tagger(nn.Module):
+    def __init__(self, n_words, n_labels):
+        super().__init__()
+        self.emb = nn.Embedding(n_words, 24)
+        self.out = nn.Linear(24, n_labels)
+
+    def forward(self, words):
+        return self.out(self.emb(words))
+
+
+def fit(samples, vocab, n_labels):
+    model = Tagger(len(vocab), n_labels)
+    for words, labels in make_loader(samples, vocab):
+        scores = model(words)
+        loss = F.cross_entropy(scores.flatten(0, 1), labels.flatten(), ignore_index=-100)
+        loss.backward()
+"#;
+
+/// A collate function whose padding values `functools.partial` binds by keyword: the words
+/// padded with the loss's skip marker reach the embedding, and the marker is found, strong (its
+/// own line or the line that binds it); bound to 0, nothing is.
+#[test]
+fn keywords_bound_by_partial_reach_the_collate_function() {
+    let got = tiered_suspects(&[("batches.py", PARTIAL_BATCHES), ("train.py", PARTIAL_TRAIN)], "embedding_neg.async.log");
+    assert!(matches!(got.first().map(String::as_str), Some("batches.py:7 strong" | "batches.py:17 strong")), "{got:?}");
+    let zero = PARTIAL_BATCHES.replace("word_pad=SKIP", "word_pad=0");
+    let got = tiered_suspects(&[("batches.py", &zero), ("train.py", PARTIAL_TRAIN)], "embedding_neg.async.log");
+    assert!(!got.iter().any(|s| s.starts_with("batches.py") && s.ends_with(" strong")), "{got:?}");
+}

@@ -104,6 +104,8 @@ fn breaks(r: &Range, bound: Option<&Sym>, ignore: Option<i64>) -> Option<bool> {
     let low = r.lo.as_ref().and_then(|s| s.constant()).map(|lo| lo < 0 && Some(lo) != ignore);
     let high = match (r.hi.as_ref(), bound) {
         (Some(h), Some(b)) => h.minus(b).map(|d| d >= 0),
+        // every value at or past the bound (`ids + offset` with the offset the bound itself)
+        (None, Some(b)) => r.lo.as_ref().and_then(|l| l.minus(b)).filter(|&d| d >= 0).map(|_| true),
         _ => None,
     };
     match (low, high) {
@@ -624,10 +626,19 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                         // fits unless a line below it breaks the bound)
                         let breaking =
                             |m: &Node| !m.aux && m.out.as_ref().is_some_and(|r| breaks(r, bound_sym.as_ref(), ignore) == Some(true));
-                        let inputs_fit = n.children.iter().filter(|&&c| !nodes[c].aux).all(|&c| match nodes[c].out.as_ref() {
-                            Some(cr) => breaks(cr, bound_sym.as_ref(), ignore) != Some(true),
-                            None => !below(&nodes, c, breaking),
-                        });
+                        // (a single number added to indices, `ids + len(src_vocab)`, is an
+                        // offset: past the bound alone, it is the sum that is used as an index)
+                        let operands = n.children.iter().filter(|&&c| !nodes[c].aux).count();
+                        let offset = |c: usize| {
+                            operands >= 2
+                                && matches!(&n.tag, Tag::Arith(o) if o.as_str() == "+")
+                                && nodes[c].out.as_ref().is_some_and(|r| r.lo.is_some() && r.lo == r.hi)
+                        };
+                        let inputs_fit =
+                            n.children.iter().filter(|&&c| !nodes[c].aux && !offset(c)).all(|&c| match nodes[c].out.as_ref() {
+                                Some(cr) => breaks(cr, bound_sym.as_ref(), ignore) != Some(true),
+                                None => !below(&nodes, c, breaking),
+                            });
                         let fill = n.children.iter().copied().filter(|&c| !nodes[c].aux && nodes[c].length).find(|&c| {
                             let hi = nodes[c].out.as_ref().and_then(|r| r.hi.as_ref());
                             matches!((hi, bound_sym.as_ref()), (Some(h), Some(b)) if h.minus(b) == Some(-1))

@@ -665,16 +665,17 @@ pub fn bound(tr: &mut Tracer, sink: &Sink, cx: &Ctx, parent: Option<usize>) -> O
         SinkKind::Index => {
             let input = sink.input.clone()?;
             let mut pos = None;
-            let (obj, ocx) = model_of(tr, &input, cx, 0, &mut pos)?;
+            let Some((obj, ocx)) = model_of(tr, &input, cx, 0, &mut pos) else {
+                // a tensor made in the step (`torch.full_like(logp, eps)` with `logp` reshaped
+                // to `(-1, n_classes)`): the size of its second dimension, where its shape says it
+                return shape_dim(tr, &input, 1, cx, parent, 0);
+            };
             let keep = tr.nodes.len();
             let v = head_width(tr, &obj, &ocx, parent, 0, pos)?;
             // a head one wide scores each position (its width squeezed away): the dimension
             // gathered along is another one, of a size the head does not say
             if matches!(&v, Val::Int(r) if r.lo == r.hi && r.hi.as_ref().and_then(Sym::constant) == Some(1)) {
-                tr.nodes.truncate(keep);
-                if let Some(p) = parent {
-                    tr.nodes[p].children.retain(|&c| c < keep);
-                }
+                tr.cut(keep);
                 return None;
             }
             Some(v)
@@ -691,6 +692,53 @@ pub fn bound(tr: &mut Tracer, sink: &Sink, cx: &Ctx, parent: Option<usize>) -> O
             let v = tr.expr(&rows, &c, node);
             finish(tr, node, &v);
             Some(v)
+        }
+        _ => None,
+    }
+}
+
+/// The size of dimension `dim` of a tensor, where the code writes it: a `reshape`/`view` to a
+/// shape that names it (`logp.reshape(-1, n_classes)`), followed back through names and through
+/// what keeps a shape (`torch.full_like(x, eps)`, `x.clone()`, `x.data`, a softmax); None where
+/// no shape on the way says it.
+fn shape_dim(tr: &mut Tracer, e: &Expr, dim: usize, cx: &Ctx, parent: Option<usize>, hops: usize) -> Option<Val> {
+    if hops > 8 {
+        return None;
+    }
+    let like = |n: &str| n.ends_with("_like") || matches!(n, "log_softmax" | "softmax" | "sigmoid" | "clone" | "detach" | "log");
+    match e.bare() {
+        Expr::Name(n) => {
+            let (i, value) = tr.ix.def(cx.def).last_assign(cx.at, n)?;
+            let c = Ctx { at: i, ..cx.clone() };
+            shape_dim(tr, value, dim, &c, parent, hops + 1)
+        }
+        Expr::Attr(o, a) if a == "data" => shape_dim(tr, o, dim, cx, parent, hops + 1),
+        Expr::Call { func, args, .. } => {
+            let name = func.last_name()?;
+            let recv = match func.bare() {
+                Expr::Attr(o, _) if !matches!(o.dotted().as_deref(), Some("torch" | "F" | "np" | "numpy")) => Some(&**o),
+                _ => None,
+            };
+            match (name, recv) {
+                ("reshape" | "view", Some(_)) => {
+                    let dims = match args.as_slice() {
+                        [one] => match one.bare() {
+                            Expr::Seq(SeqKind::Tuple | SeqKind::List, xs) => xs.clone(),
+                            _ => vec![one.clone()],
+                        },
+                        more => more.to_vec(),
+                    };
+                    let size = dims.get(dim).filter(|d| !matches!(d.bare(), Expr::Unary(_, _) | Expr::Int(-1)))?.clone();
+                    let node = tr.node(cx, cx.at, Tag::Pass, format!("shapes `{}`", short(e)), parent);
+                    let v = tr.expr(&size, cx, node);
+                    finish(tr, node, &v);
+                    matches!(&v, Val::Int(r) if r.known()).then_some(v)
+                }
+                ("fill_" | "to" | "float" | "contiguous", Some(o)) => shape_dim(tr, o, dim, cx, parent, hops + 1),
+                (n, Some(o)) if like(n) => shape_dim(tr, o, dim, cx, parent, hops + 1),
+                (n, None) if like(n) => shape_dim(tr, args.first()?, dim, cx, parent, hops + 1),
+                _ => None,
+            }
         }
         _ => None,
     }
@@ -794,7 +842,7 @@ fn model_of(tr: &mut Tracer, e: &Expr, cx: &Ctx, hops: usize, pos: &mut Option<u
             }
             let keep = tr.nodes.len();
             let callee = tr.expr(func, cx, None);
-            tr.nodes.truncate(keep);
+            tr.cut(keep);
             match callee {
                 Val::Obj(o) => Some((o, cx.clone())),
                 _ => args.first().and_then(|a| {
@@ -948,7 +996,7 @@ fn head_width(tr: &mut Tracer, obj: &Rc<Object>, cx: &Ctx, parent: Option<usize>
             if ix.is_class(n) {
                 let keep = tr.nodes.len();
                 let v = tr.expr(value, &c, None);
-                tr.nodes.truncate(keep);
+                tr.cut(keep);
                 if let Val::Obj(inner) = v {
                     return head_width(tr, &inner, &c, parent, depth + 1, None);
                 }

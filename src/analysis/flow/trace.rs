@@ -951,6 +951,13 @@ impl<'a, 'i> Tracer<'a, 'i> {
             ("+", _, Val::Int(y)) if konst(&a).is_some() => Val::Int(y.shift(konst(&a).unwrap_or(0))),
             ("-", Val::Int(x), _) if konst(&b).is_some() => Val::Int(x.shift(-konst(&b).unwrap_or(0))),
             ("+" | "-", Val::Int(x), Val::Int(y)) => Val::Int(add_ranges(op, x, y)),
+            // an array of integers and a number (`torch.tensor(ids) + offset`): a list cannot be
+            // added to a number, so the array is a tensor and the number goes to every cell
+            ("+" | "-", Val::Seq { elem, .. }, Val::Int(_)) | ("+", Val::Int(_), Val::Seq { elem, .. })
+                if matches!(**elem, Val::Int(_)) =>
+            {
+                self.cellwise(op, &a, &b).unwrap_or_else(|| Val::unknown(format!("`{op}` of values not modelled")))
+            }
             ("%", _, Val::Int(m)) => Val::Int(Range { lo: Some(Sym::num(0)), hi: m.hi.as_ref().map(|s| s.plus(-1)) }),
             ("//", Val::Int(x), _) if konst(&b).is_some_and(|k| k > 0) => {
                 let k = konst(&b).unwrap_or(1);
@@ -1974,7 +1981,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         let probs = |v: &Val| matches!(v.element_deep(), Val::Float(Some(Norm::Probs)));
         let a = self.expr(p, cx, None);
         let yes = probs(&a) || probs(&self.expr(q, cx, None));
-        self.nodes.truncate(keep);
+        self.cut(keep);
         yes
     }
 
@@ -1986,7 +1993,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         }
         let keep = self.nodes.len();
         let v = self.expr(recv, cx, None);
-        self.nodes.truncate(keep);
+        self.cut(keep);
         matches!(v, Val::Obj(o) if !self.ix.method(&o.class, name).is_empty())
     }
 
@@ -2008,7 +2015,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             let Expr::Star(inner) = a.bare() else { continue };
             let keep = self.nodes.len();
             let v = self.expr(inner, cx, None);
-            self.nodes.truncate(keep);
+            self.cut(keep);
             if let Val::Record(fields) = v {
                 if fields.iter().any(|(k, _)| k == name) {
                     return Some(Expr::Sub(inner.clone(), Box::new(Expr::Str(name.into()))));
@@ -2093,7 +2100,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         let c = Ctx { def: (fi, di), at: si, env: None, depth: MAX_CALLS - 3 };
                         let keep = self.nodes.len();
                         let v = self.expr(&func, &c, None);
-                        self.nodes.truncate(keep);
+                        self.cut(keep);
                         if let Val::Obj(o) = v {
                             // the instance, or one of the classes it may be (a registry's)
                             if std::iter::once(&o).chain(o.also.iter()).any(|x| self.ix.mro(&x.class).iter().any(|m| m == class)) {
@@ -2390,7 +2397,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             // whose field it is, looked at with its nodes discarded
             let keep = self.nodes.len();
             let of = self.expr(base, &c, None);
-            self.nodes.truncate(keep);
+            self.cut(keep);
             if !matches!(&of, Val::Obj(x) if x.class == o.class || self.ix.mro(&x.class).contains(&o.class)) {
                 continue;
             }
@@ -2834,7 +2841,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         let Expr::Attr(o, a) = e.bare() else { return None };
         let keep = self.nodes.len();
         let v = self.expr(o, cx, None);
-        self.nodes.truncate(keep);
+        self.cut(keep);
         let Val::Obj(obj) = v else { return None };
         // a keyword of the constructor call, else the class body's default
         if let Some(env) = &obj.ctor {
@@ -3120,7 +3127,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         v
                     });
                 }
-                self.nodes.truncate(keep);
+                self.cut(keep);
             }
         }
         // `xs[i]`: an element of xs (a tuple index `x[:, 0]` is taken as the same dimensions)
@@ -3823,7 +3830,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             "partial" if !self.ix.is_class("partial") && self.ix.functions("partial").is_empty() && !args.is_empty() => {
                 let keep = self.nodes.len();
                 let f = self.expr(&args[0], cx, None);
-                self.nodes.truncate(keep);
+                self.cut(keep);
                 if let Val::Func(_) = f {
                     return f;
                 }
@@ -4164,7 +4171,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
     fn layer_call(&mut self, o: &Rc<Object>, attr: &str, args: &[Expr], cx: &Ctx, parent: Option<usize>) -> Val {
         let keep = self.nodes.len();
         let field = self.field(o, attr, cx, None);
-        self.nodes.truncate(keep);
+        self.cut(keep);
         match field {
             Some(Val::Obj(inner)) => match self.ix.callable(&inner.class).first() {
                 Some(&f) if cx.depth < MAX_CALLS => {
@@ -4233,7 +4240,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         // tracing a callee's value makes no chain nodes of its own
         let keep = self.nodes.len();
         let v = self.name(name, cx, None);
-        self.nodes.truncate(keep);
+        self.cut(keep);
         Some(v)
     }
 
@@ -4248,12 +4255,15 @@ impl<'a, 'i> Tracer<'a, 'i> {
             })
         });
         let collate = kw("collate_fn").map(|c| self.expr(c, cx, parent));
+        // `functools.partial(collate, pad=…)`: the keywords it binds, read where it is written
+        let bound = kw("collate_fn").and_then(|c| partial_keywords(self.ix, c, cx));
         let batch = match collate {
             Some(Val::Func(f)) => {
+                let (kwargs, caller) = bound.map_or((Vec::new(), None), |(k, c)| (k, Some(c)));
                 let env = Rc::new(Env {
                     args: Vec::new(),
-                    kwargs: Vec::new(),
-                    caller: None,
+                    kwargs,
+                    caller,
                     vals: vec![(
                         self.ix.def(f).params.first().map(|p| p.name.to_string()).unwrap_or_default(),
                         Val::Seq { elem: Box::new(item), len: None, most: None },
@@ -4474,6 +4484,18 @@ impl<'a, 'i> Tracer<'a, 'i> {
         }
         let here = returned?;
         Some(format!("unpacks `{n}` from the position where `{name}` returns `{here}`, a name this line gives another position"))
+    }
+
+    /// Drops the nodes from `keep` on (a tracing done aside), and the links older nodes had to
+    /// them (a thunk forced aside hangs its nodes under the node it was made under).
+    pub fn cut(&mut self, keep: usize) {
+        if self.nodes.len() <= keep {
+            return;
+        }
+        self.nodes.truncate(keep);
+        for n in &mut self.nodes {
+            n.children.retain(|&c| c < keep);
+        }
     }
 
     fn mark(&mut self, node: Option<usize>, tag: Tag, what: String) {
@@ -5115,6 +5137,24 @@ fn fill_join(before: &Val, v: &Val) -> Val {
 /// Said of a shift on a dict comprehension's values (`{w: i + 2 for i, w in enumerate(vocab)}`):
 /// the ids below it are kept for other uses (padding, markers, a boundary token).
 pub const NUMBERS_KEYS_FROM: &str = "numbers the keys from";
+
+/// The keyword arguments a `functools.partial(f, k=…)` binds, with where they are evaluated:
+/// the expression itself or the name it was last assigned to before `cx`'s statement.
+fn partial_keywords(ix: &Index, e: &Expr, cx: &Ctx) -> Option<(Vec<(Text, Expr)>, Ctx)> {
+    let (call, at) = match e.bare() {
+        Expr::Name(n) => {
+            let (i, v) = ix.def(cx.def).last_assign(cx.at, n)?;
+            (v, i)
+        }
+        other => (other, cx.at),
+    };
+    match call.bare() {
+        Expr::Call { func, args, kwargs } if func.last_name() == Some("partial") && args.len() == 1 && !kwargs.is_empty() => {
+            Some((kwargs.clone(), Ctx { at, ..cx.clone() }))
+        }
+        _ => None,
+    }
+}
 
 /// `x + y` or `x - y` of two integer ranges: an end is kept where one side's is a constant (a
 /// sum of two roots, `len(a) + len(b)`, is not modelled).
