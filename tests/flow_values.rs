@@ -2202,3 +2202,43 @@ fn an_offset_of_at_least_one_added_to_ids_reaches_past_the_table() {
     let got = tiered_suspects(&[("triples.py", &wrapped), ("train.py", CORRUPT_TRAIN)], "embedding_over.async.log");
     assert!(!got.iter().any(|s| s.ends_with(" strong")), "{got:?}");
 }
+
+const AUTO_IDS: &str = r#"from collections import defaultdict
+
+import torch
+import torch.nn as nn
+
+word_ids = defaultdict(lambda: len(word_ids))
+PAD = word_ids["<pad>"]
+
+
+def read(path):
+    with open(path) as f:
+        for line in f:
+            tag, text = line.rstrip("\n").split("\t")
+            yield [word_ids[w] for w in text.split()], int(tag)
+
+
+def main(train_path, dev_path):
+    train = list(read(train_path))
+    model = nn.Sequential(nn.EmbeddingBag(len(word_ids), 32), nn.Linear(32, 2))
+    emb = nn.Embedding(len(word_ids), 32)
+    dev = list(read(dev_path))
+    for words, tag in train + dev:
+        vec = emb(torch.tensor(words)).mean(0)
+        print(vec.shape, tag)
+"#;
+
+/// A map that numbers each word it has not seen with its own length (`defaultdict(lambda:
+/// len(word_ids))`), sized into a table and then used on more text: a new word gets an id past
+/// the table; the map's line is found, strong. Frozen with a default of its padding id, the
+/// ids are its own and nothing is proven.
+#[test]
+fn a_map_that_numbers_new_keys_with_its_length_gives_ids_past_a_table_sized_before() {
+    let got = tiered_suspects(&[("bow.py", AUTO_IDS)], "embedding_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("bow.py:6 strong"), "{got:?}");
+    let frozen = AUTO_IDS.replace("    dev = list(read(dev_path))\n", "    word_ids.default_factory = None\n    dev = []\n");
+    let frozen = frozen.replace("defaultdict(lambda: len(word_ids))", "defaultdict(lambda: 0)");
+    let got = tiered_suspects(&[("bow.py", &frozen)], "embedding_over.async.log");
+    assert!(!got.iter().any(|s| s.ends_with(" strong")), "{got:?}");
+}

@@ -3602,6 +3602,24 @@ impl<'a, 'i> Tracer<'a, 'i> {
             // `defaultdict(list)`: a dict whose missing values start as the factory's (filled by
             // `d[k].append(x)` later, which the list's readers join in)
             "defaultdict" if recv.is_none_or_module() => {
+                // `defaultdict(lambda: len(ids), known)`: a key it does not hold is numbered with
+                // its length when it is looked up, past every id the map held before
+                if let Some(Expr::Lambda { params, body }) = args.first().map(Expr::bare) {
+                    if params.is_empty()
+                        && matches!(body.bare(), Expr::Call { func, args: a, .. } if func.last_name() == Some("len") && a.len() == 1)
+                    {
+                        let init = args.get(1).map(|a| self.expr(a, cx, parent));
+                        let len = init.as_ref().and_then(Val::len).or_else(|| self.fresh_root(cx, parent, "len"));
+                        let held = init.map(|v| v.element()).unwrap_or(Val::unknown("empty"));
+                        self.mark(
+                            parent,
+                            Tag::Len(Length::Of),
+                            "numbers a key it does not hold with its length, past the ids it holds".into(),
+                        );
+                        let val = held.join(&Val::Int(Range { lo: None, hi: len.clone() }));
+                        return Val::Map { key: Box::new(Val::unknown("a key")), val: Box::new(val), len };
+                    }
+                }
                 let empty = match args.first().map(Expr::bare) {
                     Some(Expr::Name(f)) if matches!(f.as_str(), "list" | "set" | "deque") => {
                         Val::Seq { elem: Box::new(Val::unknown("empty")), len: None, most: None }
