@@ -3812,7 +3812,9 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 return self.shaped(&dims, Val::Int(Range::exact(Sym::num(k))), cx, parent);
             }
             "full" => {
-                let v = args.get(1).or(kw("fill_value")).map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("full"));
+                // (while a length is followed, the fill value is beside it: it sizes nothing)
+                let fill = |tr: &mut Self, a: &Expr| if tr.count.is_some() { tr.aux_expr(a, cx, parent) } else { tr.expr(a, cx, parent) };
+                let v = args.get(1).or(kw("fill_value")).map(|a| fill(self, a)).unwrap_or(Val::unknown("full"));
                 self.sentinel_check(&v, &v, parent);
                 let dims: Vec<Expr> = match args.first().map(Expr::bare) {
                     Some(Expr::Seq(SeqKind::Tuple | SeqKind::List, xs)) => xs.clone(),
