@@ -924,13 +924,15 @@ impl<'a, 'i> Tracer<'a, 'i> {
         };
         // arrays of integers on both sides, neither written as a list: tensors added element by
         // element, or lists joined end to end (or a set's difference); either one
-        let v = match (v, self.cellwise(op, &a, &b)) {
-            (Val::Seq { elem, len, most }, Some(Val::Seq { elem: cells, .. }))
-                if matches!(op, "+" | "-") && !listed(l) && !listed(r) && matches!((&*elem, &*cells), (Val::Int(_), Val::Int(_))) =>
-            {
-                Val::Seq { elem: Box::new(elem.join(&cells)), len, most }
+        let ints = |x: &Val| matches!(x, Val::Seq { elem, .. } if matches!(**elem, Val::Int(_)));
+        let v = match v {
+            Val::Seq { elem, len, most } if matches!(op, "+" | "-") && ints(&a) && ints(&b) && !listed(l) && !listed(r) => {
+                match (*elem, self.cellwise(op, &a, &b)) {
+                    (e @ Val::Int(_), Some(Val::Seq { elem: cells, .. })) => Val::Seq { elem: Box::new(e.join(&cells)), len, most },
+                    (e, _) => Val::Seq { elem: Box::new(e), len, most },
+                }
             }
-            (v, _) => v,
+            v => v,
         };
         if (probs(&a) || probs(&b)) && matches!(v.element_deep(), Val::Float(Some(Norm::Raw))) {
             let code = short(&Expr::Bin(op.into(), Box::new(l.clone()), Box::new(r.clone())));
