@@ -2242,3 +2242,66 @@ fn a_map_that_numbers_new_keys_with_its_length_gives_ids_past_a_table_sized_befo
     let got = tiered_suspects(&[("bow.py", &frozen)], "embedding_over.async.log");
     assert!(!got.iter().any(|s| s.ends_with(" strong")), "{got:?}");
 }
+
+const CATALOG_YAML: &str = "data:\n  catalog: data/genres.json\n  tracks: data/tracks.csv\n";
+
+const CATALOG_JSON: &str = r#"{
+  "exported": "2025-01-01",
+  "genres": [
+    {"genre_id": 1, "title": "ambient"},
+    {"genre_id": 2, "title": "jazz"},
+    {"genre_id": 3, "title": "techno"}
+  ]
+}
+"#;
+
+const CATALOG_TRACKS: &str = "tempo,genre\n120,jazz\n128,techno\n70,ambient\n";
+
+const CATALOG_TRAIN: &str = r#"import csv
+import json
+
+import torch
+import torch.nn as nn
+import yaml
+
+
+def load(cfg):
+    with open(cfg["data"]["catalog"]) as f:
+        genres = json.load(f)["genres"]
+    ids = {g["title"]: g["genre_id"] for g in genres}
+    with open(cfg["data"]["tracks"]) as f:
+        rows = list(csv.DictReader(f))
+    x = torch.tensor([[float(r["tempo"])] for r in rows])
+    y = torch.tensor([ids[r["genre"]] for r in rows])
+    return x, y, len(ids)
+
+
+def main():
+    with open("config.yaml") as f:
+        cfg = yaml.safe_load(f)
+    x, y, n = load(cfg)
+    model = nn.Linear(1, n)
+    loss = nn.CrossEntropyLoss()(model(x), y)
+    loss.backward()
+"#;
+
+/// A catalog of classes kept as a JSON list of objects whose file a config names (`catalog:
+/// data/genres.json`): its ids, 1 to 3, are a column of the catalog, read as the ids the loss
+/// gets, and the line that maps through them is first; numbered from 0 in the file, nothing is
+/// proven.
+#[test]
+fn ids_listed_in_a_json_catalog_a_config_names_are_read_as_a_column() {
+    let files = [
+        ("config.yaml", CATALOG_YAML),
+        ("data/genres.json", CATALOG_JSON),
+        ("data/tracks.csv", CATALOG_TRACKS),
+        ("train.py", CATALOG_TRAIN),
+    ];
+    let got = tiered_suspects(&files, "ce_1d_over.async.log");
+    assert!(got.first().is_some_and(|s| s.starts_with("train.py:12 ")), "{got:?}");
+    let zero = CATALOG_JSON.replace("\"genre_id\": 1", "\"genre_id\": 0").replace("\"genre_id\": 3", "\"genre_id\": 1");
+    let files =
+        [("config.yaml", CATALOG_YAML), ("data/genres.json", &zero), ("data/tracks.csv", CATALOG_TRACKS), ("train.py", CATALOG_TRAIN)];
+    let got = tiered_suspects(&files, "ce_1d_over.async.log");
+    assert!(!got.iter().any(|s| s.ends_with(" strong")), "{got:?}");
+}

@@ -149,9 +149,14 @@ enum Frame {
 }
 
 /// A JSON config → one assignment per scalar (dotted key path) and per list (its length).
-/// Values inside lists are not recorded. Invalid JSON yields what was read before the error.
+/// Values inside lists are not config keys; the keys of objects listed in an array are columns,
+/// one row per object (`"intents": [{"intent_id": 1, …}, …]`), as a CSV file's are. Invalid JSON
+/// yields what was read before the error.
 pub fn scan_json(path: &str, text: &str) -> FileFacts {
     let mut facts = FileFacts { path: path.to_string(), ..Default::default() };
+    // the keys of objects that are an array's elements (`"intents": [{"intent_id": 1, …}, …]`):
+    // columns of a table, one row per object
+    let mut table: Vec<(String, Col)> = Vec::new();
     let bytes = text.as_bytes();
     let mut stack: Vec<Frame> = Vec::new();
     let mut line: u32 = 1;
@@ -254,6 +259,15 @@ pub fn scan_json(path: &str, text: &str) -> FileFacts {
                         if let Some(full) = key_path(&stack, &key) {
                             let int = token.parse::<i64>().ok();
                             facts.assigns.push(assign(full, token.chars().take(200).collect(), int, None, at));
+                        } else if matches!(stack.get(stack.len().wrapping_sub(2)), Some(Frame::Array(..))) {
+                            let at = match table.iter().position(|(k, _)| *k == key) {
+                                Some(at) => at,
+                                None => {
+                                    table.push((key, Col::default()));
+                                    table.len() - 1
+                                }
+                            };
+                            table[at].1.add(token.trim_matches('"'));
                         }
                     }
                     Some(Frame::Array(_, n)) => *n += 1,
@@ -262,7 +276,63 @@ pub fn scan_json(path: &str, text: &str) -> FileFacts {
             }
         }
     }
+    facts.columns = table.into_iter().filter_map(|(name, c)| c.fact(name)).collect();
     facts
+}
+
+/// What a column's cells were seen to hold.
+struct Col {
+    ints: bool,
+    min: i64,
+    max: i64,
+    seen: HashSet<i64>,
+    words: HashSet<u64>,
+    rows: usize,
+}
+
+impl Default for Col {
+    fn default() -> Col {
+        Col { ints: true, min: i64::MAX, max: i64::MIN, seen: HashSet::new(), words: HashSet::new(), rows: 0 }
+    }
+}
+
+impl Col {
+    /// One cell (an empty one is not counted).
+    fn add(&mut self, v: &str) {
+        if v.is_empty() {
+            return;
+        }
+        if self.words.len() < MAX_CSV_ROWS {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            v.hash(&mut h);
+            self.words.insert(h.finish());
+        }
+        self.rows += 1;
+        if !self.ints {
+            return;
+        }
+        match v.parse::<i64>() {
+            Ok(n) => {
+                self.min = self.min.min(n);
+                self.max = self.max.max(n);
+                if self.seen.len() < MAX_CSV_ROWS {
+                    self.seen.insert(n);
+                }
+            }
+            Err(_) => self.ints = false,
+        }
+    }
+
+    fn fact(self, name: String) -> Option<ColumnFact> {
+        if name.is_empty() || self.rows == 0 {
+            return None;
+        }
+        Some(match self.ints {
+            true => ColumnFact { name: name.into(), text: false, min: self.min, max: self.max, distinct: self.seen.len(), rows: self.rows },
+            false => ColumnFact { name: name.into(), text: true, min: 0, max: 0, distinct: self.words.len(), rows: self.rows },
+        })
+    }
 }
 
 /// The integer columns of a CSV (or TSV) file's first rows.
@@ -273,63 +343,17 @@ pub fn scan_csv(path: &str, full: &Path) -> Option<FileFacts> {
     let mut lines = reader.lines();
     let header = lines.next()?.ok()?;
     let names: Vec<String> = split_row(&header, delim).into_iter().map(|n| n.trim().trim_matches('"').to_string()).collect();
-    struct Col {
-        ints: bool,
-        min: i64,
-        max: i64,
-        seen: HashSet<i64>,
-        words: HashSet<u64>,
-        rows: usize,
-    }
-    let mut cols: Vec<Col> = names
-        .iter()
-        .map(|_| Col { ints: true, min: i64::MAX, max: i64::MIN, seen: HashSet::new(), words: HashSet::new(), rows: 0 })
-        .collect();
+    let mut cols: Vec<Col> = names.iter().map(|_| Col::default()).collect();
     for row in lines.take(MAX_CSV_ROWS) {
         let Ok(row) = row else { break };
         if row.trim().is_empty() {
             continue;
         }
         for (c, v) in cols.iter_mut().zip(split_row(&row, delim)) {
-            let v = v.trim().trim_matches('"');
-            if v.is_empty() {
-                continue;
-            }
-            if c.words.len() < MAX_CSV_ROWS {
-                use std::hash::{Hash, Hasher};
-                let mut h = std::collections::hash_map::DefaultHasher::new();
-                v.hash(&mut h);
-                c.words.insert(h.finish());
-            }
-            if !c.ints {
-                c.rows += 1;
-                continue;
-            }
-            match v.parse::<i64>() {
-                Ok(n) => {
-                    c.min = c.min.min(n);
-                    c.max = c.max.max(n);
-                    if c.seen.len() < MAX_CSV_ROWS {
-                        c.seen.insert(n);
-                    }
-                    c.rows += 1;
-                }
-                Err(_) => {
-                    c.ints = false;
-                    c.rows += 1;
-                }
-            }
+            c.add(v.trim().trim_matches('"'));
         }
     }
-    let columns = names
-        .into_iter()
-        .zip(cols)
-        .filter(|(n, c)| !n.is_empty() && c.rows > 0)
-        .map(|(name, c)| match c.ints {
-            true => ColumnFact { name: name.into(), text: false, min: c.min, max: c.max, distinct: c.seen.len(), rows: c.rows },
-            false => ColumnFact { name: name.into(), text: true, min: 0, max: 0, distinct: c.words.len(), rows: c.rows },
-        })
-        .collect();
+    let columns = names.into_iter().zip(cols).filter_map(|(name, c)| c.fact(name)).collect();
     Some(FileFacts { path: path.to_string(), columns, ..Default::default() })
 }
 
@@ -368,6 +392,19 @@ mod tests {
         assert_eq!(get(&f, "sizes").unwrap().len, Some(3));
         assert!(get(&f, "a").is_none() && get(&f, "sizes.a").is_none(), "values inside lists are not config keys");
         assert_eq!(get(&f, "after").unwrap().int, Some(-4));
+    }
+
+    #[test]
+    fn the_keys_of_objects_in_an_array_are_columns() {
+        let text =
+            "{\"source\": \"crm\", \"intents\": [\n {\"id\": 1, \"name\": \"a\"},\n {\"id\": 4, \"name\": \"b\"},\n {\"id\": 2}\n]}\n";
+        let f = scan_json("intents.json", text);
+        let id = f.columns.iter().find(|c| c.name == "id").unwrap();
+        assert_eq!((id.text, id.min, id.max, id.distinct, id.rows), (false, 1, 4, 3, 3));
+        let name = f.columns.iter().find(|c| c.name == "name").unwrap();
+        assert_eq!((name.text, name.distinct, name.rows), (true, 2, 2));
+        assert!(f.columns.iter().all(|c| c.name != "source"), "a top-level key is a setting, not a column");
+        assert_eq!(get(&f, "intents").unwrap().len, Some(3));
     }
 
     #[test]

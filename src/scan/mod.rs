@@ -232,11 +232,11 @@ pub fn read_referenced_data(root: &Path, facts: &mut Facts) {
             refs.push((rel.as_str(), p));
         }
     }
-    // a data path held in a config (`data_path: data/intents.csv`)
+    // a data path held in a config (`data_path: data/intents.csv`, `intents: data/intents.json`)
     for f in facts.files.iter().filter(|f| f.path.ends_with(".yaml") || f.path.ends_with(".yml") || f.is_config()) {
         for a in &f.assigns {
             let v = a.value.trim().trim_matches(|c| c == '"' || c == '\'');
-            if [".csv", ".tsv"].iter().any(|x| v.to_ascii_lowercase().ends_with(x)) && !v.contains(['{', '*', '\n']) {
+            if [".csv", ".tsv", ".json"].iter().any(|x| v.to_ascii_lowercase().ends_with(x)) && !v.contains(['{', '*', '\n']) {
                 refs.push((f.path.as_str(), v.to_string()));
             }
         }
