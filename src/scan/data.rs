@@ -18,6 +18,8 @@ pub const MAX_JSON_BYTES: u64 = 1 << 20;
 /// Rows of a CSV/TSV file read to learn its columns.
 pub const MAX_CSV_ROWS: usize = 10_000;
 const MAX_JSON_VALUES: usize = 10_000;
+/// The columns kept of the objects a JSON file lists in arrays.
+const MAX_JSON_COLUMNS: usize = 256;
 
 /// The data-file paths a Python file names in string literals (call arguments, argparse
 /// defaults, assignments): `"configs/x.json"`, `'train.csv'`.
@@ -261,13 +263,18 @@ pub fn scan_json(path: &str, text: &str) -> FileFacts {
                             facts.assigns.push(assign(full, token.chars().take(200).collect(), int, None, at));
                         } else if matches!(stack.get(stack.len().wrapping_sub(2)), Some(Frame::Array(..))) {
                             let at = match table.iter().position(|(k, _)| *k == key) {
-                                Some(at) => at,
-                                None => {
+                                Some(at) => Some(at),
+                                // (a table of at most this many columns: one with more keys is
+                                // not a table)
+                                None if table.len() < MAX_JSON_COLUMNS => {
                                     table.push((key, Col::default()));
-                                    table.len() - 1
+                                    Some(table.len() - 1)
                                 }
+                                None => None,
                             };
-                            table[at].1.add(token.trim_matches('"'));
+                            if let Some(at) = at {
+                                table[at].1.add(token.trim_matches('"'));
+                            }
                         }
                     }
                     Some(Frame::Array(_, n)) => *n += 1,
