@@ -185,6 +185,10 @@ pub const MASKS_OUT: &str = "keeps the cells that are not the marker";
 /// Said of such a column whose cells are turned into numbers (`int(row["item_id"])`).
 pub const AS_NUMBERS: &str = "as numbers";
 
+/// The statements that grow a field, with the root its filled length is written in (None: no
+/// method grows it).
+type Growth = Option<(String, Vec<StmtId>)>;
+
 /// The arguments a definition was entered with.
 #[derive(Debug)]
 pub struct Env {
@@ -196,6 +200,14 @@ pub struct Env {
     pub vals: Vec<(String, Val)>,
     /// The receiver (`self`).
     pub recv: Option<Rc<Object>>,
+}
+
+impl Env {
+    /// A method entered on an instance with no arguments of its own known (a field's store, a
+    /// `@property`, `__len__`).
+    pub fn receiver(o: Rc<Object>) -> Rc<Env> {
+        Rc::new(Env { args: Vec::new(), kwargs: Vec::new(), caller: None, vals: Vec::new(), recv: Some(o) })
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -227,6 +239,8 @@ pub struct Tracer<'a, 'i> {
     count: Option<(i64, i64)>,
     /// `module_calls`, by class.
     module_sites: HashMap<String, Vec<ModuleCall>>,
+    /// `field_growth`, by class and field (read at every use of the field).
+    growth: HashMap<(String, String), Growth>,
     /// Expressions evaluated so far: past `MAX_STEPS` every value is unknown (the work of one
     /// slice is bounded, discarded evaluations included).
     steps: u32,
@@ -396,6 +410,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             count: None,
             depth: 0,
             module_sites: HashMap::new(),
+            growth: HashMap::new(),
             steps: 0,
             node_limit: MAX_NODES,
             grafted: 0,
@@ -645,7 +660,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         // an instance of a project class: what its `__len__` returns
         if let (Val::Obj(o), 0) = (&v, dim) {
             if let Some(&id) = self.ix.method(&o.class, "__len__").first().filter(|_| cx.depth < MAX_CALLS) {
-                let env = Rc::new(Env { args: Vec::new(), kwargs: Vec::new(), caller: None, vals: Vec::new(), recv: Some(o.clone()) });
+                let env = Env::receiver(o.clone());
                 let first = self.nodes.len();
                 let v = self.returns(&Ctx { def: id, at: usize::MAX, env: Some(env), depth: cx.depth + 1 }, parent);
                 // the length is taken where `len(obj)` is written; `__len__` passes its own on
@@ -1225,7 +1240,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             }
         };
         let Some(&id) = defs.first() else { return Val::unknown(format!("{} has no __getitem__", o.class)) };
-        let env = Rc::new(Env { args: Vec::new(), kwargs: Vec::new(), caller: None, vals: Vec::new(), recv: Some(o) });
+        let env = Env::receiver(o);
         let cx = Ctx { def: id, at: usize::MAX, env: Some(env), depth: 1 };
         self.returns(&cx, parent)
     }
@@ -2362,7 +2377,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             }) else {
                 continue;
             };
-            let env = Rc::new(Env { args: Vec::new(), kwargs: Vec::new(), caller: None, vals: Vec::new(), recv: Some(o.clone()) });
+            let env = Env::receiver(o.clone());
             let c = Ctx { def: id, at: si, env: Some(env), depth: cx.depth + 1 };
             let node = self.node(&c, si, Tag::Pass, format!("writes into `self.{attr}[…]`"), parent);
             let whole = self.expr(value, &c, node);
@@ -2416,7 +2431,18 @@ impl<'a, 'i> Tracer<'a, 'i> {
     /// `extend`, `insert`, and for a field set to a dict `self.attr[k] = …`), with the root its
     /// length is written in once filled (`len@` the line that sets it, in `__init__` first);
     /// None when no method grows it.
-    fn field_growth(&self, mro: &[String], attr: &str) -> Option<(String, Vec<StmtId>)> {
+    fn field_growth(&mut self, mro: &[String], attr: &str) -> Growth {
+        let key = (mro.first().cloned().unwrap_or_default(), attr.to_string());
+        if let Some(known) = self.growth.get(&key) {
+            return known.clone();
+        }
+        let found = self.find_growth(mro, attr);
+        self.growth.insert(key, found.clone());
+        found
+    }
+
+    /// `field_growth`, looked up in the index.
+    fn find_growth(&self, mro: &[String], attr: &str) -> Growth {
         let stores: Vec<StmtId> = self.ix.stores(attr).iter().copied().filter(|&(id, _)| self.method_of(id, mro)).collect();
         let keyed = stores.iter().any(|&(id, si)| match &self.ix.def(id).stmts[si].kind {
             StmtKind::Assign { value, op: None, .. } => match value.bare() {
@@ -2525,9 +2551,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     recv: Some(o.clone()),
                 })
             });
-            let env = env.or_else(|| {
-                Some(Rc::new(Env { args: Vec::new(), kwargs: Vec::new(), caller: None, vals: Vec::new(), recv: Some(o.clone()) }))
-            });
+            let env = env.or_else(|| Some(Env::receiver(o.clone())));
             let registered = super::index::registered_field(&d.stmts[si].kind).filter(|(a, _)| *a == attr).map(|(_, v)| v.clone());
             if let Some(value) = registered {
                 // `self.register_buffer("attr", value)`
@@ -2613,7 +2637,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             let props = self.ix.method(c, attr);
             if let Some(&id) = props.first() {
                 if self.ix.def(id).decorators.iter().any(|d| d.ends_with("property")) {
-                    let env = Rc::new(Env { args: Vec::new(), kwargs: Vec::new(), caller: None, vals: Vec::new(), recv: Some(o.clone()) });
+                    let env = Env::receiver(o.clone());
                     let c = Ctx { def: id, at: usize::MAX, env: Some(env), depth: cx.depth + 1 };
                     return Some(self.returns(&c, parent));
                 }
