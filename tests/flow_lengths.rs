@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{top_suspects, REVIEWS_DATA as DATA, REVIEWS_TOK as TOK, REVIEWS_TRAIN as TRAIN};
+use common::{tiered_suspects, top_suspects, REVIEWS_DATA as DATA, REVIEWS_TOK as TOK, REVIEWS_TRAIN as TRAIN};
 
 const MODEL: &str = r#"import torch
 import torch.nn as nn
@@ -247,4 +247,94 @@ fn a_shift_inside_rows_is_found_and_a_squeeze_is_no_marker() {
     let got = top_suspects(&[("data.py", PENGUINS_DATA), ("train.py", PENGUINS_TRAIN)], "ce_1d_over.async.log");
     assert_eq!(got.first().map(String::as_str), Some("data.py:10"), "{got:?}");
     assert!(!got.iter().any(|s| s == "train.py:12"), "{got:?}");
+}
+
+const CHORDS_DATA: &str = r#"import torch
+from torch.utils.data import Dataset
+
+SPECIAL = ["<pad>", "<bos>", "<mask>"]
+
+
+def chord_ids(progressions, table):
+    return [[table[c] for c in prog] for prog in progressions]
+
+
+def chop(seqs, span, hop):
+    pieces = []
+    for s in seqs:
+        for at in range(0, max(1, len(s) - span + 1), hop):
+            pieces.append(s[at:at + span])
+    return torch.tensor([p for p in pieces if len(p) == span])
+
+
+class MaskedChords(Dataset):
+    def __init__(self, pieces, bos, mask_id, p=0.15):
+        self.pieces, self.bos, self.mask_id, self.p = pieces, bos, mask_id, p
+
+    def __len__(self):
+        return self.pieces.shape[0]
+
+    def __getitem__(self, k):
+        piece = self.pieces[k]
+        hide = torch.rand(piece.shape) < self.p
+        target = torch.where(hide, piece, torch.full_like(piece, -100))
+        shown = piece.masked_fill(hide, self.mask_id)
+        head = torch.tensor([self.bos])
+        return torch.cat((head, shown)), torch.cat((torch.tensor([-100]), target))
+"#;
+
+const CHORDS_MODEL: &str = r#"import torch
+from torch import nn
+
+
+class ChordBert(nn.Module):
+    def __init__(self, n_tokens, span, width=48):
+        super().__init__()
+        self.tokens = nn.Embedding(n_tokens, width)
+        self.place = nn.Embedding(span, width)
+        block = nn.TransformerEncoderLayer(width, 4, 2 * width, batch_first=True)
+        self.body = nn.TransformerEncoder(block, 2)
+        self.out = nn.Linear(width, n_tokens)
+
+    def forward(self, ids):
+        at = torch.arange(ids.size(1), device=ids.device).expand_as(ids)
+        return self.out(self.body(self.tokens(ids) + self.place(at)))
+"#;
+
+const CHORDS_TRAIN: &str = r#"import torch
+import torch.nn.functional as F
+from torch.utils.data import DataLoader
+
+from chords import SPECIAL, MaskedChords, chop, chord_ids
+from net import ChordBert
+
+SETTINGS = {"span": 24, "hop": 8, "batch": 32}
+
+
+def run(progressions, vocabulary):
+    table = {c: i for i, c in enumerate(list(vocabulary) + SPECIAL)}
+    pieces = chop(chord_ids(progressions, table), SETTINGS["span"], SETTINGS["hop"])
+    order = torch.randperm(pieces.shape[0])
+    cut = pieces.shape[0] // 10
+    train = MaskedChords(pieces[order[cut:]], table["<bos>"], table["<mask>"])
+    model = ChordBert(len(table), SETTINGS["span"])
+    for ids, target in DataLoader(train, batch_size=SETTINGS["batch"], shuffle=True):
+        logits = model(ids)
+        F.cross_entropy(logits.reshape(-1, logits.size(-1)), target.reshape(-1)).backward()
+"#;
+
+/// Windows of the data exactly as long as the position table, a `<bos>` put before each with
+/// `torch.cat`, the dataset's rows picked with a permutation, positions broadcast with
+/// `expand_as`: the line that adds the token is where the length stops fitting (the window is a
+/// design of the data, the alternative).
+#[test]
+fn a_token_put_before_a_window_with_cat_is_the_line_that_overflows() {
+    let files = [("chords.py", CHORDS_DATA), ("net.py", CHORDS_MODEL), ("train.py", CHORDS_TRAIN)];
+    let got = tiered_suspects(&files, "embedding_over.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("chords.py:32 strong"), "{got:?}");
+    assert!(got.iter().take(3).any(|s| s.starts_with("chords.py:15 ")), "the window is the alternative: {got:?}");
+    // one position to spare: nothing proven on either line
+    let roomy = CHORDS_MODEL.replace("nn.Embedding(span, width)", "nn.Embedding(span + 1, width)");
+    let got = tiered_suspects(&[("chords.py", CHORDS_DATA), ("net.py", &roomy), ("train.py", CHORDS_TRAIN)], "embedding_over.async.log");
+    assert!(!got.iter().any(|s| s.ends_with(" strong")), "{got:?}");
 }

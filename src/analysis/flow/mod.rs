@@ -488,6 +488,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
     // a length that fills the bound exactly (`ids[:max_len]` for a table of max_len rows) and a
     // later line that adds to it (`[bos] + ids + [eos]`): the fill is the line to change
     let mut fills: Vec<usize> = Vec::new();
+    let mut windows: Vec<usize> = Vec::new();
     let mut early: Vec<usize> = Vec::new();
     let mut bound_takes_bare: Vec<usize> = Vec::new();
     let value_text = value.describe();
@@ -660,27 +661,40 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                             }
                             // a cut to the same length traced elsewhere in the slice (the
                             // samples a collate function reads were traced once, under the loader)
-                            if nodes[f].tag != Tag::Cut {
+                            if !matches!(nodes[f].tag, Tag::Cut { .. }) {
                                 let hi = nodes[f].out.as_ref().map(|r| &r.hi);
-                                if let Some(c) = (0..value_nodes)
-                                    .find(|&c| nodes[c].tag == Tag::Cut && !nodes[c].aux && nodes[c].out.as_ref().map(|r| &r.hi) == hi)
-                                {
+                                if let Some(c) = (0..value_nodes).find(|&c| {
+                                    matches!(nodes[c].tag, Tag::Cut { .. }) && !nodes[c].aux && nodes[c].out.as_ref().map(|r| &r.hi) == hi
+                                }) {
                                     f = c;
                                 }
                             }
-                            fills.push(f);
-                            if f < i {
-                                early.push(f);
-                            }
-                            // the fill is the line to change (it is reported strong); this one
-                            // is the alternative
-                            score = 0.97;
-                            tier = Tier::Likely;
                             proven = true;
-                            why = format!(
-                                "{why}: adds to a length that already fills the bound, giving {r}{}",
-                                bound_text.as_ref().map(|b| format!(" (the bound is {b})")).unwrap_or_default()
-                            );
+                            if matches!(nodes[f].tag, Tag::Cut { window: true }) {
+                                // a window of the data (`ids[i : i + n]`) that fills the bound is
+                                // a design of the data: this line, where the value first stops
+                                // fitting, is the one to change; the window is the alternative
+                                windows.push(f);
+                                score = 1.01;
+                                tier = Tier::Strong;
+                                why = format!(
+                                    "{why}: adds to a window that already fills the bound, giving {r}{}",
+                                    bound_text.as_ref().map(|b| format!(" (the bound is {b})")).unwrap_or_default()
+                                );
+                            } else {
+                                fills.push(f);
+                                if f < i {
+                                    early.push(f);
+                                }
+                                // the fill (a truncation) is the line to change (it is reported
+                                // strong); this one is the alternative
+                                score = 0.97;
+                                tier = Tier::Likely;
+                                why = format!(
+                                    "{why}: adds to a length that already fills the bound, giving {r}{}",
+                                    bound_text.as_ref().map(|b| format!(" (the bound is {b})")).unwrap_or_default()
+                                );
+                            }
                         } else if let Some(j) =
                             shared_setting(&nodes, i, value_nodes).filter(|j| inputs_fit && bare(j) && !scaled_on_way(&nodes, i))
                         {
@@ -710,6 +724,15 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
         } else if n.val == "probabilities" {
             score *= 0.3;
         }
+        // a window a later line adds to: the alternative
+        if windows.contains(&i) && score < 0.97 {
+            score = 0.97;
+            tier = Tier::Likely;
+            why = format!(
+                "{why}: a window that fills the bound{}, and a later line adds to it",
+                bound_text.as_ref().map(|b| format!(" ({b})")).unwrap_or_default()
+            );
+        }
         // the fill is the line to change: ahead of the lines that carry its length on
         if fills.contains(&i) && score < 1.01 {
             score = 1.01;
@@ -727,7 +750,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
     // the value's side reads the setting the bound is sized by, and the value breaks it: the
     // value's lines add to the setting on purpose, the bound's use of it as it is is the line
     let value_breaks = nodes.first().and_then(|n| n.out.as_ref()).is_some_and(|r| breaks(r, bound_sym.as_ref(), ignore) == Some(true));
-    if value_breaks && fills.is_empty() {
+    if value_breaks && fills.is_empty() && windows.is_empty() {
         for i in (0..value_nodes).filter(|&i| !scaled_on_way(&nodes, i)) {
             if let Some(p) =
                 shared_setting(&nodes, i, value_nodes).filter(bare).and_then(|j| nodes[j].parent).filter(|&p| nodes[p].tag != Tag::Call)

@@ -61,8 +61,9 @@ pub enum Tag {
     Max,
     /// A size made from a length.
     Len(Length),
-    /// Keeps at most n elements (`ids[:n]`), while a length is followed.
-    Cut,
+    /// Keeps at most n elements (`ids[:n]`), while a length is followed; `window`: a window
+    /// that starts anywhere (`ids[i : i + n]`), not a truncation.
+    Cut { window: bool },
     /// An integer literal.
     Literal(i64),
     /// A lookup in a table (`m[c]`, `.map(m)`, `.get(k)`).
@@ -292,6 +293,7 @@ pub(super) fn is_pass_method(m: &str) -> bool {
             | "permute"
             | "transpose"
             | "expand"
+            | "expand_as"
             | "repeat"
             | "view_as"
             | "reshape_as"
@@ -626,8 +628,16 @@ impl<'a, 'i> Tracer<'a, 'i> {
             _ => return base,
         };
         let from_start = lo.map_or(true, |e| int_literal(e) == Some(0));
+        let mut window = false;
         let most = match hi {
-            None => base.most(),
+            // `xs[-n:]`: the last n at most (a truncation that keeps the end)
+            None => match lo.map(Expr::bare) {
+                Some(Expr::Unary(op, n)) if &**op == "-" => match self.aux_expr(n, cx, parent) {
+                    Val::Int(r) if r.hi.as_ref().is_some_and(|h| h.constant().is_none_or(|k| k > 0)) => r.hi,
+                    _ => base.most(),
+                },
+                _ => base.most(),
+            },
             Some(h) => match int_literal(h) {
                 Some(k) if k < 0 => base.most().map(|m| m.plus(k)),
                 _ => {
@@ -639,6 +649,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         _ if from_start => Some(h),
                         _ => None,
                     };
+                    window = !from_start && width.is_some();
                     width.and_then(|w| match self.aux_expr(w, cx, parent) {
                         Val::Int(r) => r.hi,
                         _ => None,
@@ -648,7 +659,8 @@ impl<'a, 'i> Tracer<'a, 'i> {
         };
         if self.count.is_some() {
             if let Some(m) = &most {
-                self.mark(parent, Tag::Cut, format!("keeps at most {m} elements"));
+                let what = if window { format!("takes a window of at most {m} elements") } else { format!("keeps at most {m} elements") };
+                self.mark(parent, Tag::Cut { window }, what);
             }
         }
         Val::Seq { elem: Box::new(elem), len: None, most }
@@ -1594,6 +1606,48 @@ impl<'a, 'i> Tracer<'a, 'i> {
             return v;
         }
         Val::unknown(format!("`{n}` is not defined in the project"))
+    }
+
+    /// The value written for `key` in the dict display `n` is bound to, in the function of `cx`
+    /// (before its statement) or else at its module's level, with where it is written; None where
+    /// the name is bound to anything else there or the file writes into it (`n[k] = …`,
+    /// `n.update(…)`).
+    fn literal_entry(&self, cx: &Ctx, n: &str, key: &str) -> Option<(Ctx, usize, Expr)> {
+        let file = cx.def.0;
+        let defs = &self.ix.files[file].flow;
+        // the file writes into the dict: its entries are not what is written out
+        let written = defs.iter().any(|d| {
+            d.stmts.iter().any(|st| match &st.kind {
+                StmtKind::Assign { targets, .. } => targets.iter().any(|t| matches!(t.bare(), Expr::Sub(b, _) if matches!(b.bare(), Expr::Name(x) if x == n))),
+                StmtKind::Expr(Expr::Call { func, .. }) => matches!(func.bare(), Expr::Attr(o, m) if matches!(o.bare(), Expr::Name(x) if x == n) && matches!(&**m, "update" | "setdefault" | "pop" | "__setitem__")),
+                _ => false,
+            })
+        });
+        if written {
+            return None;
+        }
+        let module = defs.iter().position(|d| d.kind == DefKind::Module).map(|k| (file, k));
+        let own = (cx.def, cx.at.min(self.ix.def(cx.def).stmts.len()));
+        let places = std::iter::once(own).chain(module.filter(|&m| m != cx.def).map(|m| (m, self.ix.def(m).stmts.len())));
+        for (def, upto) in places {
+            let d = self.ix.def(def);
+            let bound = (0..upto).rev().find(|&i| match &d.stmts[i].kind {
+                StmtKind::Assign { targets, .. } => targets.iter().any(|t| matches!(t.bare(), Expr::Name(x) if x == n)),
+                StmtKind::For { target, .. } => pattern_pos(target, n).is_some(),
+                StmtKind::With { target: Some(t), .. } => pattern_pos(t, n).is_some(),
+                _ => false,
+            });
+            let Some(i) = bound else { continue };
+            let StmtKind::Assign { targets, value, op: None } = &d.stmts[i].kind else { return None };
+            let Expr::Dict(pairs) = value.bare() else { return None };
+            if targets.len() != 1 || !matches!(targets[0].bare(), Expr::Name(_)) {
+                return None;
+            }
+            let entry = pairs.iter().rev().find(|(k, _)| matches!(k, Expr::Str(x) if x == key)).map(|(_, v)| v.clone())?;
+            let env = if def == cx.def { cx.env.clone() } else { None };
+            return Some((Ctx { def, at: i, env, depth: cx.depth }, i, entry));
+        }
+        None
     }
 
     /// The project module the file of `cx` imports as `n`, as a record of its globals.
@@ -3099,6 +3153,17 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     return v;
                 }
             }
+            // a literal key of a dict written out in this function or its module, that nothing
+            // in the file writes into (`SETTINGS = {"span": 24, …}` … `SETTINGS["span"]`)
+            if let Expr::Name(n) = obj.bare() {
+                if let Some((c, si, value)) = self.literal_entry(cx, n, key) {
+                    let node = self.node(&c, si, Tag::Pass, format!("sets `{n}[{key:?}]`"), parent);
+                    let v = self.expr(&value, &c, node);
+                    self.classify(node, &value, None, &v);
+                    self.finish(node, &v);
+                    return v;
+                }
+            }
             let base = self.expr(obj, cx, parent);
             if let Val::Table(file) = &base {
                 if let Some(v) = self.column_in(key, *file, cx, parent) {
@@ -3155,6 +3220,30 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 }
                 self.cut(keep);
             }
+        }
+        // `xs[idx]` with an array of positions or a mask (`windows[perm[:n]]`, `x[x > 0]`):
+        // some of xs's elements, in a container of the same depth
+        let positions = match idx.bare() {
+            Expr::Sub(_, i) => matches!(i.bare(), Expr::Span(..)),
+            Expr::Call { func, .. } => {
+                matches!(func.last_name(), Some("randperm" | "permutation" | "argsort" | "nonzero" | "flatnonzero" | "arange"))
+            }
+            _ => false,
+        };
+        let mask = matches!(idx.bare(), Expr::Test(..));
+        if positions || mask {
+            let keep = self.nodes.len();
+            let index = self.aux_expr(idx, cx, parent);
+            if mask || matches!(index, Val::Seq { .. }) {
+                if let Val::Seq { elem, len, most } = self.expr(obj, cx, parent) {
+                    return if mask {
+                        Val::Seq { elem, len: None, most: len.or(most) }
+                    } else {
+                        Val::Seq { elem, len: index.len(), most: if index.len().is_some() { None } else { index.most() } }
+                    };
+                }
+            }
+            self.cut(keep);
         }
         // `xs[i]`: an element of xs (a tuple index `x[:, 0]` is taken as the same dimensions)
         let base = if matches!(idx.bare(), Expr::Seq(SeqKind::Tuple, _)) {
@@ -3473,13 +3562,31 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 let Some(Expr::Seq(_, parts)) = args.first().map(Expr::bare) else { unreachable!() };
                 let mut out: Option<Val> = None;
                 let mut unknown = None;
+                let mut vals = Vec::with_capacity(parts.len());
                 for part in parts {
                     let v = self.expr(part, cx, parent);
+                    let v = self.force(v);
                     // a part nothing is known of leaves the whole unknown (its elements are in it)
                     if unknown.is_none() && matches!(v.element_deep(), Val::Unknown(_)) {
                         unknown = Some(v.clone());
                     }
+                    vals.push(v.clone());
                     join_into(&mut out, v);
+                }
+                // the dimension the parts are joined in is as long as theirs together (a
+                // `[CLS]` put before a window of n is n + 1 long); the others are the parts'
+                let dim = match (name.as_str(), kw("dim").or(kw("axis")).or(args.get(1))) {
+                    ("vstack", None) => Some(0),
+                    ("cat" | "concat" | "concatenate", None) => Some(0),
+                    ("cat" | "concat" | "concatenate", Some(d)) => int_literal(d).and_then(|d| usize::try_from(d).ok()),
+                    _ => None,
+                };
+                if let Some(Val::Seq { elem, len, most }) = dim.and_then(|d| cat_along(&vals, d)) {
+                    let elem = match unknown {
+                        Some(u) => Box::new(with_innermost(&elem, u.element_deep().clone())),
+                        None => elem,
+                    };
+                    return Val::Seq { elem, len, most };
                 }
                 return unknown.or(out).unwrap_or(Val::unknown("an empty concatenation"));
             }
@@ -4840,6 +4947,53 @@ fn join_cells(v: &Val, fill: &Val) -> Val {
 }
 
 /// The length (or its upper bound) of dimension `dim` of a nested sequence; -1 is the innermost.
+/// Sequences joined end to end in dimension `dim` (`torch.cat(parts, dim)`): that dimension's
+/// length is the sum of theirs (exact where each is, else an upper bound), the elements of all
+/// of them. None when a part is not a sequence that deep.
+fn cat_along(parts: &[Val], dim: usize) -> Option<Val> {
+    let mut elems = Vec::with_capacity(parts.len());
+    let mut lens = Vec::with_capacity(parts.len());
+    let mut mosts = Vec::with_capacity(parts.len());
+    for p in parts {
+        let Val::Seq { elem, len, most } = p else { return None };
+        elems.push((**elem).clone());
+        lens.push(len.clone());
+        mosts.push(most.clone().or_else(|| len.clone()));
+    }
+    if elems.is_empty() {
+        return None;
+    }
+    if dim > 0 {
+        // the other dimensions are the parts' own (the same in each, or the call fails)
+        let inner = cat_along(&elems, dim - 1)?;
+        let len = lens.iter().flatten().next().cloned();
+        let most = if len.is_none() { mosts.iter().flatten().next().cloned() } else { None };
+        return Some(Val::Seq { elem: Box::new(inner), len, most });
+    }
+    let sum = |xs: &[Option<Sym>]| {
+        xs.iter().try_fold(Sym::num(0), |acc, x| {
+            let x = x.as_ref()?;
+            match (acc.constant(), x.constant()) {
+                (Some(a), _) => Some(x.plus(a)),
+                (_, Some(b)) => Some(acc.plus(b)),
+                _ => None,
+            }
+        })
+    };
+    let len = sum(&lens);
+    let most = sum(&mosts).filter(|m| Some(m) != len.as_ref());
+    let elem = elems.into_iter().reduce(|a, b| a.join(&b))?;
+    Some(Val::Seq { elem: Box::new(elem), len, most })
+}
+
+/// `v` with its innermost element replaced by `x` (the lengths kept).
+fn with_innermost(v: &Val, x: Val) -> Val {
+    match v {
+        Val::Seq { elem, len, most } => Val::Seq { elem: Box::new(with_innermost(elem, x)), len: len.clone(), most: most.clone() },
+        _ => x,
+    }
+}
+
 fn dim_len(v: &Val, dim: i64) -> Option<Sym> {
     // a sample tuple (`(ids, label)`): the longest of its sequences' lengths
     if let Val::Tuple(xs) = v {
