@@ -237,6 +237,48 @@ for feats, joint in DataLoader(ShapeSet("cache"), batch_size=12, shuffle=True):
     let _ = std::fs::remove_dir_all(&proj);
 }
 
+/// A `collate_fn` pads with its own default (`fill=-1`), which the DataLoader leaves as it is:
+/// no line of the project passes the -1, so the run cannot follow it upstream. The line that
+/// put it into the ids the embedding reads is where it joined the data: that line is confirmed,
+/// and the default's line, which the run did not follow, is not refuted.
+#[test]
+fn a_marker_a_collate_default_pads_with_joins_the_data_where_it_is_padded_in() {
+    let py = need_torch!();
+    let proj = tmp("collate-default");
+    std::fs::write(
+        proj.join("tags.py"),
+        r#"import torch
+from torch.nn.utils.rnn import pad_sequence
+from torch.utils.data import DataLoader
+
+SENTENCES = [[3, 1, 4, 1, 5], [9, 2, 6], [5, 3, 5, 8, 9, 7, 9], [3, 2]]
+
+
+def pad_batch(rows, fill=-1):
+    words = [torch.tensor(r) for r in rows]
+    ids = pad_sequence(words, batch_first=True, padding_value=fill)
+    return ids
+
+
+embed = torch.nn.Embedding(10, 8)
+for ids in DataLoader(SENTENCES, batch_size=4, collate_fn=pad_batch):
+    embed(ids).sum().backward()
+"#,
+    )
+    .unwrap();
+    let out_dir = tmp("collate-default-out");
+    let out = repro(&proj, &["--cpu", "--format", "json", "--project", ".", "--out", out_dir.to_str().unwrap()], &[py, "tags.py"]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = report(&out);
+    let born = &v["witness"]["born"]["value_chain"]["born"];
+    assert_eq!((born["line"].as_u64(), born["kind"].as_str()), (Some(10), Some("joined")), "{born}");
+    let s = &v["suspects"][0];
+    assert_eq!((s["file"].as_str(), s["line"].as_u64(), s["confirmed"].as_bool()), (Some("tags.py"), Some(10), Some(true)), "{s}");
+    assert!(!v["suspects"].as_array().unwrap().iter().any(|s| s["repro"] == "refuted"), "{}", v["suspects"]);
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let _ = std::fs::remove_dir_all(&proj);
+}
+
 #[test]
 fn every_fixture_bug_is_caught_and_the_controls_pass() {
     let py = need_torch!();

@@ -605,7 +605,10 @@ def _global(f, ev, arg):
             if parent is None or "." in name:
                 continue  # attributes of `self` were there before the call
             pnames = _names(parent, parent.line)
-            _record({"kind": "param", "frame": parent.serial, "callee": fs.serial, "parent": parent.parent,
+            # called straight from the project's line, or by a library (a DataLoader calling a
+            # `collate_fn`, a `functools.partial`): then the line did not pass it
+            direct = f.f_back is parent.frame
+            _record({"kind": "param", "direct": direct, "frame": parent.serial, "callee": fs.serial, "parent": parent.parent,
                      "file": parent.file, "line": parent.line, "function": parent.code.co_name, "var": name,
                      "bits": bits, "oid": id(val), "after": _lite(val),
                      "inputs": _holders(parent, pnames, bits, parent.frame), "before": {}, "mark": parent.mark})
@@ -914,17 +917,36 @@ def _follow(start, bits):
             if nxt is None:
                 if inserted is not None and _literal(cur):
                     return chain[:inserted + 1], chain[inserted], None
+                if cur.get("library"):
+                    # nothing the line called returned it either: its origin cannot be
+                    # followed from here. A constant put into an array on the way joined the
+                    # data there
+                    if inserted is not None:
+                        return _joined(chain, inserted)
+                    reason = "`%s` was passed in by a library call, and its origin was not traced" % cur.get("var")
+                    break
                 return chain, cur, None
             if cur.get("key"):
                 nxt = dict(nxt, key=cur["key"])
         if nxt["kind"] == "param":
+            # a parameter a library filled from nothing the project's line holds (a
+            # `collate_fn`'s default, a keyword a `functools.partial` bound, the samples a
+            # DataLoader hands a `collate_fn`; not a module's `forward`, called through
+            # `__call__` with what the line passes): the line did not pass it
+            lib = not nxt.get("direct", True) and not [h for h in nxt.get("inputs") or [] if h[1] & bits]
             # the caller's line passed it: continue from that line's inputs
-            nxt = dict(nxt, kind="call_arg")
+            nxt = dict(nxt, kind="call_arg", library=lib)
         at = _position(cur) if cur.get("kind") == "set" else None
         nxt = dict(nxt, pos=at) if at is not None and nxt["line"] != cur["line"] else dict(nxt, pos=None)
         chain.append(nxt)
         cur = nxt
     return chain, None, reason or "the chain is longer than %d steps" % MAX_STEPS
+
+
+def _joined(chain, at):
+    """The chain cut at step `at`, where a constant joined the data: that step the origin."""
+    step = dict(chain[at], joined=True)
+    return chain[:at] + [step], step, None
 
 
 def _literal(e):
@@ -973,7 +995,8 @@ def _describe(chain, born, reason):
         out["chain"].append(step)
     if born is not None:
         b = _step(born, "origin")
-        b["kind"] = _born_kind(born)
+        # `joined`: a constant (a marker, a padding value) put into the data on this line
+        b["kind"] = "joined" if born.get("joined") else _born_kind(born)
         b["before"] = born.get("before") or {}
         out["born"] = b
     else:

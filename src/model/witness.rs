@@ -189,8 +189,9 @@ pub struct BornStep {
     #[serde(deserialize_with = "null_as_default")]
     pub role: Option<String>,
     /// On the origin: `made` (computed there from good inputs), `count` (a count or largest
-    /// value), `size` (positions counted from another value's length) or `read` (taken as it
-    /// came).
+    /// value), `size` (positions counted from another value's length), `read` (taken as it
+    /// came) or `joined` (a constant put into the data there, the constant passed in by a
+    /// library call the run could not follow upstream).
     #[serde(deserialize_with = "null_as_default")]
     pub kind: Option<String>,
     /// On the origin: the numbers its inputs held before the line ran.

@@ -308,7 +308,10 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, root: Option<&Pat
     // run cannot judge (a config key, a loss setting, a bound it followed to a computation
     // static analysis names upstream) stops the search with nothing confirmed.
     let mut origins: Vec<(String, u32)> = Vec::new();
-    if let (true, Some((f, l, _))) = (matches!(kind(vorigin).as_str(), "made" | "read" | "count"), vplace.as_ref()) {
+    // (`joined`: a constant put into the data there, the constant itself passed in by a
+    // library call the run could not follow upstream)
+    let joined = kind(vorigin) == "joined";
+    if let (true, Some((f, l, _))) = (matches!(kind(vorigin).as_str(), "made" | "read" | "count" | "joined"), vplace.as_ref()) {
         origins.push((f.clone(), *l));
     }
     // a bound that is a count of what it counts (`len(index)`) is a cause only where the value
@@ -351,6 +354,11 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, root: Option<&Pat
             // of a value, the value is followed by equality, and a number that equals it by
             // chance (an id that equals a length) can lead the chain astray
             chosen = None;
+        } else if joined && value_suspect(s) {
+            // a line upstream of the constant (where it was chosen or bound): the run did not
+            // follow it there, so it neither stands against the line it joined the data on nor
+            // is refuted
+            continue;
         } else if ran_off_path(s) || (bound.is_none() && s.chain.iter().any(|c| c.role == "bound")) {
             // a line that ran off the value's path; or a claim about a bound the run could not
             // follow (a tensor's size): neither stands against a value the run saw computed
@@ -368,7 +376,11 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, root: Option<&Pat
     let (cfile, cline) = chosen.clone().unwrap_or_default();
     let chain_text = |path: &[(String, u32, String)]| path.iter().map(|(f, l, _)| format!("{f}:{l}")).collect::<Vec<_>>().join(" → ");
     let value_sentence = vorigin.zip(vplace.as_ref()).map(|(s, (f, l, _))| {
-        let how = if matches!(s.kind.as_deref(), Some("made" | "count")) { "born at" } else { "read at" };
+        let how = match s.kind.as_deref() {
+            Some("made" | "count") => "born at",
+            Some("joined") => "joined the data at",
+            _ => "read at",
+        };
         format!("{how} {f}:{l}: {}", gave(s))
     });
     let bound_sentence = borigin.zip(bplace.as_ref()).map(|(s, (f, l, _))| {
@@ -412,7 +424,11 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, root: Option<&Pat
                 // refuted only where the run found the line that made the value, and only a
                 // suspect that claims to make it (a traced value line)
                 Some(x)
-                    if x.ran.unwrap_or(0) > 0 && chosen.is_some() && !s.chain.is_empty() && !s.chain.iter().any(|c| c.role == "bound") =>
+                    if x.ran.unwrap_or(0) > 0
+                        && chosen.is_some()
+                        && !joined
+                        && !s.chain.is_empty()
+                        && !s.chain.iter().any(|c| c.role == "bound") =>
                 {
                     let seen = x
                         .seen
