@@ -2305,3 +2305,67 @@ fn ids_listed_in_a_json_catalog_a_config_names_are_read_as_a_column() {
     let got = tiered_suspects(&files, "ce_1d_over.async.log");
     assert!(!got.iter().any(|s| s.ends_with(" strong")), "{got:?}");
 }
+
+const WEIGHTED_BCE: &str = r#"import torch
+import torch.nn.functional as F
+
+
+def weighted_bce(p, target, pos_weight=3.0):
+    w = 1.0 + (pos_weight - 1.0) * target
+    return (w * F.binary_cross_entropy(p, target, reduction="none")).mean()
+"#;
+
+const WEIGHTED_BCE_LOGITS: &str = r#"import torch
+import torch.nn.functional as F
+
+
+def weighted_bce_from_logits(logits, target, pos_weight=3.0):
+    w = 1.0 + (pos_weight - 1.0) * target
+    return (w * F.binary_cross_entropy(logits, target, reduction="none")).mean()
+"#;
+
+const DEFECT_TRAIN: &str = r#"import torch
+from torch import nn
+
+from losses import weighted_bce
+
+
+class Inspector(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(nn.Conv2d(1, 8, 3), nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten())
+        self.score = nn.Linear(8, 1)
+
+    def forward(self, img):
+        return self.score(self.features(img)).squeeze(1)
+
+
+def epoch(net, batches, opt):
+    for img, flawed in batches:
+        scores = net(img)
+        loss = weighted_bce(scores, flawed.float())
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+def main(batches, rounds=5):
+    net = Inspector()
+    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    for _ in range(rounds):
+        epoch(net, batches, opt)
+"#;
+
+/// Raw scores handed to a function of the project's own that takes probabilities and feeds them
+/// to a BCE: the call that hands them over is where they cross (the loss inside comes after).
+/// A function that says it takes logits means to get raw scores: then the loss inside it is.
+#[test]
+fn raw_scores_handed_to_a_helper_that_takes_probabilities_are_found_at_the_call() {
+    let got = tiered_suspects(&[("losses.py", WEIGHTED_BCE), ("train.py", DEFECT_TRAIN)], "bce_logits_as_probs.async.log");
+    assert_eq!(got.first().map(String::as_str), Some("train.py:20 strong"), "{got:?}");
+    assert!(got.iter().any(|s| s == "losses.py:7 likely"), "the loss stays in view: {got:?}");
+    let train = DEFECT_TRAIN.replace("weighted_bce", "weighted_bce_from_logits");
+    let got = tiered_suspects(&[("losses.py", WEIGHTED_BCE_LOGITS), ("train.py", &train)], "bce_logits_as_probs.async.log");
+    assert!(got.first().is_some_and(|s| s.starts_with("losses.py:7 ")), "{got:?}");
+    assert!(!got.iter().any(|s| s.starts_with("train.py:20 ")), "{got:?}");
+}

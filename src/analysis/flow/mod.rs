@@ -1213,19 +1213,30 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                     // after a formula of the project's own the values are no raw scores: the
                     // loss is the second place to look
                     let formula = !hand_made.is_empty();
+                    // the loss is inside a function of the project's own that takes the
+                    // probabilities as a parameter (`def bce_dice(prob, target)`): the call that
+                    // hands it raw scores is where they cross into it; the loss comes after it
+                    let handed = (!unknown && !formula).then(|| handed_in(&nodes)).flatten();
+                    if let Some(h) = handed {
+                        let why = format!(
+                            "hands raw scores (no sigmoid or softmax on the way) to a function that feeds them to `{}`, which {what}",
+                            sink.call_text
+                        );
+                        out.push(at_node(ix, &nodes[h], 0.97, Tier::Strong, why, slice.chain(h, ix, false), Vec::new()));
+                    }
                     out.push(FlowSuspect {
                         file,
                         line,
                         score: if unknown {
                             0.5
-                        } else if formula {
+                        } else if formula || handed.is_some() {
                             0.6
                         } else {
                             0.97
                         },
                         tier: if unknown {
                             Tier::Possible
-                        } else if formula {
+                        } else if formula || handed.is_some() {
                             Tier::Likely
                         } else {
                             Tier::Strong
@@ -1541,6 +1552,30 @@ fn at_node(ix: &Index, n: &Node, score: f32, tier: Tier, why: String, chain: Vec
         bound_chain,
         data: false,
     }
+}
+
+/// The line that hands the value to a parameter of the function the op is called in (the
+/// first argument binding on the value's path from the op that leaves that function), when the
+/// value comes to it straight through plain passes.
+fn handed_in(nodes: &[Node]) -> Option<usize> {
+    let scope = &nodes.first()?.scope;
+    let mut at = 0;
+    for _ in 0..8 {
+        let next = nodes[at].children.iter().copied().find(|&c| !nodes[c].aux)?;
+        let n = &nodes[next];
+        if n.tag != Tag::Pass {
+            return None;
+        }
+        if &n.scope != scope {
+            // a function or parameter that says it takes logits (`SmoothBCEwLogits.forward`,
+            // `def loss(logits, y)`) means to get raw scores: the loss inside it is the line
+            let param = n.what.rsplit(" as `").next().unwrap_or("");
+            let logits = |t: &str| t.to_ascii_lowercase().contains("logit");
+            return (n.what.starts_with("passes `") && !logits(scope) && !logits(param)).then_some(next);
+        }
+        at = next;
+    }
+    None
 }
 
 /// Whether a line at `at` or above it selects the marker `k` out (`labels[labels != k]`).
