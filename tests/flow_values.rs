@@ -2369,3 +2369,29 @@ fn raw_scores_handed_to_a_helper_that_takes_probabilities_are_found_at_the_call(
     assert!(got.first().is_some_and(|s| s.starts_with("losses.py:7 ")), "{got:?}");
     assert!(!got.iter().any(|s| s.starts_with("train.py:20 ")), "{got:?}");
 }
+
+const TRIPLETS: &str = r#"import torch
+import torch.nn.functional as F
+
+
+def contrast(emb, k=8, margin=0.2):
+    n = len(emb)
+    idx = torch.arange(n)
+    hop = torch.randint(1, n, (n, k))
+    others = idx.unsqueeze(1) + hop
+    neg = emb.index_select(0, others.flatten()).view(n, k, -1)
+    pos = torch.roll(emb, 1, 0)
+    d_pos = (emb - pos).pow(2).sum(-1, keepdim=True)
+    d_neg = (emb.unsqueeze(1) - neg).pow(2).sum(-1)
+    return F.relu(d_pos - d_neg + margin).mean()
+"#;
+
+/// A draw from 1 up added to another index (a negative that is never the anchor itself): the
+/// draw is an offset, not an id numbered from 1, so the sum that is never wrapped back (`% n`)
+/// is the line, ahead of the draw.
+#[test]
+fn an_offset_drawn_from_one_up_is_blamed_at_the_sum() {
+    let got = tiered_suspects(&[("loss.py", TRIPLETS)], "index_select_over.async.log");
+    assert!(got.first().is_some_and(|s| s.starts_with("loss.py:9 ")), "{got:?}");
+    assert!(!got.iter().take_while(|s| !s.starts_with("loss.py:9 ")).any(|s| s.starts_with("loss.py:8 ")), "{got:?}");
+}

@@ -571,6 +571,21 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
             }
         }
         let mut score = base_score(&n.tag, sink.kind, ignore);
+        // a draw from 1 up added to another index (`anchor + randint(1, n)`, a step that never
+        // stays in place) is an offset, not an id numbered from 1: the sum is where the index
+        // leaves its range
+        let offset_draw = |j: usize| {
+            matches!(nodes[j].tag, Tag::OneBased(_))
+                && nodes[j].parent.is_some_and(|p| {
+                    matches!(&nodes[p].tag, Tag::Arith(o) if o == "+")
+                        && nodes[p].children.iter().any(|&c| c != j && !nodes[c].aux && !matches!(nodes[c].tag, Tag::Literal(_)))
+                })
+        };
+        if offset_draw(i) {
+            score *= 0.5;
+        } else if matches!(&n.tag, Tag::Arith(o) if o == "+") && n.children.iter().any(|&c| offset_draw(c)) {
+            score = score.max(0.85);
+        }
         // running counts (`cumsum`) are where each block ends: as ids or offsets of a class they
         // are one block too far unless shifted back (the exclusive sum starts at 0)
         if n.tag == Tag::Len(Length::Running) && sink.kind == SinkKind::Classes {
