@@ -2395,3 +2395,22 @@ fn an_offset_drawn_from_one_up_is_blamed_at_the_sum() {
     assert!(got.first().is_some_and(|s| s.starts_with("loss.py:9 ")), "{got:?}");
     assert!(!got.iter().take_while(|s| !s.starts_with("loss.py:9 ")).any(|s| s.starts_with("loss.py:8 ")), "{got:?}");
 }
+
+const PACKED_SPANS: &str = r#"import torch
+
+
+def pool_spans(tokens, sizes, span_seq, span_start):
+    # tokens: the sequences of a batch packed end to end; sizes: each one's length
+    ends = torch.cumsum(sizes, dim=0)
+    first = span_start + ends[span_seq]
+    return tokens.index_select(0, first)
+"#;
+
+/// A running count used as the offsets of packed sequences (each sequence shifted by where the
+/// ones before it end): the inclusive sum is one sequence too far, so the count is the line,
+/// not where the offset is used.
+#[test]
+fn an_inclusive_running_count_used_as_offsets_is_the_line() {
+    let got = tiered_suspects(&[("spans.py", PACKED_SPANS)], "index_select_over.async.log");
+    assert!(got.first().is_some_and(|s| s.starts_with("spans.py:6 ")), "{got:?}");
+}

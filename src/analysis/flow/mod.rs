@@ -969,6 +969,24 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
             if k == j || near.scope != nodes[0].scope || near.tag != Tag::Pass || seen.contains(&k) {
                 continue;
             }
+            // a running count added to ids (`ids + offsets[graph]`, each block shifted by where
+            // the blocks before it end) is an offset, not an index one past an end: where it is
+            // counted (inclusive, not exclusive) is the line, not where it is used
+            let added = {
+                let mut at = nodes[j].parent;
+                let mut hit = false;
+                while let Some(a) = at.filter(|&a| a != k) {
+                    if matches!(&nodes[a].tag, Tag::Arith(o) if o == "+") {
+                        hit = true;
+                        break;
+                    }
+                    at = nodes[a].parent;
+                }
+                hit
+            };
+            if nodes[j].tag == Tag::Len(Length::Running) && added {
+                continue;
+            }
             seen.push(k);
             out.push(FlowSuspect {
                 file: ix.files[near.file].path.clone(),

@@ -633,7 +633,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             // `xs[-n:]`: the last n at most (a truncation that keeps the end)
             None => match lo.map(Expr::bare) {
                 Some(Expr::Unary(op, n)) if &**op == "-" => match self.aux_expr(n, cx, parent) {
-                    Val::Int(r) if r.hi.as_ref().is_some_and(|h| h.constant().is_none_or(|k| k > 0)) => r.hi,
+                    Val::Int(r) if r.hi.as_ref().is_some_and(|h| h.constant().map_or(true, |k| k > 0)) => r.hi,
                     _ => base.most(),
                 },
                 _ => base.most(),
