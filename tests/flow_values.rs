@@ -2414,3 +2414,45 @@ fn an_inclusive_running_count_used_as_offsets_is_the_line() {
     let got = tiered_suspects(&[("spans.py", PACKED_SPANS)], "index_select_over.async.log");
     assert!(got.first().is_some_and(|s| s.starts_with("spans.py:6 ")), "{got:?}");
 }
+
+const PLAYS_CSV: &str = "listener,track,plays\n1,10,3\n2,11,1\n3,10,7\n4,12,2\n5,13,9\n2,13,4\n5,10,1\n";
+
+const PLAYS_TRAIN: &str = r#"import pandas as pd
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, Dataset
+
+
+class Plays(Dataset):
+    def __init__(self, frame):
+        self.who = torch.tensor(frame["listener"].values)
+        self.count = torch.tensor(frame["plays"].values, dtype=torch.float32)
+
+    def __len__(self):
+        return len(self.who)
+
+    def __getitem__(self, i):
+        return self.who[i], self.count[i]
+
+
+frame = pd.read_csv("data/plays.csv")
+taste = nn.Embedding(frame["listener"].nunique(), 8)
+rate = nn.Linear(8, 1)
+for who, count in DataLoader(Plays(frame), batch_size=4, shuffle=True):
+    pred = rate(taste(who)).squeeze(1)
+    nn.functional.mse_loss(pred, count).backward()
+"#;
+
+/// Ids a data file numbers 1..n with no gaps, taken as they are to a table sized by a count the
+/// scan cannot read (a file the project does not hold): the line that reads them is ahead of
+/// the count; a table sized by the largest id + 1 (a column read by attribute, `frame.listener`)
+/// holds them, and nothing is proven on the reading.
+#[test]
+fn ids_a_file_numbers_from_one_read_as_they_are_are_the_line() {
+    let unread = PLAYS_TRAIN.replace("frame[\"listener\"].nunique()", "len(pd.read_csv(\"data/listeners.csv\"))");
+    let got = tiered_suspects(&[("data/plays.csv", PLAYS_CSV), ("fit.py", &unread)], "embedding_over.async.log");
+    assert!(got.first().is_some_and(|s| s.starts_with("fit.py:9 likely")), "{got:?}");
+    let sized = PLAYS_TRAIN.replace("frame[\"listener\"].nunique()", "frame.listener.max() + 1");
+    let got = tiered_suspects(&[("data/plays.csv", PLAYS_CSV), ("fit.py", &sized)], "embedding_over.async.log");
+    assert!(!got.iter().any(|s| s.ends_with(" strong")), "{got:?}");
+}

@@ -612,6 +612,17 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                 }
             }
         }
+        if matches!(n.tag, Tag::Column(_)) && n.what.contains(trace::FROM_ONE) && !probs && sink.kind != SinkKind::Probability {
+            // ids the file numbers 1..n with no gaps, taken as they are to the op: a table that
+            // holds n rows (sized by their count) takes 0..n-1, so the reading is the line
+            // (unless the bound is known to hold n + 1: the ranges below decide)
+            if untouched(&nodes, n.parent, |t| {
+                matches!(t, Tag::Arith(_) | Tag::Shift(_) | Tag::Lookup | Tag::Len(_) | Tag::Max | Tag::Scale(_) | Tag::Distinct)
+            }) {
+                score = score.max(0.9);
+                why = format!("{why}: ids numbered from 1 used as they are, where rows count from 0");
+            }
+        }
         if matches!(n.tag, Tag::Parsed | Tag::Column(_)) && !probs {
             // the same function takes 1 off other ids it reads the same way (`int(c) - 1` a
             // line above): the files number from 1, and this id is used as it is

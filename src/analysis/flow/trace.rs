@@ -185,6 +185,8 @@ pub const TEXT_COLUMN: &str = "distinct values)";
 pub const MASKS_OUT: &str = "keeps the cells that are not the marker";
 /// Said of such a column whose cells are turned into numbers (`int(row["item_id"])`).
 pub const AS_NUMBERS: &str = "as numbers";
+/// Said of a data column whose numbers run 1..n with n distinct (ids numbered from 1, no gaps).
+pub const FROM_ONE: &str = "numbered from 1";
 
 /// The statements that grow a field, with the root its filled length is written in (None: no
 /// method grows it).
@@ -2385,6 +2387,12 @@ impl<'a, 'i> Tracer<'a, 'i> {
             }
             _ => {}
         }
+        // pandas' attribute access to a column (`ratings.user_id`) of a table the scan read
+        if let Val::Table(Some(file)) = &base {
+            if let Some(v) = self.column_in(attr, Some(*file), cx, parent) {
+                return v;
+            }
+        }
         if attr == "T" || attr == "mT" {
             return transposed(base);
         }
@@ -3322,7 +3330,8 @@ impl<'a, 'i> Tracer<'a, 'i> {
         let what = if c.text {
             format!("reads column `{name}` of {} ({} {TEXT_COLUMN}", self.ix.files[fi].path, c.distinct)
         } else {
-            format!("reads column `{name}` of {} ({}..={}, {} distinct)", self.ix.files[fi].path, c.min, c.max, c.distinct)
+            let from_one = if c.min == 1 && c.max == c.distinct as i64 && c.distinct > 1 { format!(", {FROM_ONE}") } else { String::new() };
+            format!("reads column `{name}` of {} ({}..={}, {} distinct{from_one})", self.ix.files[fi].path, c.min, c.max, c.distinct)
         };
         self.column_node(name, what, cx, parent, &v);
         // the element of a row is the same as of the column
