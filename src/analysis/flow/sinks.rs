@@ -243,6 +243,9 @@ fn ctor_at(ix: &Index, func: &Expr, def: DefId, stmt: usize, hops: usize) -> Opt
             let holder = display.or_else(|| ctor_at(ix, container, def, stmt, hops + 1).map(|c| through_factory(ix, c, 0)))?;
             entry_ctor(ix, holder, key, 0)
         }
+        // a library's function (`torch.where`, `F.embedding`) is no module the project built,
+        // whatever attribute of its own shares the name
+        Expr::Attr(obj, _) if super::trace::is_module(obj) => None,
         Expr::Attr(obj, a) => {
             let mine = d.class.as_deref().filter(|_| matches!(&**obj, Expr::Name(s) if d.params.first().is_some_and(|p| p.name == *s)));
             let mro = mine.map(|c| ix.mro(c)).unwrap_or_default();

@@ -5220,8 +5220,8 @@ pub(super) fn imported_module(imports: &[Text], n: &str) -> bool {
 }
 
 /// Whether `e` names an array library's module (`torch.squeeze(x)`, `np.stack(xs)`).
-fn is_module(e: &Expr) -> bool {
-    matches!(e.dotted().as_deref(), Some("torch" | "np" | "numpy" | "F" | "nn" | "torch.nn.functional" | "pd" | "pandas"))
+pub(super) fn is_module(e: &Expr) -> bool {
+    matches!(e.dotted().as_deref(), Some("torch" | "np" | "numpy" | "F" | "nn" | "torch.nn" | "torch.nn.functional" | "pd" | "pandas"))
 }
 
 /// The tag a statement gets from the shape of the expression it assigns.
