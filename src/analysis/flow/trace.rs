@@ -244,6 +244,9 @@ pub struct Tracer<'a, 'i> {
     module_sites: HashMap<String, Vec<ModuleCall>>,
     /// `field_growth`, by class and field (read at every use of the field).
     growth: HashMap<(String, String), Growth>,
+    /// Whether the project writes into a dict of that name or into an entry of that key (see
+    /// `literal_entry`), by (name, key).
+    dict_writes: HashMap<(String, String), bool>,
     /// Expressions evaluated so far: past `MAX_STEPS` every value is unknown (the work of one
     /// slice is bounded, discarded evaluations included).
     steps: u32,
@@ -415,6 +418,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             depth: 0,
             module_sites: HashMap::new(),
             growth: HashMap::new(),
+            dict_writes: HashMap::new(),
             steps: 0,
             node_limit: MAX_NODES,
             grafted: 0,
@@ -1614,15 +1618,45 @@ impl<'a, 'i> Tracer<'a, 'i> {
     /// (before its statement) or else at its module's level, with where it is written; None where
     /// the name is bound to anything else there or the file writes into it (`n[k] = …`,
     /// `n.update(…)`).
-    fn literal_entry(&self, cx: &Ctx, n: &str, key: &str) -> Option<(Ctx, usize, Expr)> {
+    fn literal_entry(&mut self, cx: &Ctx, n: &str, key: &str) -> Option<(Ctx, usize, Expr)> {
         let file = cx.def.0;
         let defs = &self.ix.files[file].flow;
-        // the file writes into the dict: its entries are not what is written out
-        let written = defs.iter().any(|d| {
-            d.stmts.iter().any(|st| match &st.kind {
-                StmtKind::Assign { targets, .. } => targets.iter().any(|t| matches!(t.bare(), Expr::Sub(b, _) if matches!(b.bare(), Expr::Name(x) if x == n))),
-                StmtKind::Expr(Expr::Call { func, .. }) => matches!(func.bare(), Expr::Attr(o, m) if matches!(o.bare(), Expr::Name(x) if x == n) && matches!(&**m, "update" | "setdefault" | "pop" | "__setitem__")),
+        // a parameter of the function is whatever its callers pass
+        if self.ix.def(cx.def).param_index(n).is_some() {
+            return None;
+        }
+        // the project writes into the dict, or into an entry of that name of any dict (an alias
+        // passed to another function, a module's dict imported elsewhere): what is written out
+        // is not what is read
+        let names = |t: &Expr| match t.bare() {
+            Expr::Sub(b, k) => matches!(b.bare(), Expr::Name(x) if x == n) || matches!(k.bare(), Expr::Str(x) if x == key),
+            _ => false,
+        };
+        let writes = |e: &Expr| match e.bare() {
+            Expr::Call { func, args, kwargs } => match func.bare() {
+                Expr::Attr(o, m) if matches!(&**m, "update" | "setdefault" | "pop" | "__setitem__") => {
+                    matches!(o.bare(), Expr::Name(x) if x == n)
+                        || kwargs.iter().any(|(k, _)| k == key)
+                        || args.iter().any(|a| match a.bare() {
+                            Expr::Str(x) => x == key,
+                            Expr::Dict(pairs) => pairs.iter().any(|(k, _)| matches!(k, Expr::Str(x) if x == key)),
+                            _ => false,
+                        })
+                }
                 _ => false,
+            },
+            _ => false,
+        };
+        let ix = self.ix;
+        let written = *self.dict_writes.entry((n.to_string(), key.to_string())).or_insert_with(|| {
+            ix.files.iter().any(|f| {
+                f.flow.iter().any(|d| {
+                    d.stmts.iter().any(|st| match &st.kind {
+                        StmtKind::Assign { targets, .. } => targets.iter().any(names),
+                        StmtKind::Expr(e) => writes(e),
+                        _ => false,
+                    })
+                })
             })
         });
         if written {
