@@ -1616,8 +1616,8 @@ impl<'a, 'i> Tracer<'a, 'i> {
 
     /// The value written for `key` in the dict display `n` is bound to, in the function of `cx`
     /// (before its statement) or else at its module's level, with where it is written; None where
-    /// the name is bound to anything else there or the file writes into it (`n[k] = …`,
-    /// `n.update(…)`).
+    /// the name is a parameter or bound to anything else there, or where the project writes
+    /// into it or into an entry `key` of any dict (`n[k] = …`, `cfg["span"] = …`, `n.update(…)`).
     fn literal_entry(&mut self, cx: &Ctx, n: &str, key: &str) -> Option<(Ctx, usize, Expr)> {
         let file = cx.def.0;
         let defs = &self.ix.files[file].flow;
