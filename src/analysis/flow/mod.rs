@@ -696,31 +696,26 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                                 }
                             }
                             proven = true;
-                            if matches!(nodes[f].tag, Tag::Cut { window: true }) {
-                                // a window of the data (`ids[i : i + n]`) that fills the bound is
-                                // a design of the data: this line, where the value first stops
-                                // fitting, is the one to change; the window is the alternative
+                            // a window of the data (`ids[i : i + n]`) that fills the bound is a
+                            // design of the data: this line, where the value first stops
+                            // fitting, is the one to change and the window the alternative; a
+                            // truncation (`ids[:n]`) is the line to change (it is reported
+                            // strong) and this one the alternative
+                            let window = matches!(nodes[f].tag, Tag::Cut { window: true });
+                            if window {
                                 windows.push(f);
-                                score = 1.01;
-                                tier = Tier::Strong;
-                                why = format!(
-                                    "{why}: adds to a window that already fills the bound, giving {r}{}",
-                                    bound_text.as_ref().map(|b| format!(" (the bound is {b})")).unwrap_or_default()
-                                );
                             } else {
                                 fills.push(f);
                                 if f < i {
                                     early.push(f);
                                 }
-                                // the fill (a truncation) is the line to change (it is reported
-                                // strong); this one is the alternative
-                                score = 0.97;
-                                tier = Tier::Likely;
-                                why = format!(
-                                    "{why}: adds to a length that already fills the bound, giving {r}{}",
-                                    bound_text.as_ref().map(|b| format!(" (the bound is {b})")).unwrap_or_default()
-                                );
                             }
+                            (score, tier) = if window { (1.01, Tier::Strong) } else { (0.97, Tier::Likely) };
+                            why = format!(
+                                "{why}: adds to a {} that already fills the bound, giving {r}{}",
+                                if window { "window" } else { "length" },
+                                bound_text.as_ref().map(|b| format!(" (the bound is {b})")).unwrap_or_default()
+                            );
                         } else if let Some(j) =
                             shared_setting(&nodes, i, value_nodes).filter(|j| inputs_fit && bare(j) && !scaled_on_way(&nodes, i))
                         {
@@ -750,21 +745,20 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
         } else if n.val == "probabilities" {
             score *= 0.3;
         }
-        // a window a later line adds to: the alternative
-        if windows.contains(&i) && score < 0.97 {
-            score = 0.97;
-            tier = Tier::Likely;
+        // the fill is the line to change, ahead of the lines that carry its length on; a window
+        // a later line adds to is the alternative
+        let filled = if fills.contains(&i) {
+            Some(("length", 1.01, Tier::Strong))
+        } else if windows.contains(&i) {
+            Some(("window", 0.97, Tier::Likely))
+        } else {
+            None
+        };
+        if let Some((what, at, as_tier)) = filled.filter(|&(_, at, _)| score < at) {
+            score = at;
+            tier = as_tier;
             why = format!(
-                "{why}: a window that fills the bound{}, and a later line adds to it",
-                bound_text.as_ref().map(|b| format!(" ({b})")).unwrap_or_default()
-            );
-        }
-        // the fill is the line to change: ahead of the lines that carry its length on
-        if fills.contains(&i) && score < 1.01 {
-            score = 1.01;
-            tier = Tier::Strong;
-            why = format!(
-                "{why}: a length that fills the bound{}, and a later line adds to it",
+                "{why}: a {what} that fills the bound{}, and a later line adds to it",
                 bound_text.as_ref().map(|b| format!(" ({b})")).unwrap_or_default()
             );
         }

@@ -1011,10 +1011,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             ("+", Val::Seq { elem: x, len: lx, most: mx }, Val::Seq { elem: y, len: ly, most: my }) => {
                 // list concatenation: the elements of both
                 let (x, y) = (self.force((**x).clone()), self.force((**y).clone()));
-                let add = |a: Option<&Sym>, b: Option<&Sym>| match (a, b) {
-                    (Some(a), Some(b)) => b.constant().map(|k| a.plus(k)).or_else(|| a.constant().map(|k| b.plus(k))),
-                    _ => None,
-                };
+                let add = |a: Option<&Sym>, b: Option<&Sym>| a?.add(b?);
                 let len = add(lx.as_ref(), ly.as_ref());
                 // `[bos] + ids[:n] + [eos]`: at most n + 2 long (kept beside a length that is a
                 // root of its own)
@@ -5013,16 +5010,7 @@ fn cat_along(parts: &[Val], dim: usize) -> Option<Val> {
         let most = if len.is_none() { mosts.iter().flatten().next().cloned() } else { None };
         return Some(Val::Seq { elem: Box::new(inner), len, most });
     }
-    let sum = |xs: &[Option<Sym>]| {
-        xs.iter().try_fold(Sym::num(0), |acc, x| {
-            let x = x.as_ref()?;
-            match (acc.constant(), x.constant()) {
-                (Some(a), _) => Some(x.plus(a)),
-                (_, Some(b)) => Some(acc.plus(b)),
-                _ => None,
-            }
-        })
-    };
+    let sum = |xs: &[Option<Sym>]| xs.iter().try_fold(Sym::num(0), |acc, x| acc.add(x.as_ref()?));
     let len = sum(&lens);
     let most = sum(&mosts).filter(|m| Some(m) != len.as_ref());
     let elem = elems.into_iter().reduce(|a, b| a.join(&b))?;
@@ -5402,13 +5390,8 @@ fn partial_keywords(ix: &Index, e: &Expr, cx: &Ctx) -> Option<(Vec<(Text, Expr)>
 /// `x + y` or `x - y` of two integer ranges: an end is kept where one side's is a constant (a
 /// sum of two roots, `len(a) + len(b)`, is not modelled).
 fn add_ranges(op: &str, x: &Range, y: &Range) -> Range {
-    let add = |p: &Option<Sym>, q: &Option<Sym>, sign: i64| match (p.as_ref().and_then(|s| s.constant()), q) {
-        (Some(k), Some(s)) if sign > 0 => Some(s.plus(k)),
-        _ => match (p, q.as_ref().and_then(|s| s.constant())) {
-            (Some(s), Some(k)) => Some(s.plus(sign * k)),
-            _ => None,
-        },
-    };
+    let add = |p: &Option<Sym>, q: &Option<Sym>| p.as_ref()?.add(q.as_ref()?);
+    let sub = |p: &Option<Sym>, q: &Option<Sym>| Some(p.as_ref()?.plus(-q.as_ref()?.constant()?));
     if op == "+" {
         // two draws up to one root (`ids + offset`, each below the number of ids), one of them
         // at least k > 0: the sum reaches past the other's top by k
@@ -5420,10 +5403,10 @@ fn add_ranges(op: &str, x: &Range, y: &Range) -> Range {
             }
             _ => None,
         };
-        let hi = add(&x.hi, &y.hi, 1).or_else(|| past(x, y)).or_else(|| past(y, x));
-        Range { lo: add(&x.lo, &y.lo, 1), hi }
+        let hi = add(&x.hi, &y.hi).or_else(|| past(x, y)).or_else(|| past(y, x));
+        Range { lo: add(&x.lo, &y.lo), hi }
     } else {
-        Range { lo: add(&x.lo, &y.hi, -1), hi: add(&x.hi, &y.lo, -1) }
+        Range { lo: sub(&x.lo, &y.hi), hi: sub(&x.hi, &y.lo) }
     }
 }
 

@@ -29,6 +29,10 @@ impl Sym {
     pub fn counts(&self) -> bool {
         self.root.as_deref().is_some_and(|r| r.starts_with("len@") || r.starts_with("distinct@"))
     }
+    /// `self + other` when at most one of them has a root (a length plus a number of specials).
+    pub fn add(&self, other: &Sym) -> Option<Sym> {
+        other.constant().map(|k| self.plus(k)).or_else(|| self.constant().map(|k| other.plus(k)))
+    }
     /// `self - other` when both are written in the same root (or are constants).
     pub fn minus(&self, other: &Sym) -> Option<i64> {
         (self.root == other.root).then(|| self.off - other.off)
