@@ -17,9 +17,12 @@ columns), and the bound it is checked against (the head's outputs, the embedding
 model config's `num_labels`, `vocab_size` or position count), and reports the line where the
 value's range, written in the bound's terms, stops fitting the bound. Positions are followed as
 lengths: a sequence cut to the table's size and then given a `[CLS]`/`<bos>`/`<eos>` is reported
-at the cut; a length used as a gather index (one past the last element) at the line that makes
-the index; a negative marker (`-100`, `-1`) that reaches a gather or lookup in a function that
-masks it out only after that op, at the op.
+at the cut (a window of the data, `ids[i : i + n]`, at the line that adds the token); a length
+used as a gather index (one past the last element) at the line that makes the index, a running
+count added to ids as offsets at the count; a negative marker (`-100`, `-1`) that reaches a
+gather or lookup in a function that masks it out only after that op, at the op. Raw scores handed
+to a function of the project's own that feeds them to a BCE are reported at the call that hands
+them over, unless the function or its parameter says it takes logits.
 
 Without a crash log (`lint`) it reports only a disagreement the ranges prove on the value's
 path that comes through the data (a loader loop, a Dataset, a data column, a config key or
