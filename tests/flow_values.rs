@@ -2456,3 +2456,109 @@ fn ids_a_file_numbers_from_one_read_as_they_are_are_the_line() {
     let got = tiered_suspects(&[("data/plays.csv", PLAYS_CSV), ("fit.py", &sized)], "embedding_over.async.log");
     assert!(!got.iter().any(|s| s.ends_with(" strong")), "{got:?}");
 }
+
+const STATIONS_PREP: &str = r#"import os
+
+import numpy as np
+
+STATIONS = 12
+HOURS = 48
+
+
+def station_day(gen, day):
+    # one row per station and hour: the station's number as the network lists it
+    station, hour = np.meshgrid(np.arange(STATIONS), np.arange(HOURS), indexing="ij")
+    station, hour = station.ravel(), hour.ravel()
+    temp = gen.normal(12.0, 4.0, station.size)
+    wind = gen.uniform(0.0, 20.0, station.size)
+    number = station + 1
+    return np.stack([temp, wind, number, hour], axis=1)
+
+
+def write_days(out_dir, days):
+    gen = np.random.default_rng(3)
+    os.makedirs(out_dir, exist_ok=True)
+    for day in range(days):
+        np.save(os.path.join(out_dir, "day_%03d.npy" % day), station_day(gen, day))
+    with open(os.path.join(out_dir, "README.txt"), "w") as fh:
+        fh.write("hourly readings\n")
+
+
+if __name__ == "__main__":
+    write_days("cache/days", 20)
+"#;
+
+const STATIONS_DATA: &str = r#"import os
+
+import numpy as np
+import torch
+from torch.utils.data import Dataset
+
+
+class Readings(Dataset):
+    def __init__(self, folder, window=24):
+        names = [n for n in os.listdir(folder) if n.endswith(".npy")]
+        self.paths = sorted(os.path.join(folder, n) for n in names)
+        self.window = window
+
+    def __len__(self):
+        return len(self.paths)
+
+    def __getitem__(self, i):
+        day = np.load(self.paths[i])
+        rows = np.random.choice(len(day), self.window, replace=False)
+        day = day[rows]
+        weather = torch.tensor(day[:, :2], dtype=torch.float32)
+        station = torch.tensor(day[:, 2]).long()
+        return weather, station
+"#;
+
+const STATIONS_TRAIN: &str = r#"import torch
+from torch import nn
+from torch.utils.data import DataLoader
+
+from prep import STATIONS
+from readings import Readings
+
+
+class StationBias(nn.Module):
+    def __init__(self, n_stations):
+        super().__init__()
+        self.bias = nn.Embedding(n_stations, 2)
+        self.mix = nn.Linear(2, 2)
+
+    def forward(self, weather, station):
+        return self.mix(weather) + self.bias(station)
+
+
+model = StationBias(STATIONS)
+opt = torch.optim.Adam(model.parameters())
+for weather, station in DataLoader(Readings("cache/days"), batch_size=4):
+    loss = (model(weather, station) - weather).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"#;
+
+/// Per-day files a preprocessing script writes under a numbered name, listed back by the
+/// Dataset (`os.listdir` kept to `.npy`), a column of rows stacked side by side read by position
+/// (`day[:, 2]`) after rows drawn at random: the station numbers the script made from 1
+/// (`station + 1`) are the line, across three files and a file on disk; with the numbers from 0
+/// the column fits the table and no line is proven.
+#[test]
+fn ids_written_to_listed_files_are_traced_to_the_writer() {
+    let got = tiered_suspects(
+        &[("prep.py", STATIONS_PREP), ("readings.py", STATIONS_DATA), ("train.py", STATIONS_TRAIN)],
+        "embedding_over.async.log",
+    );
+    assert!(got.first().is_some_and(|s| s.starts_with("prep.py:15 strong")), "{got:?}");
+    let fixed = STATIONS_PREP.replace("number = station + 1", "number = station");
+    let got =
+        tiered_suspects(&[("prep.py", &fixed), ("readings.py", STATIONS_DATA), ("train.py", STATIONS_TRAIN)], "embedding_over.async.log");
+    assert!(!got.iter().any(|s| s.ends_with(" strong")), "{got:?}");
+    // the column read is the stations' own: the wind beside it (drawn up to 20) is not the value
+    let wind = STATIONS_DATA.replace("day[:, 2]", "day[:, 1]");
+    let got =
+        tiered_suspects(&[("prep.py", STATIONS_PREP), ("readings.py", &wind), ("train.py", STATIONS_TRAIN)], "embedding_over.async.log");
+    assert!(!got.iter().any(|s| s.starts_with("prep.py:15")), "{got:?}");
+}

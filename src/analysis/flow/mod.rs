@@ -538,6 +538,11 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
             && matches!(nodes[i].tag, Tag::Shift(k) if k > 0)
             && nodes[i].what.starts_with(trace::NUMBERS_KEYS_FROM)
     };
+    // the value reaches the op numbered from 1 (`[1, n]`: slot 0 never used, nothing such as
+    // padding fills it): one added to positions counted from 0 renumbers them from 1, a
+    // mistake of the value's side, not a reservation the bound must count (that would leave
+    // the freed slot to a padding or special value, and the value would reach 0)
+    let from_one = nodes.first().and_then(|n| n.out.as_ref()).is_some_and(|r| r.lo.as_ref().and_then(|l| l.constant()) == Some(1));
     for i in 0..value_nodes {
         let n = &nodes[i];
         if n.tag == Tag::Call || n.aux {
@@ -642,8 +647,14 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                 why = format!("{why}: ids taken from text index a table sized by a count ({b}), not by the largest id");
             }
         }
+        // arithmetic that mixes values stands between this line and the op (`xyz @ rot`,
+        // `x / norm`): what reaches the op is not this line's range
+        let lost = lost_on_way(&nodes, i);
+        if lost {
+            score *= 0.3;
+        }
         let mut tier = if score >= 0.6 { Tier::Likely } else { Tier::Possible };
-        if !probs {
+        if !probs && !lost {
             if let Some(r) = &n.out {
                 match breaks(r, bound_sym.as_ref(), ignore) {
                     Some(true) if root_fits => score *= 0.3,
@@ -716,8 +727,8 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                                 if window { "window" } else { "length" },
                                 bound_text.as_ref().map(|b| format!(" (the bound is {b})")).unwrap_or_default()
                             );
-                        } else if let Some(j) =
-                            shared_setting(&nodes, i, value_nodes).filter(|j| inputs_fit && bare(j) && !scaled_on_way(&nodes, i))
+                        } else if let Some(j) = shared_setting(&nodes, i, value_nodes)
+                            .filter(|j| inputs_fit && bare(j) && !scaled_on_way(&nodes, i) && !from_one)
                         {
                             // the value and the bound are the same setting, and the value's side
                             // adds to it on purpose (`seq_len = max_len + 2`): the setting is
@@ -727,7 +738,9 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                                 bound_takes_bare.push(p);
                             }
                         } else if inputs_fit && n.tag != Tag::Pass {
-                            score = 1.0;
+                            // (ids renumbered from 1 by this line: where the value leaves the
+                            // bound, ahead of an origin below it that only counts the ids)
+                            score = if from_one && matches!(n.tag, Tag::Shift(k) if k > 0) { 1.02 } else { 1.0 };
                             tier = Tier::Strong;
                             proven = true;
                             why = format!(
@@ -770,7 +783,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
     // the value's side reads the setting the bound is sized by, and the value breaks it: the
     // value's lines add to the setting on purpose, the bound's use of it as it is is the line
     let value_breaks = nodes.first().and_then(|n| n.out.as_ref()).is_some_and(|r| breaks(r, bound_sym.as_ref(), ignore) == Some(true));
-    if value_breaks && fills.is_empty() && windows.is_empty() {
+    if value_breaks && fills.is_empty() && windows.is_empty() && !from_one {
         for i in (0..value_nodes).filter(|&i| !scaled_on_way(&nodes, i)) {
             if let Some(p) =
                 shared_setting(&nodes, i, value_nodes).filter(bare).and_then(|j| nodes[j].parent).filter(|&p| nodes[p].tag != Tag::Call)
@@ -1657,6 +1670,21 @@ fn shared_setting(nodes: &[Node], i: usize, value_nodes: usize) -> Option<usize>
 /// Whether the value at node `i` reaches the op scaled (`n // 2`, `n * k`, `n % m`): a part of a
 /// setting added to a value is an offset the value's line chose, not the setting's length
 /// extended on purpose.
+/// Whether a product of matrices or a true division whose result the tracing could not model
+/// stands between node `i` and the op (its range is not what reaches the op: coordinates
+/// rotated, features scaled).
+fn lost_on_way(nodes: &[Node], i: usize) -> bool {
+    let (mut at, mut hops) = (nodes[i].parent, 0);
+    while let Some(a) = at.filter(|_| hops < 64) {
+        if matches!(&nodes[a].tag, Tag::Arith(o) if o == "@" || o == "/") && nodes[a].out.is_none() && !nodes[a].aux {
+            return true;
+        }
+        at = nodes[a].parent;
+        hops += 1;
+    }
+    false
+}
+
 fn scaled_on_way(nodes: &[Node], i: usize) -> bool {
     let (mut at, mut hops) = (nodes[i].parent, 0);
     while let Some(a) = at.filter(|_| hops < 64) {

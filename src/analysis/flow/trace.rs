@@ -233,6 +233,8 @@ pub struct Tracer<'a, 'i> {
     /// Values of assignments, with the call depth they were computed at: one made deeper (with
     /// less budget left, perhaps cut short) is not reused higher up.
     memo: HashMap<(DefId, usize, String), Memo>,
+    /// The memo entries whose chain was too long to copy, by the index of their first node.
+    uncopied: Vec<(usize, (DefId, usize, String))>,
     /// While above 0, new nodes are auxiliary (`Node::aux`).
     aux: u32,
     /// How deep `expr` is nested now: past `MAX_DEPTH` the value is unknown.
@@ -413,6 +415,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             active: Vec::new(),
             returning: Vec::new(),
             memo: HashMap::new(),
+            uncopied: Vec::new(),
             aux: 0,
             count: None,
             depth: 0,
@@ -1751,6 +1754,12 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     v => v,
                 }
             }
+            // `B, N, C = x.shape` (or `x.size()`): each name is the size of its dimension
+            None if pos.len() == 1 && shape_of(value).is_some() => {
+                let t = shape_of(value).expect("checked");
+                let k = pos[0] as i64;
+                self.dim_size(t, k, &c, node)
+            }
             None => {
                 let whole = self.expr(value, &c, node);
                 if let Some(what) = self.swapped(t, n, &pos, value) {
@@ -1768,6 +1777,11 @@ impl<'a, 'i> Tracer<'a, 'i> {
             // (reached with no chain, by a look whose nodes are discarded: its thunks hang
             // nowhere, so a path with a chain traces it again)
             let aside = self.aux > 0 || parent.is_none();
+            // (a chain too long to copy stays where it was made: a trial that rolls those nodes
+            // back forgets the value with them, so that the next path traces it again)
+            if let (None, Some(n)) = (&nodes, node) {
+                self.uncopied.push((n, key.clone()));
+            }
             self.memo.insert(key, Memo { val: v.clone(), depth: cx.depth, aside, nodes });
         }
         v
@@ -3059,19 +3073,124 @@ impl<'a, 'i> Tracer<'a, 'i> {
     /// `np.save` of a file of the same name saved, traced where it was saved.
     fn saved(&mut self, arg: Option<&Expr>, by_path: bool, cx: &Ctx, parent: Option<usize>) -> Option<Val> {
         let arg = arg?;
-        let path = if by_path { self.path_text(arg, cx).or_else(|| self.opened_path(arg, cx)) } else { self.opened_path(arg, cx) }?;
-        let name = path.rsplit('/').next().unwrap_or(&path).to_string();
+        let path = if by_path { self.path_text(arg, cx).or_else(|| self.opened_path(arg, cx)) } else { self.opened_path(arg, cx) };
+        // a path taken from a listing of a directory (`self.files[i]` of `glob(join(root,
+        // "*.npy"))`): every file the project writes under a name the listing takes
+        let (name, listed) = match path {
+            Some(path) => (path.rsplit('/').next().unwrap_or(&path).to_string(), None),
+            None if by_path => {
+                let l = self.listed(arg, cx, 0)?;
+                (l.pattern.clone(), Some(l))
+            }
+            None => return None,
+        };
         if name.is_empty() || cx.depth >= MAX_CALLS || self.loading.contains(&name) {
             return None;
         }
         self.loading.push(name.clone());
-        let out = self.saved_as(&name, cx, parent);
+        let out = match &listed {
+            Some(l) => self.saved_as(&|w: &str| l.takes(w), &name, cx, parent),
+            None => self.saved_as(&|w: &str| file_name_fits(w, &name), &name, cx, parent),
+        };
         self.loading.pop();
         out
     }
 
-    /// `saved`, for the file's name.
-    fn saved_as(&mut self, name: &str, cx: &Ctx, parent: Option<usize>) -> Option<Val> {
+    /// The names a path picked from a listing of a directory can have: `files[i]`, or a loop's
+    /// file, where `files = sorted(glob(join(root, "*.npy")))` or `[f for f in os.listdir(d) if
+    /// f.endswith(".json")]`, through names, fields of the instance and `sorted`/`list`.
+    fn listed(&self, e: &Expr, cx: &Ctx, hops: usize) -> Option<Listing> {
+        if hops > 8 {
+            return None;
+        }
+        match e.bare() {
+            Expr::Sub(base, _) => self.listed(base, cx, hops + 1),
+            Expr::Name(n) => {
+                let d = self.def(cx);
+                let at = cx.at.min(d.stmts.len());
+                // the last binding: an assignment, or the loop that walks a listing
+                (0..at).rev().find_map(|i| match &d.stmts[i].kind {
+                    StmtKind::Assign { targets, value, op: None } if targets.iter().any(|t| matches!(t, Expr::Name(x) if x == n)) => {
+                        Some(self.listed(value, &Ctx { at: i, ..cx.clone() }, hops + 1))
+                    }
+                    StmtKind::For { target: Expr::Name(x), iter } if x == n => {
+                        Some(self.listed(iter, &Ctx { at: i, ..cx.clone() }, hops + 1))
+                    }
+                    _ => None,
+                })?
+            }
+            // a field of the instance: its stores in the class's methods
+            Expr::Attr(o, a) if matches!(o.bare(), Expr::Name(s) if s == "self") => {
+                let class = self.def(cx).class.clone()?;
+                let mro = self.ix.mro(&class);
+                self.ix.stores(a).iter().find_map(|&(def, at)| {
+                    let d = self.ix.def(def);
+                    if !d.class.as_ref().is_some_and(|c| mro.iter().any(|m| m == c)) {
+                        return None;
+                    }
+                    let StmtKind::Assign { value, op: None, .. } = &d.stmts.get(at)?.kind else { return None };
+                    self.listed(value, &Ctx { def, at, env: None, depth: cx.depth }, hops + 1)
+                })
+            }
+            Expr::Call { func, args, .. } => match func.last_name()? {
+                "sorted" | "list" | "tuple" => self.listed(args.first()?, cx, hops + 1),
+                "glob" | "iglob" | "rglob" => {
+                    let pat = self.path_text(args.first()?, cx)?;
+                    let pat = pat.rsplit('/').next().unwrap_or(&pat).to_string();
+                    pat.contains(['*', '?', '[']).then(|| Listing::new(pat))
+                }
+                "listdir" | "iterdir" | "scandir" => Some(Listing::new("*".to_string())),
+                _ => None,
+            },
+            // `[f for f in listing if f.endswith(".npy")]`, `(os.path.join(d, f) for f in …)`
+            Expr::Comp { gens, conds, .. } if gens.len() == 1 => {
+                let (target, iter) = &gens[0];
+                let mut l = self.listed(iter, cx, hops + 1)?;
+                let var = target.dotted()?;
+                for c in conds {
+                    let (negated, test) = match c.bare() {
+                        Expr::Unary(op, x) if &**op == "not" => (true, &**x),
+                        other => (false, other),
+                    };
+                    if let Expr::Call { func, args, .. } = test.bare() {
+                        let on_var =
+                            matches!(func.bare(), Expr::Attr(o, m) if &**m == "endswith" && o.dotted().as_deref() == Some(var.as_str()));
+                        if let (true, Some(Expr::Str(sfx))) = (on_var, args.first().map(Expr::bare)) {
+                            if negated {
+                                l.drop.push(sfx.to_string())
+                            } else {
+                                l.keep.push(sfx.to_string())
+                            }
+                        }
+                    }
+                }
+                Some(l)
+            }
+            _ => None,
+        }
+    }
+
+    /// The nodes from `from` on that trace a column of a stack (`np.stack([a, b, c], axis=1)`)
+    /// other than the columns `taken`, and the nodes below them: auxiliary.
+    fn columns_aside(&mut self, from: usize, taken: &[usize]) {
+        let mut aside: Vec<usize> = Vec::new();
+        for i in from..self.nodes.len() {
+            let n = &self.nodes[i];
+            let other_column = n
+                .what
+                .strip_prefix(COLUMN)
+                .and_then(|r| r.trim_start().split(':').next())
+                .and_then(|k| k.parse::<usize>().ok())
+                .is_some_and(|k| !taken.contains(&k));
+            if other_column || n.parent.is_some_and(|p| aside.binary_search(&p).is_ok()) {
+                aside.push(i);
+                self.nodes[i].aux = true;
+            }
+        }
+    }
+
+    /// `saved`, for the files whose written name `fits`.
+    fn saved_as(&mut self, fits: &dyn Fn(&str) -> bool, name: &str, cx: &Ctx, parent: Option<usize>) -> Option<Val> {
         let ix = self.ix;
         let mut out: Option<Val> = None;
         for writer in ["dump", "save"] {
@@ -3093,7 +3212,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 let (Some(obj), Some(file)) = (obj, file) else { continue };
                 let written =
                     if file_by_path { self.path_text(file, &c).or_else(|| self.opened_path(file, &c)) } else { self.opened_path(file, &c) };
-                if !written.as_deref().is_some_and(|w| file_name_fits(w.rsplit('/').next().unwrap_or(w), name)) {
+                if !written.as_deref().is_some_and(|w| fits(w.rsplit('/').next().unwrap_or(w))) {
                     continue;
                 }
                 let node = self.node(&c, at, Tag::Pass, format!("saves `{}` to `{name}`, read back later", short(obj)), parent);
@@ -3264,12 +3383,13 @@ impl<'a, 'i> Tracer<'a, 'i> {
         // some of xs's elements, in a container of the same depth
         let positions = match idx.bare() {
             Expr::Sub(_, i) => matches!(i.bare(), Expr::Span(..)),
-            Expr::Call { func, .. } => {
-                matches!(func.last_name(), Some("randperm" | "permutation" | "argsort" | "nonzero" | "flatnonzero" | "arange"))
-            }
+            Expr::Call { .. } => positions_call(idx),
             _ => false,
         };
-        let mask = matches!(idx.bare(), Expr::Test(..));
+        // a name for a draw of positions (`choice = np.random.choice(len(x), n)`; `x[choice]`)
+        let drawn = matches!(idx.bare(), Expr::Name(n) if self.def(cx).last_assign(cx.at, n).is_some_and(|(_, v)| positions_call(v)));
+        let positions = positions || drawn;
+        let mask = matches!(idx.bare(), Expr::Test(..)) || drawn;
         if positions || mask {
             let keep = self.nodes.len();
             let index = self.aux_expr(idx, cx, parent);
@@ -3285,12 +3405,58 @@ impl<'a, 'i> Tracer<'a, 'i> {
             self.cut(keep);
         }
         // `xs[i]`: an element of xs (a tuple index `x[:, 0]` is taken as the same dimensions)
+        let before_base = self.nodes.len();
         let base = if matches!(idx.bare(), Expr::Seq(SeqKind::Tuple, _)) {
             self.expr(obj, cx, parent)
         } else {
             self.in_iter(|tr| tr.expr(obj, cx, parent))
         };
         let index = self.aux_expr(idx, cx, parent);
+        // a column of rows built side by side (`scan[:, 4]`, `scan[:, :3]`): that part
+        if let (Val::Seq { elem, len, most }, Expr::Seq(SeqKind::Tuple, ix2)) = (&base, idx.bare()) {
+            if let (Val::Tuple(cols), [rows, col]) = (&**elem, ix2.as_slice()) {
+                // (all rows, or some picked by positions: `scan[choice, 3:4]`)
+                let some_rows = match rows.bare() {
+                    Expr::Slice | Expr::Span(..) | Expr::Test(..) => true,
+                    Expr::Call { .. } => positions_call(rows),
+                    Expr::Name(n) => self.def(cx).last_assign(cx.at, n).is_some_and(|(_, v)| positions_call(v)),
+                    _ => false,
+                };
+                if some_rows {
+                    let at = |e: &Option<Box<Expr>>, or: i64| match e {
+                        None => Some(or),
+                        Some(x) => int_literal(x).map(|k| if k < 0 { cols.len() as i64 + k } else { k }),
+                    };
+                    let picked = match col.bare() {
+                        Expr::Span(lo, hi) => match (at(lo, 0), at(hi, cols.len() as i64)) {
+                            (Some(a), Some(b)) if 0 <= a && a <= b && b as usize <= cols.len() => {
+                                Some(Val::Tuple(cols[a as usize..b as usize].to_vec()))
+                            }
+                            _ => None,
+                        },
+                        c => int_literal(c)
+                            .map(|k| if k < 0 { cols.len() as i64 + k } else { k })
+                            .and_then(|k| usize::try_from(k).ok())
+                            .and_then(|k| cols.get(k).cloned()),
+                    };
+                    let taken: Vec<usize> = match col.bare() {
+                        Expr::Span(lo, hi) => match (at(lo, 0), at(hi, cols.len() as i64)) {
+                            (Some(a), Some(b)) if 0 <= a && a <= b => (a as usize..b as usize).collect(),
+                            _ => Vec::new(),
+                        },
+                        c => int_literal(c)
+                            .map(|k| if k < 0 { cols.len() as i64 + k } else { k })
+                            .map(|k| vec![k as usize])
+                            .unwrap_or_default(),
+                    };
+                    if let Some(p) = picked {
+                        // the other columns' lines made nothing that reaches here: off the chain
+                        self.columns_aside(before_base, &taken);
+                        return Val::Seq { elem: Box::new(p), len: len.clone(), most: most.clone() };
+                    }
+                }
+            }
+        }
         match (&base, idx) {
             // a slice of a tensor or list keeps its values
             (_, Expr::Slice) | (_, Expr::Seq(SeqKind::Tuple, _)) => base,
@@ -3596,6 +3762,51 @@ impl<'a, 'i> Tracer<'a, 'i> {
         // is traced as written, not modelled as the library's
         let own = own_method || recv.is_none() && self.ix.functions(&name).iter().any(|&id| self.ix.def(id).class.is_none());
         match if own { "" } else { name.as_str() } {
+            // parts side by side as columns (`np.column_stack([x, y, ring])`, `torch.stack([a,
+            // b], dim=-1)`): rows whose k-th cell is the k-th part's element, so that `[:, k]`
+            // reads that part again
+            "column_stack" | "stack"
+                if matches!(args.first().map(Expr::bare), Some(Expr::Seq(SeqKind::List | SeqKind::Tuple, xs)) if xs.len() > 1)
+                    && (name == "column_stack"
+                        || kw("dim").or(kw("axis")).or(args.get(1)).and_then(int_literal).is_some_and(|d| d == 1 || d == -1)) =>
+            {
+                let Some(Expr::Seq(_, parts)) = args.first().map(Expr::bare) else { unreachable!() };
+                // each part under a node of its own, so that a read of one column (`x[:, k]`)
+                // leaves the others' lines off its chain
+                let mut cells = Vec::with_capacity(parts.len());
+                let mut len = None;
+                for (k, part) in parts.iter().enumerate() {
+                    let node = self.node(cx, cx.at, Tag::Pass, format!("{COLUMN} {k}: `{}`", short(part)), parent);
+                    let v = self.expr(part, cx, node.or(parent));
+                    let v = self.force(v);
+                    self.finish(node, &v);
+                    len = len.or_else(|| v.len());
+                    cells.push(v.element());
+                }
+                // a part of more than one dimension takes several columns: their places unknown
+                if cells.iter().any(|c| matches!(c, Val::Seq { .. } | Val::Tuple(_))) {
+                    let mut out: Option<Val> = None;
+                    for c in cells {
+                        join_into(&mut out, c);
+                    }
+                    return Val::Seq { elem: Box::new(out.unwrap_or(Val::unknown("columns"))), len, most: None };
+                }
+                return Val::Seq { elem: Box::new(Val::Tuple(cells)), len, most: None };
+            }
+            // the grids of coordinates (`np.meshgrid(np.arange(rows), np.arange(cols))`): each
+            // holds the values of its axis, taken here as the cells they are read as once
+            // flattened
+            "meshgrid" if !args.is_empty() && args.iter().all(|a| !matches!(a.bare(), Expr::Star(_))) => {
+                let grids = args
+                    .iter()
+                    .map(|a| {
+                        let v = self.expr(a, cx, parent);
+                        let v = self.force(v);
+                        Val::Seq { elem: Box::new(v.element()), len: None, most: None }
+                    })
+                    .collect();
+                return Val::Tuple(grids);
+            }
             // `torch.cat([a, b], dim=1)`: the parts joined, one value of the same shape
             "cat" | "concat" | "concatenate" | "hstack" | "vstack" | "column_stack" if matches!(args.first().map(Expr::bare), Some(Expr::Seq(SeqKind::List | SeqKind::Tuple, xs)) if !xs.is_empty()) =>
             {
@@ -4004,8 +4215,21 @@ impl<'a, 'i> Tracer<'a, 'i> {
             "where" if args.len() == 3 => {
                 let a = self.expr(&args[1], cx, parent);
                 let b = self.expr(&args[2], cx, parent);
+                // a number put beside measurements (`np.where(side == 0, -8, x)` with x drawn
+                // uniformly) is a coordinate, not a marker in ids: the cells are floats
+                let floats = |v: &Val| matches!(v.element_deep(), Val::Float(_));
+                let ints = |v: &Val| matches!(v.element_deep(), Val::Int(_));
+                if floats(&a) && ints(&b) || ints(&a) && floats(&b) {
+                    return if floats(&a) { a } else { b };
+                }
                 self.sentinel_check(&a, &b, parent);
                 return a.join(&b);
+            }
+            // draws of real numbers (`rng.uniform(-8, 8, n)`, `torch.randn(b, d)`): floats
+            "uniform" | "normal" | "randn" | "rand" | "standard_normal" | "exponential" | "lognormal" | "laplace" | "beta" | "gamma"
+                if !self.ix.is_class(&name) =>
+            {
+                return Val::Float(None);
             }
             "multinomial" | "argmax" | "topk" | "sample" => {
                 return Val::Seq { elem: Box::new(Val::Int(Range { lo: Some(Sym::num(0)), hi: None })), len: None, most: None };
@@ -4689,6 +4913,13 @@ impl<'a, 'i> Tracer<'a, 'i> {
         for n in &mut self.nodes {
             n.children.retain(|&c| c < keep);
         }
+        let memo = &mut self.memo;
+        self.uncopied.retain(|(n, key)| {
+            if *n >= keep {
+                memo.remove(key);
+            }
+            *n < keep
+        });
     }
 
     fn mark(&mut self, node: Option<usize>, tag: Tag, what: String) {
@@ -4798,9 +5029,40 @@ fn given(args: &[Expr], kwargs: &[(Text, Expr)], name: &str, pi: usize, offset: 
 /// Whether a file name written by the project names the file `name`: the same name, or a
 /// template whose placeholders (`%s`, `{split}`) stand for the parts that differ
 /// (`"%s.json" % name` writes `train.json` and `val.json`).
-fn file_name_fits(written: &str, name: &str) -> bool {
+/// The names a listing of a directory takes: a glob pattern, less the names that end in a
+/// suffix the listing leaves out, and only those ending in a suffix it keeps (when it keeps by
+/// suffix at all).
+struct Listing {
+    pattern: String,
+    drop: Vec<String>,
+    keep: Vec<String>,
+}
+
+impl Listing {
+    fn new(pattern: String) -> Listing {
+        Listing { pattern, drop: Vec::new(), keep: Vec::new() }
+    }
+
+    /// Whether a name a project writes (holes such as `{i:06d}` or `%s` standing for a part
+    /// of it) is one the listing takes.
+    fn takes(&self, written: &str) -> bool {
+        // a name of that form, a hole given one character
+        let sample = name_hole().replace_all(written, "0");
+        let Ok(glob) = globset::Glob::new(&self.pattern) else { return false };
+        glob.compile_matcher().is_match(sample.as_ref())
+            && !self.drop.iter().any(|s| sample.ends_with(s.as_str()))
+            && (self.keep.is_empty() || self.keep.iter().any(|s| sample.ends_with(s.as_str())))
+    }
+}
+
+/// A part of a file name a program fills in (`%03d`, `{i:06d}`, `{split}`).
+fn name_hole() -> &'static regex::Regex {
     static HOLE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    let hole = HOLE.get_or_init(|| regex::Regex::new(r"%[sdir]|\{[^{}]*\}").unwrap());
+    HOLE.get_or_init(|| regex::Regex::new(r"%[-+ 0#]*[0-9]*(?:\.[0-9]+)?[sdirfxg]|\{[^{}]*\}").unwrap())
+}
+
+fn file_name_fits(written: &str, name: &str) -> bool {
+    let hole = name_hole();
     if !hole.is_match(written) {
         return written == name;
     }
@@ -4966,6 +5228,35 @@ fn blend<'e>(l: &'e Expr, r: &'e Expr) -> Option<(&'e Expr, &'e Expr)> {
         }
     }
     None
+}
+
+/// The tensor whose sizes `e` lists: `x.shape`, `x.size()`.
+fn shape_of(e: &Expr) -> Option<&Expr> {
+    match e.bare() {
+        Expr::Attr(t, a) if &**a == "shape" => Some(t),
+        Expr::Call { func, args, kwargs } if args.is_empty() && kwargs.is_empty() => match func.bare() {
+            Expr::Attr(t, a) if &**a == "size" => Some(t),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// What a node that traces one column of a stack says first.
+const COLUMN: &str = "column";
+
+/// A call that gives an array of positions to index with: a permutation, a sort order, the
+/// places a mask holds, or a draw of several positions (`np.random.choice(n, k)`,
+/// `randint(0, n, size=k)`).
+fn positions_call(e: &Expr) -> bool {
+    let Expr::Call { func, args, kwargs } = e.bare() else { return false };
+    let sized = kwargs.iter().any(|(k, _)| k == "size");
+    match func.last_name() {
+        Some("randperm" | "permutation" | "argsort" | "nonzero" | "flatnonzero" | "arange") => true,
+        Some("choice") => args.len() >= 2 || sized,
+        Some("randint" | "integers") => args.len() >= 3 || sized,
+        _ => false,
+    }
 }
 
 fn int_literal(e: &Expr) -> Option<i64> {
