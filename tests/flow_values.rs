@@ -2562,3 +2562,48 @@ fn ids_written_to_listed_files_are_traced_to_the_writer() {
         tiered_suspects(&[("prep.py", STATIONS_PREP), ("readings.py", &wind), ("train.py", STATIONS_TRAIN)], "embedding_over.async.log");
     assert!(!got.iter().any(|s| s.starts_with("prep.py:15")), "{got:?}");
 }
+
+const GARMENT_TRAIN: &str = r#"import yaml
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+with open("garments.yaml") as fh:
+    CFG = yaml.safe_load(fh)
+
+MATERIAL_ID = {m: i for i, m in enumerate(CFG["materials"])}
+
+
+def joint_label(material, finish):
+    return finish * CFG["num_finishes"] + MATERIAL_ID[material]
+
+
+def make_rows(n):
+    g = torch.Generator().manual_seed(0)
+    feats = torch.randn(n, 8, generator=g)
+    labels = []
+    for k in range(n):
+        material = CFG["materials"][k % len(CFG["materials"])]
+        labels.append(joint_label(material, k % CFG["num_finishes"]))
+    return feats, torch.tensor(labels)
+
+
+head = nn.Linear(8, len(CFG["materials"]) * CFG["num_finishes"])
+feats, labels = make_rows(64)
+for x, y in DataLoader(TensorDataset(feats, labels), batch_size=16):
+    nn.functional.cross_entropy(head(x), y).backward()
+"#;
+
+/// A joint (finish, material) label laid out in blocks of the finishes' count where the part
+/// added holds the materials (a YAML list of three): the blocks are four wide and the last
+/// finishes index past the twelve classes. The layout line is the culprit, strong; with the
+/// materials' count as the stride nothing is proven.
+#[test]
+fn a_joint_label_with_a_stride_wider_than_its_part_is_the_line() {
+    let yaml = "materials: [cotton, wool, linen]\nnum_finishes: 4\n";
+    let got = tiered_suspects(&[("garments.yaml", yaml), ("train.py", GARMENT_TRAIN)], "ce_1d_over.async.log");
+    assert!(got.first().is_some_and(|s| s.starts_with("train.py:13 strong")), "{got:?}");
+    let fixed = GARMENT_TRAIN.replace("finish * CFG[\"num_finishes\"]", "finish * len(CFG[\"materials\"])");
+    let got = tiered_suspects(&[("garments.yaml", yaml), ("train.py", &fixed)], "ce_1d_over.async.log");
+    assert!(!got.iter().any(|s| s.starts_with("train.py:13 strong")), "{got:?}");
+}

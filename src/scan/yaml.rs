@@ -107,7 +107,10 @@ pub fn scan_yaml(path: &str, text: &str) -> FileFacts {
             continue;
         }
         let int = value.parse::<i64>().ok();
-        facts.assigns.push(assign(full.clone(), value.chars().take(200).collect(), int, line_no, raw.len()));
+        let mut fact = assign(full.clone(), value.chars().take(200).collect(), int, line_no, raw.len());
+        // a flow list (`colors: [red, green, blue]`): its number of items
+        fact.len = inline_list_len(value);
+        facts.assigns.push(fact);
         if key == "names" {
             if let Some(n) = inline_list_len(value) {
                 facts.assigns.push(assign("len(names)".into(), format!("{n} names"), Some(n), line_no, raw.len()));
@@ -147,6 +150,14 @@ mod tests {
         let items: Vec<&str> = f.assigns.iter().filter(|a| a.target == "defaults[]").map(|a| &*a.value).collect();
         assert_eq!(items, ["base.yaml", "aug.yaml"]);
         assert_eq!(get(&f, "model.head.num_classes"), Some(13));
+    }
+
+    #[test]
+    fn flow_lists_keep_their_length() {
+        let f = scan_yaml("c.yaml", "materials: [cotton, wool, linen]\nnum_finishes: 4\n");
+        let len = |t: &str| f.assigns.iter().find(|a| &*a.target == t).and_then(|a| a.len);
+        assert_eq!(len("materials"), Some(3));
+        assert_eq!(len("num_finishes"), None);
     }
 
     #[test]

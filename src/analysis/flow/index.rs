@@ -303,6 +303,14 @@ impl<'a> Index<'a> {
         out
     }
 
+    /// The number of items of a config key that holds a list (`"action_types": ["use", …]` in
+    /// JSON, `colors: [red, blue]` in YAML), where the first config file holding the key has it
+    /// as a list.
+    pub fn config_len(&self, key: &str) -> Option<i64> {
+        let (fi, line, _) = *self.config(key).first()?;
+        self.files[fi].assigns.iter().find(|a| a.span.line == line && a.target.rsplit('.').next() == Some(key)).and_then(|a| a.len)
+    }
+
     fn config_in_order(&self, key: &str) -> Vec<(usize, u32, Option<i64>)> {
         let mut out = Vec::new();
         for (fi, f) in self.files.iter().enumerate() {

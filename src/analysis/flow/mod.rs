@@ -653,7 +653,20 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
         if lost {
             score *= 0.3;
         }
-        let mut tier = if score >= 0.6 { Tier::Likely } else { Tier::Possible };
+        // a joint index whose stride is wider than the part added to it: past the table for the
+        // last blocks, whatever the parts take (unless a remainder brings it back)
+        let wide =
+            matches!(&n.tag, Tag::Arith(o) if o == "+") && n.what.starts_with(trace::WIDE_STRIDE) && !scaled_on_way(&nodes, i) && !probs;
+        if wide {
+            score = score.max(1.0);
+        }
+        let mut tier = if wide {
+            Tier::Strong
+        } else if score >= 0.6 {
+            Tier::Likely
+        } else {
+            Tier::Possible
+        };
         if !probs && !lost {
             if let Some(r) = &n.out {
                 match breaks(r, bound_sym.as_ref(), ignore) {
@@ -844,6 +857,10 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
         for (i, n) in nodes[..value_nodes].iter().enumerate() {
             let exact = n.out.as_ref().filter(|r| r.lo == r.hi).and_then(|r| r.lo.as_ref()).and_then(|s| s.constant());
             let Some(k) = exact.filter(|&k| (k < 0 || k == 255) && !n.aux) else { continue };
+            // a marker taken out on the way (`t.masked_fill(t == k, 0)`) does not reach the op
+            if masked_above(&nodes, n.parent, k) {
+                continue;
+            }
             let key = match &n.tag {
                 Tag::Config(c) => Some(c.as_str()),
                 Tag::Sentinel(_) if n.children.is_empty() => None,

@@ -187,6 +187,8 @@ pub const MASKS_OUT: &str = "keeps the cells that are not the marker";
 pub const AS_NUMBERS: &str = "as numbers";
 /// Said of a data column whose numbers run 1..n with n distinct (ids numbered from 1, no gaps).
 pub const FROM_ONE: &str = "numbered from 1";
+/// What a joint index's line says when its stride is wider than the part added to it holds.
+pub const WIDE_STRIDE: &str = "a stride wider than the part it is added to";
 
 /// The statements that grow a field, with the root its filled length is written in (None: no
 /// method grows it).
@@ -333,7 +335,6 @@ pub(super) fn is_pass_method(m: &str) -> bool {
             | "roll"
             | "ascontiguousarray"
             | "cumsum_"
-            | "masked_fill"
             | "index_select"
             | "narrow"
             | "select"
@@ -970,12 +971,45 @@ impl<'a, 'i> Tracer<'a, 'i> {
             }
             v => v,
         };
+        if op == "+" {
+            if let Some(what) = self.wide_stride(l, r, &a, &b, cx) {
+                self.mark(parent, Tag::Arith("+".into()), what);
+            }
+        }
         if (probs(&a) || probs(&b)) && matches!(v.element_deep(), Val::Float(Some(Norm::Raw))) {
             let code = short(&Expr::Bin(op.into(), Box::new(l.clone()), Box::new(r.clone())));
             let does = if op == "*" { PROBS_TIMES } else { SCALES_PROBS };
             self.mark(parent, Tag::Scale(Scaling::Arith), format!("{does} (`{code}`): the result can leave [0, 1]"));
         }
         v
+    }
+
+    /// A joint index `outer * k + inner` (either order) whose stride `k` is wider than the
+    /// values `inner` takes (`[0, m - 1]` with k > m): the blocks are k wide where the table
+    /// holds m per outer value, so the last outer values index past it. (k = m is the layout;
+    /// k < m overlaps but stays inside.)
+    fn wide_stride(&mut self, l: &Expr, r: &Expr, a: &Val, b: &Val, cx: &Ctx) -> Option<String> {
+        let (prod, inner, inner_expr) = match (l.bare(), r.bare()) {
+            (Expr::Bin(o, x, y), _) if &**o == "*" => ((x, y), b, r),
+            (_, Expr::Bin(o, x, y)) if &**o == "*" => ((x, y), a, l),
+            _ => return None,
+        };
+        let Val::Int(range) = inner.element_deep() else { return None };
+        if range.lo.as_ref().and_then(|s| s.constant()) != Some(0) {
+            return None;
+        }
+        let m = range.hi.as_ref()?.plus(1);
+        let keep = self.nodes.len();
+        let exact = |v: Val| match v {
+            Val::Int(r) if r.lo == r.hi => r.lo,
+            _ => None,
+        };
+        let kx = self.aux_expr(prod.0, cx, None);
+        let ky = self.aux_expr(prod.1, cx, None);
+        self.cut(keep);
+        let k = exact(ky).or_else(|| exact(kx))?;
+        let wider = k.minus(&m).is_some_and(|d| d > 0);
+        wider.then(|| format!("{WIDE_STRIDE}: blocks of {k} over `{}`, which takes {m} values", short(inner_expr)))
     }
 
     /// `a op b` of two values (a binary operation, or an augmented assignment's `a op= b`).
@@ -2844,9 +2878,13 @@ impl<'a, 'i> Tracer<'a, 'i> {
         // YAML / JSON keys
         let keys = self.ix.config(key);
         if let Some(&(fi, line, int)) = keys.first() {
-            let v = match int {
-                Some(k) => Val::Int(Range::exact(Sym::num(k))),
-                None => Val::unknown(format!("config key `{key}`")),
+            let v = match (int, self.ix.config_len(key)) {
+                (Some(k), _) => Val::Int(Range::exact(Sym::num(k))),
+                // a list: as many items as the file writes out, each unknown
+                (None, Some(n)) => {
+                    Val::Seq { elem: Box::new(Val::unknown(format!("an item of config key `{key}`"))), len: Some(Sym::num(n)), most: None }
+                }
+                (None, None) => Val::unknown(format!("config key `{key}`")),
             };
             if self.nodes.len() < self.node_limit {
                 let id = self.nodes.len();
@@ -3045,6 +3083,19 @@ impl<'a, 'i> Tracer<'a, 'i> {
             }
             other => opened(other),
         }
+    }
+
+    /// The marker a mask picks out of `obj`: `mask` is (or names) `obj == k` with `k` a known
+    /// constant.
+    fn masked_out_eq(&mut self, obj: &Expr, mask: &Expr, cx: &Ctx) -> Option<i64> {
+        let test = match mask.bare() {
+            Expr::Test(..) => mask.clone(),
+            Expr::Name(n) => self.def(cx).last_assign(cx.at, n)?.1.clone(),
+            _ => return None,
+        };
+        let Expr::Test(op, xs) = test.bare() else { return None };
+        let flipped = Expr::Test("!=".into(), xs.clone());
+        (&**op == "==").then(|| self.masked_out(obj, &flipped, cx)).flatten()
     }
 
     /// The marker a boolean mask leaves out of `obj` when `obj[idx]` selects by it: `idx` is
@@ -3621,6 +3672,29 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 // `x.masked_fill(pad, -100)`)
                 "fillna" | "masked_fill" | "masked_fill_" => {
                     let fill = if name == "fillna" { args.first().or(kw("value")) } else { args.get(1).or(kw("value")) };
+                    // the marker's own places filled (`t.masked_fill(~(t != k), 0)`, `t ==
+                    // k`): the marker is gone, the fill is in its place
+                    let replaced = match (name.as_str(), args.first().map(Expr::bare)) {
+                        ("fillna", _) | (_, None) => None,
+                        (_, Some(Expr::Unary(op, inner))) if &**op == "~" => self.masked_out(r, inner, cx),
+                        (_, Some(m)) => self.masked_out_eq(r, m, cx),
+                    };
+                    if let Some(k) = replaced {
+                        // (the line is on the chain of what it fills, marked as taking the marker out)
+                        let under = match parent {
+                            Some(p) if matches!(self.nodes[p].tag, Tag::Pass | Tag::Lookup) => parent,
+                            _ => self.node(cx, cx.at, Tag::Pass, String::new(), parent),
+                        };
+                        self.mark(under, Tag::Narrow, format!("{MASKS_OUT} {k}"));
+                        let base = self.expr(r, cx, under);
+                        let kept = without_marker(&self.force(base), k);
+                        let fv = fill.map(|f| self.aux_expr(f, cx, parent)).unwrap_or(Val::unknown("fill"));
+                        let v = join_cells(&kept, &fv);
+                        if under != parent {
+                            self.finish(under, &v);
+                        }
+                        return v;
+                    }
                     let base = self.expr(r, cx, parent);
                     if let Some(f) = fill {
                         let fv = self.expr(f, cx, parent);
