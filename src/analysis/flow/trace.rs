@@ -3088,29 +3088,28 @@ impl<'a, 'i> Tracer<'a, 'i> {
     /// The marker a mask picks out of `obj`: `mask` is (or names) `obj == k` with `k` a known
     /// constant.
     fn masked_out_eq(&mut self, obj: &Expr, mask: &Expr, cx: &Ctx) -> Option<i64> {
-        let test = match mask.bare() {
-            Expr::Test(..) => mask.clone(),
-            Expr::Name(n) => self.def(cx).last_assign(cx.at, n)?.1.clone(),
-            _ => return None,
-        };
-        let Expr::Test(op, xs) = test.bare() else { return None };
-        let flipped = Expr::Test("!=".into(), xs.clone());
-        (&**op == "==").then(|| self.masked_out(obj, &flipped, cx)).flatten()
+        self.marker_tested(obj, mask, cx, "==")
     }
 
     /// The marker a boolean mask leaves out of `obj` when `obj[idx]` selects by it: `idx` is
     /// (or names) `obj != k` with `k` a known constant.
     fn masked_out(&mut self, obj: &Expr, idx: &Expr, cx: &Ctx) -> Option<i64> {
-        let test = match idx.bare() {
-            Expr::Test(..) => idx.clone(),
+        self.marker_tested(obj, idx, cx, "!=")
+    }
+
+    /// The constant `obj` is compared with by `test` (or the name it is assigned to) under the
+    /// operator `want`.
+    fn marker_tested(&mut self, obj: &Expr, test: &Expr, cx: &Ctx, want: &str) -> Option<i64> {
+        let test = match test.bare() {
+            Expr::Test(..) => test.clone(),
             Expr::Name(n) => self.def(cx).last_assign(cx.at, n)?.1.clone(),
             _ => return None,
         };
         let Expr::Test(op, xs) = test.bare() else { return None };
         let target = obj.dotted()?;
         let other = match xs.as_slice() {
-            [a, b] if &**op == "!=" && a.dotted().as_deref() == Some(target.as_str()) => b,
-            [a, b] if &**op == "!=" && b.dotted().as_deref() == Some(target.as_str()) => a,
+            [a, b] if &**op == want && a.dotted().as_deref() == Some(target.as_str()) => b,
+            [a, b] if &**op == want && b.dotted().as_deref() == Some(target.as_str()) => a,
             _ => return None,
         };
         match self.aux_expr(other, cx, None) {
