@@ -67,6 +67,7 @@ tar xzf "$HERE/logs-h100-11.tar.gz" -C "$WORK/h200"
 tar xzf "$HERE/logs-h100-12.tar.gz" -C "$WORK/h200"
 tar xzf "$HERE/logs-h100-13.tar.gz" -C "$WORK/h200"
 tar xzf "$HERE/logs-h100-14.tar.gz" -C "$WORK/h200"
+tar xzf "$HERE/logs-h200-15.tar.gz" -C "$WORK/h200"
 for f in "$HERE"/logs-cpu/*_cpu.log; do
     id=$(basename "$f" _cpu.log)
     ln -s "$f" "$WORK/cpu/${id}_sync.log"

@@ -1684,9 +1684,6 @@ fn shared_setting(nodes: &[Node], i: usize, value_nodes: usize) -> Option<usize>
     (value_nodes..nodes.len()).find(|&j| nodes[j].tag == n.tag && nodes[j].file == n.file && nodes[j].line == n.line)
 }
 
-/// Whether the value at node `i` reaches the op scaled (`n // 2`, `n * k`, `n % m`): a part of a
-/// setting added to a value is an offset the value's line chose, not the setting's length
-/// extended on purpose.
 /// Whether a product of matrices or a true division whose result the tracing could not model
 /// stands between node `i` and the op (its range is not what reaches the op: coordinates
 /// rotated, features scaled).
@@ -1702,6 +1699,9 @@ fn lost_on_way(nodes: &[Node], i: usize) -> bool {
     false
 }
 
+/// Whether the value at node `i` reaches the op scaled (`n // 2`, `n * k`, `n % m`): a part of a
+/// setting added to a value is an offset the value's line chose, not the setting's length
+/// extended on purpose.
 fn scaled_on_way(nodes: &[Node], i: usize) -> bool {
     let (mut at, mut hops) = (nodes[i].parent, 0);
     while let Some(a) = at.filter(|_| hops < 64) {
