@@ -3318,17 +3318,28 @@ impl<'a, 'i> Tracer<'a, 'i> {
         self.ix.files.iter().position(|f| data(f) && (f.path == p || f.path == name || f.path.ends_with(&format!("/{name}"))))
     }
 
+    /// The node of a line that takes the marker `k` out of what it selects from or fills: the
+    /// passing line's own, else one of its own (where the parent is the op's call or another
+    /// line's transform), on the chain of that value and marked as taking the marker out.
+    fn narrow_under(&mut self, cx: &Ctx, parent: Option<usize>, k: i64) -> Option<usize> {
+        let under = match parent {
+            Some(p) if matches!(self.nodes[p].tag, Tag::Pass | Tag::Lookup) => parent,
+            _ => self.node(cx, cx.at, Tag::Pass, String::new(), parent),
+        };
+        self.mark(under, Tag::Narrow, format!("{MASKS_OUT} {k}"));
+        under
+    }
+
+    /// Whether `e` is a name for a draw of positions (`choice = np.random.choice(len(x), n)`).
+    fn drawn_positions(&self, e: &Expr, cx: &Ctx) -> bool {
+        matches!(e.bare(), Expr::Name(n) if self.def(cx).last_assign(cx.at, n).is_some_and(|(_, v)| positions_call(v)))
+    }
+
     fn subscript(&mut self, obj: &Expr, idx: &Expr, cx: &Ctx, parent: Option<usize>) -> Val {
         // `labels[labels != ignore]` (or through a name: `keep = labels != ignore;
         // labels[keep]`): the marker is selected out
         if let Some(k) = self.masked_out(obj, idx, cx) {
-            // the line that selects is on the chain of what it selects from (a node of its own
-            // where the parent is the op's call or another line's transform)
-            let under = match parent {
-                Some(p) if matches!(self.nodes[p].tag, Tag::Pass | Tag::Lookup) => parent,
-                _ => self.node(cx, cx.at, Tag::Pass, String::new(), parent),
-            };
-            self.mark(under, Tag::Narrow, format!("{MASKS_OUT} {k}"));
+            let under = self.narrow_under(cx, parent, k);
             let v = self.expr(obj, cx, under);
             let v = self.force(v);
             let kept = without_marker(&v, k);
@@ -3436,8 +3447,8 @@ impl<'a, 'i> Tracer<'a, 'i> {
             Expr::Call { .. } => positions_call(idx),
             _ => false,
         };
-        // a name for a draw of positions (`choice = np.random.choice(len(x), n)`; `x[choice]`)
-        let drawn = matches!(idx.bare(), Expr::Name(n) if self.def(cx).last_assign(cx.at, n).is_some_and(|(_, v)| positions_call(v)));
+        // a name for a draw of positions (`x[choice]`)
+        let drawn = self.drawn_positions(idx, cx);
         let positions = positions || drawn;
         let mask = matches!(idx.bare(), Expr::Test(..)) || drawn;
         if positions || mask {
@@ -3469,37 +3480,28 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 let some_rows = match rows.bare() {
                     Expr::Slice | Expr::Span(..) | Expr::Test(..) => true,
                     Expr::Call { .. } => positions_call(rows),
-                    Expr::Name(n) => self.def(cx).last_assign(cx.at, n).is_some_and(|(_, v)| positions_call(v)),
-                    _ => false,
+                    _ => self.drawn_positions(rows, cx),
                 };
                 if some_rows {
+                    // the columns picked, once: a span's, or one column's
+                    let n = cols.len() as i64;
                     let at = |e: &Option<Box<Expr>>, or: i64| match e {
                         None => Some(or),
-                        Some(x) => int_literal(x).map(|k| if k < 0 { cols.len() as i64 + k } else { k }),
+                        Some(x) => int_literal(x).map(|k| if k < 0 { n + k } else { k }),
                     };
-                    let picked = match col.bare() {
-                        Expr::Span(lo, hi) => match (at(lo, 0), at(hi, cols.len() as i64)) {
-                            (Some(a), Some(b)) if 0 <= a && a <= b && b as usize <= cols.len() => {
-                                Some(Val::Tuple(cols[a as usize..b as usize].to_vec()))
-                            }
-                            _ => None,
-                        },
-                        c => int_literal(c)
-                            .map(|k| if k < 0 { cols.len() as i64 + k } else { k })
-                            .and_then(|k| usize::try_from(k).ok())
-                            .and_then(|k| cols.get(k).cloned()),
+                    let (taken, single) = match col.bare() {
+                        Expr::Span(lo, hi) => (at(lo, 0).zip(at(hi, n)).filter(|&(a, b)| 0 <= a && a <= b && b <= n), false),
+                        c => (int_literal(c).map(|k| if k < 0 { n + k } else { k }).filter(|&k| 0 <= k && k < n).map(|k| (k, k + 1)), true),
                     };
-                    let taken: Vec<usize> = match col.bare() {
-                        Expr::Span(lo, hi) => match (at(lo, 0), at(hi, cols.len() as i64)) {
-                            (Some(a), Some(b)) if 0 <= a && a <= b => (a as usize..b as usize).collect(),
-                            _ => Vec::new(),
-                        },
-                        c => int_literal(c)
-                            .map(|k| if k < 0 { cols.len() as i64 + k } else { k })
-                            .map(|k| vec![k as usize])
-                            .unwrap_or_default(),
-                    };
-                    if let Some(p) = picked {
+                    let taken: Option<Vec<usize>> = taken.map(|(a, b)| (a as usize..b as usize).collect());
+                    let picked = taken.as_ref().map(|t| {
+                        if single {
+                            cols[t[0]].clone()
+                        } else {
+                            Val::Tuple(t.iter().map(|&k| cols[k].clone()).collect())
+                        }
+                    });
+                    if let (Some(p), Some(taken)) = (picked, taken) {
                         // the other columns' lines made nothing that reaches here: off the chain
                         self.columns_aside(before_base, &taken);
                         return Val::Seq { elem: Box::new(p), len: len.clone(), most: most.clone() };
@@ -3679,12 +3681,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         (_, Some(m)) => self.masked_out_eq(r, m, cx),
                     };
                     if let Some(k) = replaced {
-                        // (the line is on the chain of what it fills, marked as taking the marker out)
-                        let under = match parent {
-                            Some(p) if matches!(self.nodes[p].tag, Tag::Pass | Tag::Lookup) => parent,
-                            _ => self.node(cx, cx.at, Tag::Pass, String::new(), parent),
-                        };
-                        self.mark(under, Tag::Narrow, format!("{MASKS_OUT} {k}"));
+                        let under = self.narrow_under(cx, parent, k);
                         let base = self.expr(r, cx, under);
                         let kept = without_marker(&self.force(base), k);
                         let fv = fill.map(|f| self.aux_expr(f, cx, parent)).unwrap_or(Val::unknown("fill"));
