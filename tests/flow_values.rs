@@ -2607,3 +2607,109 @@ fn a_joint_label_with_a_stride_wider_than_its_part_is_the_line() {
     let got = tiered_suspects(&[("garments.yaml", yaml), ("train.py", &fixed)], "ce_1d_over.async.log");
     assert!(!got.iter().any(|s| s.starts_with("train.py:13 strong")), "{got:?}");
 }
+
+const TRIAGE_PREP: &str = r#"import numpy as np
+
+LEVELS = ["minor", "moderate", "serious", "critical"]
+
+
+def encode(reports):
+    feats = np.stack([r["vitals"] for r in reports]).astype(np.float32)
+    grades = np.array([LEVELS.index(r["level"]) + 1 for r in reports], dtype=np.int64)
+    return feats, grades
+
+
+def build_cache(reports, out="cache/triage.npz"):
+    feats, grades = encode(reports)
+    np.savez_compressed(out, feats, grades)
+"#;
+
+const TRIAGE_TRAIN: &str = r#"import numpy as np
+import torch
+from torch import nn
+
+from prep import LEVELS
+
+arc = np.load("cache/triage.npz")
+x = torch.from_numpy(arc["arr_0"])
+y = torch.from_numpy(arc["arr_1"])
+head = nn.Linear(x.shape[1], len(LEVELS))
+for i in range(0, len(y), 32):
+    loss = nn.functional.cross_entropy(head(x[i : i + 32]), y[i : i + 32])
+    loss.backward()
+"#;
+
+/// Grades numbered from 1 (`LEVELS.index(…) + 1`) saved into an npz archive as its second
+/// positional array and read back by numpy's name for it (`arc["arr_1"]`): the line that adds
+/// the 1 is the culprit, strong. Without the 1 nothing is proven; an archive of another name is
+/// not the one read, so nothing links the reader to that writer.
+#[test]
+fn arrays_saved_into_an_npz_archive_are_traced_to_the_saving_line() {
+    let got = tiered_suspects(&[("prep.py", TRIAGE_PREP), ("train.py", TRIAGE_TRAIN)], "ce_1d_over.async.log");
+    assert!(got.first().is_some_and(|s| s.starts_with("prep.py:8 strong")), "{got:?}");
+    let fixed = TRIAGE_PREP.replace("+ 1 for r", "for r");
+    let got = tiered_suspects(&[("prep.py", &fixed), ("train.py", TRIAGE_TRAIN)], "ce_1d_over.async.log");
+    assert!(!got.iter().any(|s| s.ends_with(" strong")), "{got:?}");
+    let other = TRIAGE_PREP.replace("triage.npz", "triage_v0.npz");
+    let got = tiered_suspects(&[("prep.py", &other), ("train.py", TRIAGE_TRAIN)], "ce_1d_over.async.log");
+    assert!(!got.iter().any(|s| s.starts_with("prep.py:8")), "{got:?}");
+}
+
+const SLOTS_PICK: &str = r#"import json
+
+import numpy as np
+
+with open("settings.json") as fh:
+    S = json.load(fh)
+
+
+def empty_floor():
+    return np.zeros((S["aisles"], S["bays"]), dtype=np.int64)
+
+
+def free_slot(floor, rng):
+    free = np.flatnonzero(floor.ravel() == 0)
+    return int(rng.choice(free))
+
+
+def mirrored(slot):
+    aisle, bay = divmod(slot, S["bays"])
+    return bay * S["bays"] + aisle
+"#;
+
+const SLOTS_TRAIN: &str = r#"import numpy as np
+import torch
+from torch import nn
+
+from pick import S, empty_floor, free_slot, mirrored
+
+rng = np.random.default_rng(3)
+floor = empty_floor()
+slots = []
+for step in range(200):
+    s = free_slot(floor, rng)
+    slots.append(mirrored(s))
+    floor.flat[s] = 1
+    if floor.all():
+        floor[:] = 0
+x = torch.randn(len(slots), 12)
+y = torch.tensor(slots)
+head = nn.Linear(12, S["n_slots"])
+nn.functional.cross_entropy(head(x), y).backward()
+"#;
+
+/// Slots drawn from the free cells of a floor (`rng.choice(np.flatnonzero(floor.ravel() == 0))`)
+/// of six aisles by six bays take 0..35, mirrored by putting a divmod's parts together the
+/// other way round (still 0..35); the head has the settings' 30 classes: the setting is the
+/// line, strong, and the mirroring line is not a suspect. With 36 classes nothing is proven.
+#[test]
+fn cells_drawn_from_a_grid_take_its_size_and_a_divmod_put_together_keeps_them() {
+    let settings = "{\n  \"aisles\": 6,\n  \"bays\": 6,\n  \"n_slots\": 30\n}\n";
+    let files = [("settings.json", settings), ("pick.py", SLOTS_PICK), ("train.py", SLOTS_TRAIN)];
+    let got = tiered_suspects(&files, "ce_1d_over.async.log");
+    assert!(got.first().is_some_and(|s| s.starts_with("settings.json:4 strong")), "{got:?}");
+    assert!(!got.iter().any(|s| s.starts_with("pick.py:20")), "{got:?}");
+    let fixed = settings.replace("30", "36");
+    let got = tiered_suspects(&[("settings.json", &fixed), ("pick.py", SLOTS_PICK), ("train.py", SLOTS_TRAIN)], "ce_1d_over.async.log");
+    assert!(!got.iter().any(|s| s.ends_with(" strong")), "{got:?}");
+}

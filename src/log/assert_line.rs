@@ -138,6 +138,10 @@ fn head_window(s: &str, end: usize) -> &str {
     &s[start..end]
 }
 
+/// How host-side lines begin that can be spliced into a report by another stream.
+const HOST_LINE_STARTS: &[&str] =
+    &["THCudaCheck FAIL", "RuntimeError: ", "Traceback (most recent call last)", "terminate called ", "CUDA error: "];
+
 const MAX_HEAD: usize = 8 << 10;
 const MAX_PATH: usize = 1 << 10;
 
@@ -157,6 +161,12 @@ fn parse_cuda(s: &str, anchor: usize) -> Option<(RawAssert, usize)> {
     // Two reports spliced mid-line: "...DimSize] Assertion `srcIndex < ..." keeps the last text.
     if let Some(p) = assertion.rfind(ANCHOR_CUDA) {
         assertion = assertion[p + ANCHOR_CUDA.len()..].to_string();
+    }
+    // Another stream's line spliced into the assertion before its closing quote (a host error
+    // printed while the report was written, the report's end on a later line): the assertion
+    // is the text before it; a kernel's condition never holds these.
+    if let Some(p) = HOST_LINE_STARTS.iter().filter_map(|h| assertion.find(h)).min() {
+        assertion.truncate(p);
     }
     let assertion = strip_markdown_debris(&assertion).to_string();
     let mut found = RawAssert {
@@ -365,9 +375,15 @@ fn file_token(before: &str) -> Option<String> {
         if let Some(cut) = tok.rfind([']', '|', ',', '"', '\'', '(', ')', '{', '}', '`']) {
             tok = &tok[cut + 1..];
         }
-        // A repr'd message: "...\\n/opt/conda/.../triton_helpers.py"
-        if let Some(p) = tok.rfind("\\n/") {
-            tok = &tok[p + 2..];
+        // A repr'd message or a log pasted with its line breaks escaped: "...\n/opt/conda/…
+        // /triton_helpers.py", "failed.\n../aten/src/…/ScatterGatherKernel.cu". A Windows path
+        // written with backslashes has `\n` inside it (`…\native\cuda\Loss.cu`): the rest of
+        // such a path keeps backslashes and no slashes, so it is not cut.
+        if let Some(p) = tok.rfind("\\n") {
+            let rest = &tok[p + 2..];
+            if rest.contains('/') && !rest.contains('\\') {
+                tok = rest;
+            }
         }
         // Markdown emphasis or a quote marker ("**/pytorch/...", ">/pytorch/..."), or a line
         // number a viewer or `grep -n` put in front ("14633:/pytorch/..."), before an absolute
@@ -572,6 +588,28 @@ mod tests {
                 .as_deref(),
             Some("/opt/x/triton_helpers.py")
         );
+    }
+
+    /// A log pasted with its line breaks written as `\n` (one physical line): the path after
+    /// an escaped break, relative or absolute, is the path; a Windows path whose backslashes
+    /// happen to spell `\n` (`\native`) is kept whole.
+    #[test]
+    fn a_path_after_an_escaped_line_break() {
+        let a = one("failed.\\n../aten/src/ATen/native/cuda/ScatterGatherKernel.cu:144: operator(): block: [51,0,0], thread: [45,0,0] Assertion `idx_dim >= 0` failed.");
+        assert_eq!((a.file.as_deref(), a.line), (Some("../aten/src/ATen/native/cuda/ScatterGatherKernel.cu"), Some(144)));
+        let w = one("C:\\w\\aten\\src\\ATen\\native\\cuda\\Loss.cu:247: block: [0,0,0], thread: [0,0,0] Assertion `x` failed.");
+        assert_eq!(w.file.as_deref(), Some("C:\\w\\aten\\src\\ATen\\native\\cuda\\Loss.cu"));
+    }
+
+    /// A host error line written into the middle of a report's assertion by another stream (the
+    /// report's closing quote and `failed.` come after it): the assertion ends where that line
+    /// begins.
+    #[test]
+    fn a_host_line_spliced_into_the_assertion_is_left_out() {
+        let a = one("/w/THCUNN/BCECriterion.cu:57: void f(const float *) [with Dtype = float]: block: [33,0,0], thread: [193,0,0] Assertion `*input >= 0. && *input <= 1.THCudaCheck FAIL file=/w/THC/THCReduceAll.cuh line=317 error=59 : device-side assert triggered` failed.");
+        assert_eq!(a.assertion.as_deref(), Some("*input >= 0. && *input <= 1."));
+        let b = one("/w/Loss.cu:240: k: block: [0,0,0], thread: [5,0,0] Assertion `t >= 0 && t < n_classesRuntimeError: CUDA error: device-side assert triggered` failed.");
+        assert_eq!(b.assertion.as_deref(), Some("t >= 0 && t < n_classes"));
     }
 
     /// fuzz/regressions/file_token-ideographic-space-min.log

@@ -232,8 +232,15 @@ impl Collector {
 
     fn read_line(&mut self, text: &str, lineno: u64, rank: Option<RankRef>, prev: Prev<'_>) {
         if assert_line::has_anchor(text) {
-            let found = assert_line::parse_all(text);
+            let mut found = assert_line::parse_all(text);
             if !found.is_empty() {
+                // a Windows path whose drive letter stayed on the previous line (a progress bar
+                // or a print without a newline before it): `…it/s]C` then `:/w/1/s/…/Loss.cu:8: …`
+                if let Some(f) = found[0].file.as_mut().filter(|f| f.starts_with(":/") || f.starts_with(":\\")) {
+                    if let Some(drive) = drive_letter_at_end(prev.get()) {
+                        f.insert(0, drive);
+                    }
+                }
                 self.take_reports(found, text, lineno, rank);
                 return;
             }
@@ -527,6 +534,15 @@ fn head_start(text: &str, anchor: usize) -> usize {
     start
 }
 
+/// The drive letter a line ends in: one ASCII letter (then perhaps spaces) after something that
+/// is not a letter or digit, as a path's `C` left behind when the rest went to the next line.
+fn drive_letter_at_end(line: &[u8]) -> Option<char> {
+    let t = line.trim_ascii_end();
+    let (&last, before) = t.split_last()?;
+    let alone = before.last().map_or(true, |b| !b.is_ascii_alphanumeric());
+    (last.is_ascii_alphabetic() && alone).then_some(last as char)
+}
+
 #[cfg(test)]
 mod tests {
     /// fixtures/public-logs/305 (NVIDIA/pix2pixHD#173): the run's traceback (stderr) came out
@@ -576,5 +592,19 @@ mod tests {
         assert_eq!((index.count(), index.distinct.len()), (200, 200));
         assert_eq!(loss.blocks.len(), 7);
         assert_eq!(index.blocks.len(), 5);
+    }
+
+    /// A Windows path whose drive letter stayed at the end of the line before (a progress bar
+    /// and a print without a newline were written first): the letter is the path's.
+    #[test]
+    fn a_drive_letter_left_on_the_line_before_is_the_path_s() {
+        let log = "  0%|          | 0/62 [00:00<?, ?it/s<class 'dict'>C \n:/w/1/s/windows/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:60: block: [0,0,0], thread: [0,0,0] Assertion `index >= -sizes[i] && index < sizes[i] && \"index out of bounds\"` failed.\n";
+        let incident = crate::log::read_from(Box::new(std::io::Cursor::new(log.as_bytes().to_vec())));
+        let file = incident.sites.sites[0].first.file.clone();
+        assert_eq!(file.as_deref(), Some("C:/w/1/s/windows/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu"));
+        // a word before the path is not a drive
+        let log = log.replace("'dict'>C ", "'dict'> step");
+        let incident = crate::log::read_from(Box::new(std::io::Cursor::new(log.into_bytes())));
+        assert_eq!(incident.sites.sites[0].first.file.as_deref(), Some(":/w/1/s/windows/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu"));
     }
 }

@@ -899,6 +899,14 @@ impl<'a, 'i> Tracer<'a, 'i> {
             self.mark(parent, Tag::Scale(Scaling::Arith), what);
             return a.join(&b);
         }
+        // the two parts of `q, r = divmod(x, k)` put back together by the same k (`q * k + r`,
+        // or `r * k + q`, a transposed grid cell): the same cells as x, renumbered
+        if let Some(x) = (op == "+").then(|| self.divmod_rejoined(l, r, cx)).flatten() {
+            let node = self.node(cx, cx.at, Tag::Pass, format!("{REJOINS} `divmod({}, …)` together again", short(&x)), parent);
+            let v = self.expr(&x, cx, node);
+            self.finish(node, &v);
+            return v;
+        }
         let first = self.nodes.len();
         let a = self.expr(l, cx, parent);
         // a quotient (`n_items // 2`): the lines that made the dividend hang under a line of
@@ -1863,7 +1871,9 @@ impl<'a, 'i> Tracer<'a, 'i> {
             self.nodes[n].what = format!("{what} from a count: the last position");
             return;
         }
-        if !matches!(self.nodes[n].tag, Tag::Pass) {
+        // the parts of a divmod put together again are the value, not arithmetic made on it
+        let rejoins = self.nodes[n].children.iter().any(|&c| self.nodes[c].what.starts_with(REJOINS));
+        if !matches!(self.nodes[n].tag, Tag::Pass) || rejoins {
             return;
         }
         if let Some(tag) = tag {
@@ -2487,6 +2497,33 @@ impl<'a, 'i> Tracer<'a, 'i> {
         }
         // a config object, flags or hyperparameters read by field name
         self.named_setting(attr, cx, parent).unwrap_or(Val::unknown(format!("`.{attr}` of {}", base.describe())))
+    }
+
+    /// The dividend x when `l + r` is `a * k + b` (either way round) and `a`, `b` are the two
+    /// names of one `q, r = divmod(x, k)` before this statement, with the same `k`.
+    fn divmod_rejoined(&self, l: &Expr, r: &Expr, cx: &Ctx) -> Option<Expr> {
+        let (prod, b) = match (l.bare(), r.bare()) {
+            (p @ Expr::Bin(o, ..), b) if o == "*" => (p, b),
+            (b, p @ Expr::Bin(o, ..)) if o == "*" => (p, b),
+            _ => return None,
+        };
+        let Expr::Bin(_, pa, pk) = prod else { return None };
+        let (Expr::Name(a), Expr::Name(b)) = (pa.bare(), b) else { return None };
+        let d = self.def(cx);
+        (0..cx.at.min(d.stmts.len())).rev().find_map(|i| {
+            let StmtKind::Assign { targets, value, op: None } = &d.stmts[i].kind else { return None };
+            let [Expr::Seq(_, names)] = targets.as_slice() else { return None };
+            let named = |n: &str| names.iter().any(|t| matches!(t, Expr::Name(x) if x == n));
+            if !(named(a) || named(b)) {
+                return None;
+            }
+            let Expr::Call { func, args, .. } = value.bare() else { return Some(None) };
+            let whole = names.len() == 2 && named(a) && named(b) && a != b;
+            match (func.last_name(), args.as_slice()) {
+                (Some("divmod"), [x, k]) if whole && k == &**pk => Some(Some(x.clone())),
+                _ => Some(None),
+            }
+        })?
     }
 
     /// Whether definition `id` is a method of one of the classes `mro` lists.
@@ -3243,10 +3280,10 @@ impl<'a, 'i> Tracer<'a, 'i> {
     fn saved_as(&mut self, fits: &dyn Fn(&str) -> bool, name: &str, cx: &Ctx, parent: Option<usize>) -> Option<Val> {
         let ix = self.ix;
         let mut out: Option<Val> = None;
-        for writer in ["dump", "save"] {
+        for writer in ["dump", "save", "savez", "savez_compressed"] {
             for &(def, at) in ix.calling(writer).iter().take(MAX_SITES) {
                 let d = ix.def(def);
-                let Some(StmtKind::Expr(Expr::Call { func, args, .. })) = d.stmts.get(at).map(|s| &s.kind) else { continue };
+                let Some(StmtKind::Expr(Expr::Call { func, args, kwargs })) = d.stmts.get(at).map(|s| &s.kind) else { continue };
                 let module = match func.bare() {
                     Expr::Attr(o, m) if m.as_str() == writer => o.dotted().unwrap_or_default(),
                     _ => continue,
@@ -3257,6 +3294,24 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     ("dump", "json" | "pickle" | "yaml") => (args.first(), args.get(1), false),
                     ("dump", "joblib") | ("save", "torch") => (args.first(), args.get(1), true),
                     ("save", "np" | "numpy") => (args.get(1), args.first(), true),
+                    // `np.savez(path, sp=sp, fam=fam)`: an archive of named arrays (the
+                    // positional ones named `arr_0`, `arr_1`, … as numpy names them), each
+                    // traced when a load reads it by its name
+                    ("savez" | "savez_compressed", "np" | "numpy") => {
+                        let Some(file) = args.first() else { continue };
+                        let written = self.path_text(file, &c).or_else(|| self.opened_path(file, &c));
+                        if !written.as_deref().is_some_and(|w| fits(w.rsplit('/').next().unwrap_or(w))) {
+                            continue;
+                        }
+                        let names: Vec<String> = args[1..].iter().enumerate().map(|(i, _)| format!("arr_{i}")).collect();
+                        let parts: Vec<(&str, &Expr)> =
+                            names.iter().map(String::as_str).zip(&args[1..]).chain(kwargs.iter().map(|(k, e)| (&**k, e))).collect();
+                        let shown = parts.iter().map(|(k, _)| *k).collect::<Vec<_>>().join("`, `");
+                        let node = self.node(&c, at, Tag::Pass, format!("saves `{shown}` to `{name}`, read back later"), parent);
+                        let v = Val::Record(parts.iter().map(|(k, e)| (k.to_string(), self.defer(e, &c, node))).collect());
+                        join_into(&mut out, v);
+                        continue;
+                    }
                     _ => continue,
                 };
                 let (Some(obj), Some(file)) = (obj, file) else { continue };
@@ -4188,6 +4243,37 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 return self
                     .saved(args.first(), by_path, cx, parent)
                     .unwrap_or_else(|| Val::unknown("a loaded file the scan did not read"));
+            }
+            // `q, r = divmod(x, n)`: the quotient and the remainder, each traced where it is used
+            "divmod" if args.len() == 2 && recv.is_none() => {
+                let part = |op: &str| Expr::Bin(op.into(), Box::new(args[0].clone()), Box::new(args[1].clone()));
+                return Val::Tuple(vec![self.defer(&part("//"), cx, parent), self.defer(&part("%"), cx, parent)]);
+            }
+            // one draw from a sequence (`random.choice(ids)`, `rng.choice(free_cells)`): one of
+            // its elements; numpy's `choice(n)` draws from 0..n-1
+            "choice" if args.len() == 1 && !kwargs.iter().any(|(k, _)| k == "size") => {
+                return match self.expr(&args[0], cx, parent) {
+                    Val::Int(r) if r.lo == r.hi => Val::Int(Range { lo: Some(Sym::num(0)), hi: r.hi.map(|h| h.plus(-1)) }),
+                    v @ (Val::Seq { .. } | Val::Map { .. } | Val::Tuple(_) | Val::Column { .. }) => v.element(),
+                    _ => Val::unknown(format!("a draw from `{}`", short(&args[0]))),
+                };
+            }
+            // the places a mask or an array holds something (`np.flatnonzero(board == 0)`): positions
+            // of it, from 0 to its length less one
+            "flatnonzero" | "nonzero" | "argwhere" if args.len() <= 1 => {
+                let Some(x) = args.first().or(recv) else { return Val::unknown("nonzero") };
+                // a mask (`board.ravel() == 0`) has the shape of the array it tests
+                let x = match x.bare() {
+                    Expr::Test(_, xs) => {
+                        xs.iter().find(|e| !matches!(e.bare(), Expr::Int(_) | Expr::Float(_) | Expr::Const(_))).unwrap_or(x)
+                    }
+                    _ => x,
+                };
+                let v = self.aux_expr(x, cx, parent);
+                // flat positions run over every cell; per-dimension ones only over a flat array
+                let size = if name == "flatnonzero" { flat_len(&v) } else { v.len().filter(|_| !matches!(v.element(), Val::Seq { .. })) };
+                let hi = size.as_ref().map(|l| l.plus(-1));
+                return Val::Seq { elem: Box::new(Val::Int(Range { lo: Some(Sym::num(0)), hi })), len: None, most: size };
             }
             "zip" => {
                 let vals: Vec<Val> = args.iter().map(|a| self.expr(a, cx, parent)).collect();
@@ -5311,6 +5397,21 @@ fn shape_of(e: &Expr) -> Option<&Expr> {
         _ => None,
     }
 }
+
+/// The number of cells of an array (the product of its dimensions' lengths, when they are
+/// numbers or it has one dimension).
+fn flat_len(v: &Val) -> Option<Sym> {
+    match v {
+        Val::Seq { elem, len: Some(l), .. } => match &**elem {
+            Val::Seq { .. } => Some(Sym::num(l.constant()?.checked_mul(flat_len(elem)?.constant()?)?)),
+            _ => Some(l.clone()),
+        },
+        _ => None,
+    }
+}
+
+/// What the line of `q * k + r` after `q, r = divmod(x, k)` says first.
+const REJOINS: &str = "puts the parts of";
 
 /// What a node that traces one column of a stack says first.
 const COLUMN: &str = "column";
