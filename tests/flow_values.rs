@@ -2713,3 +2713,83 @@ fn cells_drawn_from_a_grid_take_its_size_and_a_divmod_put_together_keeps_them() 
     let got = tiered_suspects(&[("settings.json", &fixed), ("pick.py", SLOTS_PICK), ("train.py", SLOTS_TRAIN)], "ce_1d_over.async.log");
     assert!(!got.iter().any(|s| s.ends_with(" strong")), "{got:?}");
 }
+
+const FRAMES_PREP: &str = r#"import os
+
+import numpy as np
+
+SILENCE = -1
+
+
+def render(n_clips, frames, rng):
+    feats = rng.normal(size=(n_clips, frames, 8)).astype(np.float32)
+    tags = np.zeros((n_clips, frames), dtype=np.int64)
+    for k in range(n_clips):
+        tags[k][: frames // 2] = rng.integers(0, 3)
+        tags[k][frames - 4 :] = SILENCE
+    return feats, tags
+
+
+def write(root, n_clips=16, frames=20):
+    rng = np.random.default_rng(0)
+    feats, tags = render(n_clips, frames, rng)
+    for k in range(n_clips):
+        np.save(os.path.join(root, "feats", f"clip{k:03d}.npy"), feats[k])
+        np.save(os.path.join(root, "tags", f"clip{k:03d}.npy"), tags[k])
+"#;
+
+const FRAMES_TRAIN: &str = r#"import os
+
+import numpy as np
+import torch
+from torch import nn
+
+
+class Fitter:
+    def __init__(self, net, loss_fn, opt):
+        self.net = net
+        self.loss_fn = loss_fn.cuda()
+        self.opt = opt
+
+    def step(self, x, y):
+        out = self.net(x).transpose(1, 2)
+        loss = self.loss_fn(out, y)
+        self.opt.zero_grad()
+        loss.backward()
+        self.opt.step()
+
+
+xs, ys = [], []
+for k in range(16):
+    name = f"clip{k:03d}.npy"
+    xs.append(np.load(os.path.join("cache", "feats", name)))
+    ys.append(np.load(os.path.join("cache", "tags", name)))
+x = torch.from_numpy(np.stack(xs))
+y = torch.from_numpy(np.stack(ys))
+net = nn.Linear(8, 3)
+fit = Fitter(net, nn.CrossEntropyLoss(), torch.optim.SGD(net.parameters(), lr=0.1))
+fit.step(x, y)
+"#;
+
+/// Frame tags whose last frames are set to a marker through a part of the array
+/// (`tags[k][frames - 4 :] = SILENCE`), saved one file per clip into a `tags` folder beside a
+/// `feats` folder of the same file names, read back from `tags` and handed to a loss that a
+/// `Fitter` keeps (`self.loss_fn = loss_fn.cuda()`, built by its caller without
+/// `ignore_index`): the marker is the answer, strong. Tags written into another folder are not
+/// the file read; without the marker, or with `ignore_index=-1`, nothing is proven.
+#[test]
+fn a_marker_written_through_a_part_of_an_array_reaches_a_loss_kept_by_a_trainer() {
+    let answer =
+        |got: &[String]| got.first().is_some_and(|s| ["prep.py:5 strong", "prep.py:13 strong", "train.py:30 strong"].contains(&s.as_str()));
+    let got = tiered_suspects(&[("prep.py", FRAMES_PREP), ("train.py", FRAMES_TRAIN)], "ce_seq_3d.async.log");
+    assert!(answer(&got), "{got:?}");
+    let elsewhere = FRAMES_PREP.replace("\"tags\", f\"clip", "\"labels\", f\"clip");
+    let got = tiered_suspects(&[("prep.py", &elsewhere), ("train.py", FRAMES_TRAIN)], "ce_seq_3d.async.log");
+    assert!(!got.iter().any(|s| s.ends_with(" strong")), "{got:?}");
+    let unmarked = FRAMES_PREP.replace("        tags[k][frames - 4 :] = SILENCE\n", "");
+    let got = tiered_suspects(&[("prep.py", &unmarked), ("train.py", FRAMES_TRAIN)], "ce_seq_3d.async.log");
+    assert!(!got.iter().any(|s| s.ends_with(" strong")), "{got:?}");
+    let ignored = FRAMES_TRAIN.replace("nn.CrossEntropyLoss()", "nn.CrossEntropyLoss(ignore_index=-1)");
+    let got = tiered_suspects(&[("prep.py", FRAMES_PREP), ("train.py", &ignored)], "ce_seq_3d.async.log");
+    assert!(!got.iter().any(|s| s.ends_with(" strong")), "{got:?}");
+}

@@ -89,6 +89,21 @@ fn int_of(e: Option<&Expr>) -> Option<i64> {
     }
 }
 
+/// The name a value is, perhaps moved (`criterion`, `criterion.to(device)`, `loss_fn.cuda()`).
+fn moved_name(e: &Expr) -> Option<&str> {
+    let mut e = e.bare();
+    loop {
+        match e {
+            Expr::Name(n) => return Some(n),
+            Expr::Call { func, .. } => match &**func {
+                Expr::Attr(o, m) if ["to", "cuda", "cpu", "float", "half", "double", "train", "eval"].contains(&m.as_str()) => e = o.bare(),
+                _ => return None,
+            },
+            _ => return None,
+        }
+    }
+}
+
 /// A constructor call without the moves after it (`nn.Linear(8, 3).to(dev)` → `nn.Linear(8, 3)`).
 pub fn unmoved(e: &Expr) -> Expr {
     let mut e = e.bare();
@@ -256,8 +271,17 @@ fn ctor_at(ix: &Index, func: &Expr, def: DefId, stmt: usize, hops: usize) -> Opt
                 .filter(|(id, _)| mine.is_none() || ix.def(*id).class.as_deref().is_some_and(|c| mro.iter().any(|m| m == c)))
                 .collect();
             for (sid, si) in stores {
-                if let StmtKind::Assign { value: value @ Expr::Call { .. }, .. } = &ix.def(sid).stmts[si].kind {
-                    return Some((unmoved(value), sid, si));
+                let StmtKind::Assign { value, .. } = &ix.def(sid).stmts[si].kind else { continue };
+                match moved_name(value) {
+                    // a module handed in and kept (`self.criterion = criterion.to(device)` in a
+                    // `Trainer`): where the caller built it
+                    Some(n) => {
+                        if let Some(c) = ctor_at(ix, &Expr::Name(n.into()), sid, si, hops + 1) {
+                            return Some(c);
+                        }
+                    }
+                    None if matches!(value, Expr::Call { .. }) => return Some((unmoved(value), sid, si)),
+                    None => {}
                 }
             }
             None

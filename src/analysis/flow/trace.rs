@@ -1458,7 +1458,8 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         // column store, `df["x"] = …`, is read where the column is)
                         if let Expr::Sub(base, idx) = t {
                             let column = matches!(**idx, Expr::Str(_)) || self.string_of(idx, cx, 0).is_some();
-                            if base.dotted().as_deref() == Some(n) && op.is_none() && !column {
+                            // (also through a part of it: `mask[z][~fov] = FOV` writes into mask)
+                            if sub_root(base).and_then(Expr::dotted).as_deref() == Some(n) && op.is_none() && !column {
                                 let c = Ctx { at: i, ..cx.clone() };
                                 // tagged once the base is known (a dict's store is no narrowing)
                                 let node = self.node(&c, i, Tag::Pass, format!("stores a value in `{n}`"), parent);
@@ -3100,13 +3101,16 @@ impl<'a, 'i> Tracer<'a, 'i> {
         hit
     }
 
-    /// The file name a path expression ends in: a literal, `os.path.join(…, "train.csv")`,
-    /// `Path(…) / "train.csv"`, an f-string's literal end.
     /// The path a file object was opened on: `open(p)` itself, or the name a `with open(p) as f`
     /// (or `f = open(p)`) of this function binds.
     fn opened_path(&self, e: &Expr, cx: &Ctx) -> Option<String> {
+        self.path_text(&self.opened(e, cx)?, cx)
+    }
+
+    /// `opened_path`'s path expression, as written.
+    fn opened(&self, e: &Expr, cx: &Ctx) -> Option<Expr> {
         let opened = |v: &Expr| match v.bare() {
-            Expr::Call { func, args, .. } if func.last_name() == Some("open") => args.first().and_then(|a| self.path_text(a, cx)),
+            Expr::Call { func, args, .. } if func.last_name() == Some("open") => args.first().cloned(),
             _ => None,
         };
         match e.bare() {
@@ -3175,9 +3179,12 @@ impl<'a, 'i> Tracer<'a, 'i> {
             return None;
         }
         self.loading.push(name.clone());
+        // the folder the file is read from, where the path says it (`join(root, "labels", …)`):
+        // a file of the same name written into another folder is another file
+        let dir = if by_path { self.path_dir(arg, cx) } else { self.opened(arg, cx).and_then(|p| self.path_dir(&p, cx)) };
         let out = match &listed {
-            Some(l) => self.saved_as(&|w: &str| l.takes(w), &name, cx, parent),
-            None => self.saved_as(&|w: &str| file_name_fits(w, &name), &name, cx, parent),
+            Some(l) => self.saved_as(&|w: &str| l.takes(w), dir.as_deref(), &name, cx, parent),
+            None => self.saved_as(&|w: &str| file_name_fits(w, &name), dir.as_deref(), &name, cx, parent),
         };
         self.loading.pop();
         out
@@ -3277,7 +3284,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
     }
 
     /// `saved`, for the files whose written name `fits`.
-    fn saved_as(&mut self, fits: &dyn Fn(&str) -> bool, name: &str, cx: &Ctx, parent: Option<usize>) -> Option<Val> {
+    fn saved_as(&mut self, fits: &dyn Fn(&str) -> bool, dir: Option<&str>, name: &str, cx: &Ctx, parent: Option<usize>) -> Option<Val> {
         let ix = self.ix;
         let mut out: Option<Val> = None;
         for writer in ["dump", "save", "savez", "savez_compressed"] {
@@ -3300,7 +3307,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     ("savez" | "savez_compressed", "np" | "numpy") => {
                         let Some(file) = args.first() else { continue };
                         let written = self.path_text(file, &c).or_else(|| self.opened_path(file, &c));
-                        if !written.as_deref().is_some_and(|w| fits(w.rsplit('/').next().unwrap_or(w))) {
+                        if !written.as_deref().is_some_and(|w| fits(w.rsplit('/').next().unwrap_or(w))) || self.other_dir(dir, file, &c) {
                             continue;
                         }
                         let names: Vec<String> = args[1..].iter().enumerate().map(|(i, _)| format!("arr_{i}")).collect();
@@ -3317,7 +3324,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 let (Some(obj), Some(file)) = (obj, file) else { continue };
                 let written =
                     if file_by_path { self.path_text(file, &c).or_else(|| self.opened_path(file, &c)) } else { self.opened_path(file, &c) };
-                if !written.as_deref().is_some_and(|w| fits(w.rsplit('/').next().unwrap_or(w))) {
+                if !written.as_deref().is_some_and(|w| fits(w.rsplit('/').next().unwrap_or(w))) || self.other_dir(dir, file, &c) {
                     continue;
                 }
                 let node = self.node(&c, at, Tag::Pass, format!("saves `{}` to `{name}`, read back later", short(obj)), parent);
@@ -3332,6 +3339,42 @@ impl<'a, 'i> Tracer<'a, 'i> {
         out
     }
 
+    /// Whether the file a writer names (`file`, a path or an opened file) is in a folder other
+    /// than `dir`, both written out.
+    fn other_dir(&self, dir: Option<&str>, file: &Expr, cx: &Ctx) -> bool {
+        let Some(dir) = dir else { return false };
+        let path = match self.opened(file, cx) {
+            Some(p) => p,
+            None => file.clone(),
+        };
+        self.path_dir(&path, cx).is_some_and(|d| d != dir)
+    }
+
+    /// The folder a path names last before its file name, when it is written out:
+    /// `join(root, "labels", name)`, `root / "labels" / name`, `f"{root}/labels/{name}"` is not.
+    fn path_dir(&self, e: &Expr, cx: &Ctx) -> Option<String> {
+        let literal = |x: &Expr| match x.bare() {
+            Expr::Str(s) if !s.contains(['{', '%']) => Some(s.trim_matches('/').rsplit('/').next().unwrap_or("").to_string()),
+            _ => None,
+        };
+        match e.bare() {
+            Expr::Call { func, args, .. } if func.last_name().is_some_and(|n| n == "join") && args.len() >= 2 => {
+                literal(&args[args.len() - 2]).filter(|d| !d.is_empty())
+            }
+            Expr::Bin(op, l, _) if op == "/" => match l.bare() {
+                Expr::Bin(op2, _, ll) if op2 == "/" => literal(ll).filter(|d| !d.is_empty()),
+                other => literal(other).filter(|d| !d.is_empty() && !d.contains('.')),
+            },
+            Expr::Name(n) => {
+                let (i, v) = self.def(cx).last_assign(cx.at, n)?;
+                self.path_dir(v, &Ctx { at: i, ..cx.clone() })
+            }
+            _ => None,
+        }
+    }
+
+    /// The file name a path expression ends in: a literal, `os.path.join(…, "train.csv")`,
+    /// `Path(…) / "train.csv"`, an f-string's literal end.
     fn path_text(&self, e: &Expr, cx: &Ctx) -> Option<String> {
         match e.bare() {
             Expr::Str(s) => Some(s.to_string()),
@@ -5395,6 +5438,16 @@ fn shape_of(e: &Expr) -> Option<&Expr> {
             _ => None,
         },
         _ => None,
+    }
+}
+
+/// The array a chain of subscripts reads a part of (`mask` of `mask[z]`, `grid[i][j]`), not
+/// a column picked by name (`df["x"][i]`).
+fn sub_root(e: &Expr) -> Option<&Expr> {
+    match e.bare() {
+        Expr::Sub(b, k) if !matches!(k.bare(), Expr::Str(_)) => sub_root(b),
+        Expr::Sub(..) => None,
+        other => Some(other),
     }
 }
 
