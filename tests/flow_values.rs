@@ -2793,3 +2793,48 @@ fn a_marker_written_through_a_part_of_an_array_reaches_a_loss_kept_by_a_trainer(
     let got = tiered_suspects(&[("prep.py", FRAMES_PREP), ("train.py", &ignored)], "ce_seq_3d.async.log");
     assert!(!got.iter().any(|s| s.ends_with(" strong")), "{got:?}");
 }
+
+const RATINGS_PREP: &str = r#"import json
+
+STARS = ["one", "two", "three", "four", "five"]
+
+
+def export(reviews, path):
+    stars = [STARS.index(r["stars"]) + 1 for r in reviews]
+    with open(path, "w") as f:
+        json.dump(stars, f)
+"#;
+
+const RATINGS_TRAIN: &str = r#"import json
+import os
+
+import torch
+import yaml
+from torch import nn
+
+from prep import STARS
+
+with open("run.yaml") as f:
+    cfg = yaml.safe_load(f)
+
+with open(os.path.join(cfg["data"]["root"], cfg["data"]["targets"])) as f:
+    stars = torch.tensor(json.load(f))
+feats = torch.randn(len(stars), 16)
+head = nn.Linear(16, len(STARS))
+nn.functional.cross_entropy(head(feats), stars).backward()
+"#;
+
+/// Star ratings numbered from 1 dumped to JSON by a helper that takes its path as a parameter,
+/// read back from the file a YAML config names (`cfg["data"]["targets"]`): the line that adds
+/// the 1 is the culprit, strong, once the config's string links the read to the dump. A config
+/// naming another file links nothing.
+#[test]
+fn a_file_named_in_a_config_is_linked_to_the_dump_that_writes_it() {
+    let yaml = "data:\n  root: cache\n  targets: stars.json\n";
+    let prep_call = format!("{RATINGS_PREP}\nexport([], \"cache/stars.json\")\n");
+    let got = tiered_suspects(&[("run.yaml", yaml), ("prep.py", &prep_call), ("train.py", RATINGS_TRAIN)], "ce_1d_over.async.log");
+    assert!(got.first().is_some_and(|s| s.starts_with("prep.py:7 strong")), "{got:?}");
+    let other = yaml.replace("stars.json", "stars_v2.json");
+    let got = tiered_suspects(&[("run.yaml", &other), ("prep.py", &prep_call), ("train.py", RATINGS_TRAIN)], "ce_1d_over.async.log");
+    assert!(!got.iter().any(|s| s.starts_with("prep.py:7")), "{got:?}");
+}

@@ -607,4 +607,14 @@ mod tests {
         let incident = crate::log::read_from(Box::new(std::io::Cursor::new(log.into_bytes())));
         assert_eq!(incident.sites.sites[0].first.file.as_deref(), Some(":/w/1/s/windows/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu"));
     }
+
+    /// An IPython frame pasted without the traceback's header, glued to the markdown fence
+    /// that opens the paste: the frame is read (its line from the arrow).
+    #[test]
+    fn an_ipython_frame_glued_to_a_fence_without_its_header_is_read() {
+        let log = "```<ipython-input-19-0f7329df9ebd> in <module>()\n----> 1 trainer = Trainer(config, pretrained=True)\n\n/usr/local/lib/python3.7/dist-packages/vietocr/model/trainer.py in __init__(self, config)\n---> 32         self.model, self.vocab = build_model(config)\n";
+        let incident = crate::log::read_from(Box::new(std::io::Cursor::new(log.as_bytes().to_vec())));
+        let frames: Vec<(String, u32)> = incident.tracebacks.iter().flat_map(|t| &t.frames).map(|f| (f.file.clone(), f.line)).collect();
+        assert_eq!(frames.first(), Some(&("<ipython-input-19-0f7329df9ebd>".to_string(), 1)), "{frames:?}");
+    }
 }

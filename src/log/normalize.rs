@@ -172,6 +172,11 @@ pub fn strip_prefixes(s: &str) -> (usize, Option<RankRef>) {
             n
         } else if let Some(n) = level_tag(r) {
             n
+        } else if r.starts_with(b"```") {
+            // a markdown fence with the pasted text glued to it ("```<ipython-input-19-…> in
+            // <module>()", "```Traceback (most recent call last):")
+            rank_step = true;
+            r.iter().take_while(|c| **c == b'`').count()
         } else if r.first() == Some(&b'>') && r.get(1).map_or(true, |c| *c == b' ') {
             rank_step = true;
             1 + usize::from(r.get(1) == Some(&b' '))

@@ -103,12 +103,13 @@ impl<'a> Prev<'a> {
 /// Substrings that every line we care about contains at least one of. Kept short and few:
 /// the prefilter's speed is the tool's speed on large logs.
 pub const NEEDLES: &[&str] = &[
-    "ssert",    // Assertion, assertion, device-side assert, [CUDA_KERNEL_ASSERT] lines
-    "rror",     // RuntimeError, CUDA error, HIP error, IndexError, NCCL/CUBLAS/cuDNN, ROCm aborts
-    "block: [", // the first half of a hard-wrapped report
-    "File ",    // traceback frames seen without their header (a pasted window)
-    "raceback", // traceback headers (plain, IPython, rich); the frames that follow are read
-    "xception", // C++ "Exception raised from", chained tracebacks
+    "ssert",         // Assertion, assertion, device-side assert, [CUDA_KERNEL_ASSERT] lines
+    "rror",          // RuntimeError, CUDA error, HIP error, IndexError, NCCL/CUBLAS/cuDNN, ROCm aborts
+    "block: [",      // the first half of a hard-wrapped report
+    "File ",         // traceback frames seen without their header (a pasted window)
+    "raceback",      // traceback headers (plain, IPython, rich); the frames that follow are read
+    "ipython-input", // an IPython frame pasted without the traceback's header
+    "xception",      // C++ "Exception raised from", chained tracebacks
     "atchdog",
     "terminate called",
     "LAUNCH_BLOCKING",

@@ -3038,10 +3038,37 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     }
                 }
                 owners.dedup();
-                (owners.len() == 1).then(|| owners.remove(0))
+                if owners.len() == 1 {
+                    return Some(owners.remove(0));
+                }
+                self.config_string(a)
             }
+            // a key of a loaded config (`d["participants"]` where the YAML says `participants:
+            // participants.json`)
+            Expr::Sub(_, k) => match k.bare() {
+                Expr::Str(key) => self.config_string(key),
+                _ => None,
+            },
             _ => None,
         }
+    }
+
+    /// The one string the project's config files give a key (in any section), unquoted.
+    fn config_string(&self, key: &str) -> Option<Text> {
+        let mut found: Option<&str> = None;
+        for f in self.ix.files.iter().filter(|f| f.is_config()) {
+            for a in &f.assigns {
+                if a.int.is_some() || a.target.rsplit('.').next() != Some(key) {
+                    continue;
+                }
+                let v = a.value.trim().trim_matches(['"', '\'']);
+                if v.is_empty() || v.contains(['[', '{', '\n']) || found.is_some_and(|f| f != v) {
+                    return None;
+                }
+                found = Some(v);
+            }
+        }
+        found.map(Text::from)
     }
 
     /// The string a field read from an instance holds by its class's default (`cfg.name` where
@@ -3393,7 +3420,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             Expr::Name(n) if self.def(cx).last_assign(cx.at, n).is_none() => {
                 self.passed_path(n, cx).or_else(|| self.string_of(e, cx, 0).map(|s| s.to_string()))
             }
-            Expr::Name(_) | Expr::Attr(..) => self.string_of(e, cx, 0).map(|s| s.to_string()),
+            Expr::Name(_) | Expr::Attr(..) | Expr::Sub(..) => self.string_of(e, cx, 0).map(|s| s.to_string()),
             _ => None,
         }
     }
