@@ -2838,3 +2838,55 @@ fn a_file_named_in_a_config_is_linked_to_the_dump_that_writes_it() {
     let got = tiered_suspects(&[("run.yaml", &other), ("prep.py", &prep_call), ("train.py", RATINGS_TRAIN)], "ce_1d_over.async.log");
     assert!(!got.iter().any(|s| s.starts_with("prep.py:7")), "{got:?}");
 }
+
+const KEYWORDS_LOOP: &str = r#"import json
+
+import torch
+from torch import nn
+
+KEYWORDS = ["yes", "no", "up", "down", "left", "right", "on", "off", "stop", "go", "zero", "one"]
+
+with open("words.json") as fh:
+    CFG = json.load(fh)
+
+
+class SmoothedNLL(nn.Module):
+    def __init__(self, eps=0.1):
+        super().__init__()
+        self.eps = eps
+
+    def forward(self, scores, target):
+        logp = scores.log_softmax(-1)
+        picked = logp.gather(1, target[:, None]).squeeze(1)
+        return -((1 - self.eps) * picked + self.eps * logp.mean(-1)).mean()
+
+
+class Loop:
+    def __init__(self, net, objective):
+        self.net = net
+        self.objective = objective
+
+    def run(self, x, y):
+        return self.objective(self.net(x), y)
+
+
+spoken = [KEYWORDS[k % len(KEYWORDS)] for k in range(48)]
+y = torch.tensor([KEYWORDS.index(w) for w in spoken])
+x = torch.randn(len(y), CFG["hidden"])
+loop = Loop(nn.Linear(CFG["hidden"], CFG["n_keywords"]), SmoothedNLL())
+loop.run(x, y).backward()
+"#;
+
+/// A hand-written loss module (`SmoothedNLL.forward` gathers along the scores' classes) called
+/// through a loop object that keeps it and a library layer it was handed
+/// (`self.objective(self.net(x), y)`): the bound is the layer's width, from the config (ten
+/// keywords where the labels index twelve), strong; with twelve nothing is proven.
+#[test]
+fn a_gather_in_a_loss_module_is_bounded_by_the_layer_its_caller_hands_it() {
+    let cfg = "{\n  \"n_keywords\": 10,\n  \"hidden\": 32\n}\n";
+    let got = tiered_suspects(&[("words.json", cfg), ("kws.py", KEYWORDS_LOOP)], "gather_over.async.log");
+    assert!(got.first().is_some_and(|s| s.starts_with("words.json:2 strong")), "{got:?}");
+    let fixed = cfg.replace("10", "12");
+    let got = tiered_suspects(&[("words.json", &fixed), ("kws.py", KEYWORDS_LOOP)], "gather_over.async.log");
+    assert!(!got.iter().any(|s| s.ends_with(" strong")), "{got:?}");
+}

@@ -115,6 +115,17 @@ fn breaks(r: &Range, bound: Option<&Sym>, ignore: Option<i64>) -> Option<bool> {
     }
 }
 
+/// Which sides of the bound a range breaks: below 0 (a marker other than the ignored one), at
+/// or past the bound.
+fn break_sides(r: &Range, bound: Option<&Sym>, ignore: Option<i64>) -> (bool, bool) {
+    let low = r.lo.as_ref().and_then(|s| s.constant()).is_some_and(|lo| lo < 0 && Some(lo) != ignore);
+    let high = match (r.hi.as_ref(), bound) {
+        (Some(h), Some(b)) => h.minus(b).is_some_and(|d| d >= 0),
+        _ => false,
+    };
+    (low, high)
+}
+
 fn base_score(tag: &Tag, kind: SinkKind, ignore: Option<i64>) -> f32 {
     let probs = kind.takes_probabilities();
     match tag {
@@ -685,9 +696,16 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                                 && matches!(&n.tag, Tag::Arith(o) if o.as_str() == "+")
                                 && nodes[c].out.as_ref().is_some_and(|r| r.lo.is_some() && r.lo == r.hi)
                         };
+                        // (an input that breaks the bound on one side only, a counter past the
+                        // table, does not make a line that adds the other side, a marker -1,
+                        // any less the line where that break begins)
+                        let own = break_sides(r, bound_sym.as_ref(), ignore);
                         let inputs_fit =
                             n.children.iter().filter(|&&c| !nodes[c].aux && !offset(c)).all(|&c| match nodes[c].out.as_ref() {
-                                Some(cr) => breaks(cr, bound_sym.as_ref(), ignore) != Some(true),
+                                Some(cr) => {
+                                    let (lo, hi) = break_sides(cr, bound_sym.as_ref(), ignore);
+                                    breaks(cr, bound_sym.as_ref(), ignore) != Some(true) || (own.0 && !lo) || (own.1 && !hi)
+                                }
                                 None => !below(&nodes, c, breaking),
                             });
                         let fill = n.children.iter().copied().filter(|&c| !nodes[c].aux && nodes[c].length).find(|&c| {
@@ -793,9 +811,16 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
         }
         out.push(at_node(ix, n, score, tier, why, slice.chain(i, ix, false), bound_chain.clone()));
     }
-    // the value's side reads the setting the bound is sized by, and the value breaks it: the
-    // value's lines add to the setting on purpose, the bound's use of it as it is is the line
-    let value_breaks = nodes.first().and_then(|n| n.out.as_ref()).is_some_and(|r| breaks(r, bound_sym.as_ref(), ignore) == Some(true));
+    // the value's side reads the setting the bound is sized by, and the value goes past it: the
+    // value's lines add to the setting on purpose, the bound's use of it as it is is the line (a
+    // value that breaks the bound only below, a marker -1, is not about the setting)
+    let value_breaks = nodes.first().and_then(|n| n.out.as_ref()).is_some_and(|r| {
+        let over = match (r.hi.as_ref(), bound_sym.as_ref()) {
+            (Some(h), Some(b)) => h.minus(b).map(|d| d >= 0),
+            _ => None,
+        };
+        breaks(r, bound_sym.as_ref(), ignore) == Some(true) && over != Some(false)
+    });
     if value_breaks && fills.is_empty() && windows.is_empty() && !from_one {
         for i in (0..value_nodes).filter(|&i| !scaled_on_way(&nodes, i)) {
             if let Some(p) =
@@ -1145,7 +1170,9 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
             out.push(FlowSuspect {
                 file: path,
                 line: sink.line,
-                score: if strong { 1.02 } else { 0.95 },
+                // (above the line that wrote the marker, whose claim stands on the same
+                // evidence: the comparison says the marker is meant to be there)
+                score: if strong { 1.03 } else { 0.95 },
                 tier: if strong { Tier::Strong } else { Tier::Likely },
                 message: format!(
                     "`{}` takes the value as it is, and line {} compares it with the marker {} (`{}`): the marker reaches the op unmasked",

@@ -681,24 +681,28 @@ pub fn bound(tr: &mut Tracer, sink: &Sink, cx: &Ctx, parent: Option<usize>) -> O
                 }
             }
             let input = sink.input.clone()?;
-            let mut pos = None;
-            if let Some((obj, ocx)) = model_of(tr, &input, cx, 0, &mut pos) {
-                return head_width(tr, &obj, &ocx, parent, 0, pos);
+            let mut reach = Reach::default();
+            if let Some((obj, ocx)) = model_of(tr, &input, cx, 0, &mut reach) {
+                return head_width(tr, &obj, &ocx, parent, 0, reach.pos);
             }
-            direct_layer(tr, &input, cx, parent)
+            reach.layer.and_then(|(call, lcx)| direct_layer(tr, &call, &lcx, parent)).or_else(|| direct_layer(tr, &input, cx, parent))
         }
         // a gather or scatter along the class dimension of a model's scores (a hand-written
         // loss): the head's width
         SinkKind::Index => {
             let input = sink.input.clone()?;
-            let mut pos = None;
-            let Some((obj, ocx)) = model_of(tr, &input, cx, 0, &mut pos) else {
-                // a tensor made in the step (`torch.full_like(logp, eps)` with `logp` reshaped
-                // to `(-1, n_classes)`): the size of its second dimension, where its shape says it
+            let mut reach = Reach::default();
+            let Some((obj, ocx)) = model_of(tr, &input, cx, 0, &mut reach) else {
+                // a library layer's scores (its outputs), else a tensor made in the step
+                // (`torch.full_like(logp, eps)` with `logp` reshaped to `(-1, n_classes)`): the
+                // size of its second dimension, where its shape says it
+                if let Some(v) = reach.layer.and_then(|(call, lcx)| direct_layer(tr, &call, &lcx, parent)) {
+                    return Some(v);
+                }
                 return shape_dim(tr, &input, 1, cx, parent, 0);
             };
             let keep = tr.nodes.len();
-            let v = head_width(tr, &obj, &ocx, parent, 0, pos)?;
+            let v = head_width(tr, &obj, &ocx, parent, 0, reach.pos)?;
             // a head one wide scores each position (its width squeezed away): the dimension
             // gathered along is another one, of a size the head does not say
             if matches!(&v, Val::Int(r) if r.lo == r.hi && r.hi.as_ref().and_then(Sym::constant) == Some(1)) {
@@ -804,7 +808,7 @@ fn hf_config(tr: &mut Tracer, ctor: &Expr, cdef: DefId, cstmt: usize, field: &st
 ///
 /// `pos`: the position of the model's output the scores are, when the caller unpacks a tuple
 /// the model returns (`p_logits, l_logits = model(x)`, `out[1]`), the one nearest the scores.
-fn model_of(tr: &mut Tracer, e: &Expr, cx: &Ctx, hops: usize, pos: &mut Option<usize>) -> Option<(Rc<Object>, Ctx)> {
+fn model_of(tr: &mut Tracer, e: &Expr, cx: &Ctx, hops: usize, at: &mut Reach) -> Option<(Rc<Object>, Ctx)> {
     if hops > 6 {
         return None;
     }
@@ -814,44 +818,38 @@ fn model_of(tr: &mut Tracer, e: &Expr, cx: &Ctx, hops: usize, pos: &mut Option<u
         Expr::Name(n) => {
             for i in (0..cx.at.min(d.stmts.len())).rev() {
                 if let StmtKind::Assign { targets, value, .. } = &d.stmts[i].kind {
-                    if let Some(at) = targets.iter().find_map(|t| super::trace::pattern_pos(t, n)) {
-                        if pos.is_none() {
-                            *pos = at.first().copied();
+                    if let Some(p) = targets.iter().find_map(|t| super::trace::pattern_pos(t, n)) {
+                        if at.pos.is_none() {
+                            at.pos = p.first().copied();
                         }
                         let c = Ctx { at: i, ..cx.clone() };
-                        return model_of(tr, value, &c, hops + 1, pos);
+                        return model_of(tr, value, &c, hops + 1, at);
                     }
                 }
             }
             // a parameter: the argument at a call site of this function
             let pi = d.param_index(n)?;
             let offset = usize::from(d.is_method());
-            let sites: Vec<_> = ix.calling(&d.name).to_vec();
-            for (sid, si) in sites.into_iter().take(4) {
-                let mut found = None;
-                super::trace::stmt_exprs(&ix.def(sid).stmts[si].kind, &mut |x| {
-                    if let Expr::Call { func, args, .. } = x {
-                        if func.last_name() == Some(d.name.as_str()) && found.is_none() {
-                            found = pi.checked_sub(offset).and_then(|k| args.get(k)).cloned();
-                        }
-                    }
-                });
-                if let Some(a) = found {
-                    let c = Ctx { def: sid, at: si, env: None, depth: cx.depth + 1 };
-                    if let Some(m) = model_of(tr, &a, &c, hops + 1, pos) {
-                        return Some(m);
-                    }
+            // (a module's `forward` where an instance of it is called, the traceback's call
+            // first)
+            let sites = tr.param_sites(cx, offset);
+            for site in sites.into_iter().take(4) {
+                let (sid, si) = site.at;
+                let Some(a) = super::trace::given(&site.args, &site.kwargs, n, pi, site.offset) else { continue };
+                let c = Ctx { def: sid, at: si, env: None, depth: cx.depth + 1 };
+                if let Some(m) = model_of(tr, &a, &c, hops + 1, at) {
+                    return Some(m);
                 }
             }
             None
         }
         Expr::Sub(o, k) => {
-            if let (None, Expr::Int(k)) = (*pos, &**k) {
-                *pos = usize::try_from(*k).ok();
+            if let (None, Expr::Int(k)) = (at.pos, &**k) {
+                at.pos = usize::try_from(*k).ok();
             }
-            model_of(tr, o, cx, hops + 1, pos)
+            model_of(tr, o, cx, hops + 1, at)
         }
-        Expr::Attr(o, _) => model_of(tr, o, cx, hops + 1, pos),
+        Expr::Attr(o, _) => model_of(tr, o, cx, hops + 1, at),
         Expr::Call { func, args, .. } => {
             // scores normalized on the way (`F.log_softmax(logits, dim=1)`) keep the head's width
             let function = match &**func {
@@ -860,11 +858,11 @@ fn model_of(tr: &mut Tracer, e: &Expr, cx: &Ctx, hops: usize, pos: &mut Option<u
                 _ => false,
             };
             if function && func.last_name().is_some_and(|n| NORMALIZING.contains(&n)) {
-                return model_of(tr, args.first()?, cx, hops + 1, pos);
+                return model_of(tr, args.first()?, cx, hops + 1, at);
             }
             if let Expr::Attr(o, m) = &**func {
                 if SHAPE_KEEPING.contains(&m.as_str()) {
-                    return model_of(tr, o, cx, hops + 1, pos);
+                    return model_of(tr, o, cx, hops + 1, at);
                 }
             }
             let keep = tr.nodes.len();
@@ -872,17 +870,25 @@ fn model_of(tr: &mut Tracer, e: &Expr, cx: &Ctx, hops: usize, pos: &mut Option<u
             tr.cut(keep);
             match callee {
                 Val::Obj(o) => Some((o, cx.clone())),
-                _ => args.first().and_then(|a| {
-                    if matches!(func.last_name(), Some("view" | "reshape")) {
-                        model_of(tr, a, cx, hops + 1, pos)
-                    } else {
-                        None
-                    }
-                }),
+                _ if matches!(func.last_name(), Some("view" | "reshape")) => model_of(tr, args.first()?, cx, hops + 1, at),
+                // a library layer called (`self.net(x)` with `net = nn.Linear(32, 10)`): no
+                // project model, the call is kept for `direct_layer`
+                _ => {
+                    at.layer = Some((e.clone(), cx.clone()));
+                    None
+                }
             }
         }
         _ => None,
     }
+}
+
+/// What `model_of` found on its way: the position of a tuple the scores are taken from, and
+/// the last call of something that is no project model (a library layer).
+#[derive(Default)]
+struct Reach {
+    pos: Option<usize>,
+    layer: Option<(Expr, Ctx)>,
 }
 
 /// Tensor methods that keep a model output's last dimension (or only move it).

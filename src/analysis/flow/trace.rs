@@ -1338,6 +1338,41 @@ impl<'a, 'i> Tracer<'a, 'i> {
         cx.env.as_ref().and_then(|e| e.vals.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone()))
     }
 
+    /// Where the function of `cx` is called (its parameters' arguments are there): every call
+    /// site by its name (a constructor by its class's name, its subclasses' calls and
+    /// `super().__init__`, a registry's factory), a module's `forward` (a callable class's
+    /// `__call__`) where an instance of it is called, and of those the call the traceback names
+    /// when it names one.
+    pub(super) fn param_sites(&mut self, cx: &Ctx, offset: usize) -> Vec<super::index::CallSite> {
+        let d = self.def(cx);
+        let mut calls = self.ix.call_sites(d, cx.def, MAX_SITES);
+        if d.name == "forward" || d.name == "__call__" {
+            if let Some(class) = d.class.clone() {
+                calls.extend(self.module_calls(&class).into_iter().map(|(at, args, kwargs)| super::index::CallSite {
+                    at,
+                    args,
+                    kwargs,
+                    offset,
+                    via: None,
+                }));
+            }
+        }
+        if let Some(&(_, file, line)) = self.pins.iter().find(|(id, _, _)| *id == cx.def) {
+            let on_frame = |s: &super::index::CallSite| {
+                let d = self.ix.def(s.at.0);
+                s.at.0 .0 == file && d.stmts.get(s.at.1).is_some_and(|st| d.line(st) == line)
+            };
+            if calls.iter().any(on_frame) {
+                calls.retain(on_frame);
+            } else if d.name == "forward" || d.name == "__call__" {
+                // a module called on that line (`logits = model(clips, views)`), which the
+                // tracing could not tell an instance of the class: the traceback says it is
+                calls = self.frame_calls(d, file, line, offset);
+            }
+        }
+        calls
+    }
+
     /// A local name: its last assignment before `cx.at`, a parameter, a global, a definition.
     pub fn name(&mut self, n: &str, cx: &Ctx, parent: Option<usize>) -> Val {
         if let Some(v) = self.lookup_env(cx, n) {
@@ -2041,34 +2076,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         // every call site of this function (by its name; a constructor by its class's name, its
         // subclasses' calls and `super().__init__`, a registry's factory)
         let mut out: Option<Val> = None;
-        let mut calls = self.ix.call_sites(d, cx.def, MAX_SITES);
-        // a module's forward (a callable class's `__call__`) runs where an instance of it is
-        // called (`model(x)`, `criterion(p, y)`)
-        if d.name == "forward" || d.name == "__call__" {
-            if let Some(class) = d.class.clone() {
-                calls.extend(self.module_calls(&class).into_iter().map(|(at, args, kwargs)| super::index::CallSite {
-                    at,
-                    args,
-                    kwargs,
-                    offset,
-                    via: None,
-                }));
-            }
-        }
-        // the traceback names the call this one came from
-        if let Some(&(_, file, line)) = self.pins.iter().find(|(id, _, _)| *id == cx.def) {
-            let on_frame = |s: &super::index::CallSite| {
-                let d = self.ix.def(s.at.0);
-                s.at.0 .0 == file && d.stmts.get(s.at.1).is_some_and(|st| d.line(st) == line)
-            };
-            if calls.iter().any(on_frame) {
-                calls.retain(on_frame);
-            } else if d.name == "forward" || d.name == "__call__" {
-                // a module called on that line (`logits = model(clips, views)`), which the
-                // tracing could not tell an instance of the class: the traceback says it is
-                calls = self.frame_calls(d, file, line, offset);
-            }
-        }
+        let calls = self.param_sites(cx, offset);
         for site in calls {
             let (sid, si) = site.at;
             let c = Ctx { def: sid, at: si, env: None, depth: cx.depth + 1 };
@@ -5248,7 +5256,7 @@ pub fn positional(args: &[Expr], pi: usize, offset: usize) -> Option<Expr> {
 
 /// The argument a call gives parameter `name` at position `pi`, by keyword or by position
 /// (`offset`: the parameters before the call's first argument, `self`).
-fn given(args: &[Expr], kwargs: &[(Text, Expr)], name: &str, pi: usize, offset: usize) -> Option<Expr> {
+pub(super) fn given(args: &[Expr], kwargs: &[(Text, Expr)], name: &str, pi: usize, offset: usize) -> Option<Expr> {
     kwargs.iter().find(|(k, _)| k == name).map(|(_, e)| e.clone()).or_else(|| positional(args, pi, offset))
 }
 
