@@ -806,8 +806,9 @@ fn hf_config(tr: &mut Tracer, ctor: &Expr, cdef: DefId, cstmt: usize, field: &st
 /// The model instance whose output an expression is (`logits = model(x)`, `self(x)`,
 /// `out.logits`), with the context to read its fields in.
 ///
-/// `pos`: the position of the model's output the scores are, when the caller unpacks a tuple
-/// the model returns (`p_logits, l_logits = model(x)`, `out[1]`), the one nearest the scores.
+/// `at.pos`: the position of the model's output the scores are, when the caller unpacks a tuple
+/// the model returns (`p_logits, l_logits = model(x)`, `out[1]`), the one nearest the scores;
+/// `at.layer`: the last call on the way of something that is no project model (a library layer).
 fn model_of(tr: &mut Tracer, e: &Expr, cx: &Ctx, hops: usize, at: &mut Reach) -> Option<(Rc<Object>, Ctx)> {
     if hops > 6 {
         return None;
