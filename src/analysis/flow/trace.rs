@@ -3216,7 +3216,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         self.loading.push(name.clone());
         // the folder the file is read from, where the path says it (`join(root, "labels", …)`):
         // a file of the same name written into another folder is another file
-        let dir = if by_path { self.path_dir(arg, cx) } else { self.opened(arg, cx).and_then(|p| self.path_dir(&p, cx)) };
+        let dir = self.folder_of(arg, cx);
         let out = match &listed {
             Some(l) => self.saved_as(&|w: &str| l.takes(w), dir.as_deref(), &name, cx, parent),
             None => self.saved_as(&|w: &str| file_name_fits(w, &name), dir.as_deref(), &name, cx, parent),
@@ -3331,40 +3331,40 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     _ => continue,
                 };
                 let c = Ctx { def, at, env: None, depth: cx.depth + 1 };
-                // which argument is the value, which the file
+                // which argument is the value (none for an archive of several), which the file
                 let (obj, file, file_by_path) = match (writer, module.as_str()) {
                     ("dump", "json" | "pickle" | "yaml") => (args.first(), args.get(1), false),
                     ("dump", "joblib") | ("save", "torch") => (args.first(), args.get(1), true),
                     ("save", "np" | "numpy") => (args.get(1), args.first(), true),
+                    ("savez" | "savez_compressed", "np" | "numpy") => (None, args.first(), true),
+                    _ => continue,
+                };
+                let Some(file) = file else { continue };
+                let written =
+                    if file_by_path { self.path_text(file, &c).or_else(|| self.opened_path(file, &c)) } else { self.opened_path(file, &c) };
+                let elsewhere = dir.is_some_and(|dir| self.folder_of(file, &c).is_some_and(|d| d != dir));
+                if !written.as_deref().is_some_and(|w| fits(w.rsplit('/').next().unwrap_or(w))) || elsewhere {
+                    continue;
+                }
+                let v = match obj {
+                    Some(obj) => {
+                        let node = self.node(&c, at, Tag::Pass, format!("saves `{}` to `{name}`, read back later", short(obj)), parent);
+                        let v = self.expr(obj, &c, node);
+                        self.finish(node, &v);
+                        v
+                    }
                     // `np.savez(path, sp=sp, fam=fam)`: an archive of named arrays (the
                     // positional ones named `arr_0`, `arr_1`, … as numpy names them), each
                     // traced when a load reads it by its name
-                    ("savez" | "savez_compressed", "np" | "numpy") => {
-                        let Some(file) = args.first() else { continue };
-                        let written = self.path_text(file, &c).or_else(|| self.opened_path(file, &c));
-                        if !written.as_deref().is_some_and(|w| fits(w.rsplit('/').next().unwrap_or(w))) || self.other_dir(dir, file, &c) {
-                            continue;
-                        }
-                        let names: Vec<String> = args[1..].iter().enumerate().map(|(i, _)| format!("arr_{i}")).collect();
+                    None => {
+                        let names: Vec<String> = (1..args.len()).map(|i| format!("arr_{}", i - 1)).collect();
                         let parts: Vec<(&str, &Expr)> =
                             names.iter().map(String::as_str).zip(&args[1..]).chain(kwargs.iter().map(|(k, e)| (&**k, e))).collect();
                         let shown = parts.iter().map(|(k, _)| *k).collect::<Vec<_>>().join("`, `");
                         let node = self.node(&c, at, Tag::Pass, format!("saves `{shown}` to `{name}`, read back later"), parent);
-                        let v = Val::Record(parts.iter().map(|(k, e)| (k.to_string(), self.defer(e, &c, node))).collect());
-                        join_into(&mut out, v);
-                        continue;
+                        Val::Record(parts.iter().map(|(k, e)| (k.to_string(), self.defer(e, &c, node))).collect())
                     }
-                    _ => continue,
                 };
-                let (Some(obj), Some(file)) = (obj, file) else { continue };
-                let written =
-                    if file_by_path { self.path_text(file, &c).or_else(|| self.opened_path(file, &c)) } else { self.opened_path(file, &c) };
-                if !written.as_deref().is_some_and(|w| fits(w.rsplit('/').next().unwrap_or(w))) || self.other_dir(dir, file, &c) {
-                    continue;
-                }
-                let node = self.node(&c, at, Tag::Pass, format!("saves `{}` to `{name}`, read back later", short(obj)), parent);
-                let v = self.expr(obj, &c, node);
-                self.finish(node, &v);
                 out = Some(match out {
                     Some(o) => o.join(&v),
                     None => v,
@@ -3374,15 +3374,12 @@ impl<'a, 'i> Tracer<'a, 'i> {
         out
     }
 
-    /// Whether the file a writer names (`file`, a path or an opened file) is in a folder other
-    /// than `dir`, both written out.
-    fn other_dir(&self, dir: Option<&str>, file: &Expr, cx: &Ctx) -> bool {
-        let Some(dir) = dir else { return false };
-        let path = match self.opened(file, cx) {
-            Some(p) => p,
-            None => file.clone(),
-        };
-        self.path_dir(&path, cx).is_some_and(|d| d != dir)
+    /// The folder a file is in where its path says it (`file`, a path or an opened file).
+    fn folder_of(&self, file: &Expr, cx: &Ctx) -> Option<String> {
+        match self.opened(file, cx) {
+            Some(p) => self.path_dir(&p, cx),
+            None => self.path_dir(file, cx),
+        }
     }
 
     /// The folder a path names last before its file name, when it is written out:
