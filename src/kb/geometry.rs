@@ -3,13 +3,19 @@
 //! elements (fixtures/torch-2.11-h200-more/geo_*). A kernel stops printing once a warp has
 //! failed, so the printed ids are "at least these", never "exactly these".
 
-use std::collections::BTreeSet;
-
 use serde::Serialize;
 
 use crate::model::Candidates;
 
 const MAX_LISTED: usize = 8;
+
+/// The distinct values, in order (a sorted vector: cheaper than a tree for thousands of ids).
+fn distinct<T: Ord>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut v: Vec<T> = items.into_iter().collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
 
 fn list<T: std::fmt::Display>(items: impl IntoIterator<Item = T>, total: usize) -> String {
     let v: Vec<String> = items.into_iter().take(MAX_LISTED).map(|x| x.to_string()).collect();
@@ -123,13 +129,15 @@ impl Geometry {
             return None;
         }
         let tensor = operand.to_string();
-        let threads: BTreeSet<u32> = pairs.iter().map(|(_, t)| t[0]).collect();
-        let blocks: BTreeSet<u32> = pairs.iter().map(|(b, _)| b[0]).collect();
+        // built only by the geometries that list them (a flood holds thousands of pairs)
+        let threads = || distinct(pairs.iter().map(|(_, t)| t[0]));
+        let blocks = || distinct(pairs.iter().map(|(b, _)| b[0]));
         let c = |elements: String, exact: bool, assumes: &str| {
             Some(Candidates { tensor: tensor.clone(), elements, exact, assumes: assumes.to_string() })
         };
         match self {
             Geometry::NllReduceBlock | Geometry::NllReduceBlock32 => {
+                let threads = threads();
                 let max = *threads.iter().max()?;
                 let t = if self == Geometry::NllReduceBlock32 || max < 32 { 32 } else { (max + 1).next_power_of_two() };
                 let el = list(threads.iter().map(|x| format!("{tensor}[{x}::{t}]")), threads.len());
@@ -141,7 +149,7 @@ impl Geometry {
                 c(el, false, assumes)
             }
             Geometry::Row1024 => {
-                let rows: BTreeSet<u64> = pairs.iter().map(|(b, t)| 1024 * u64::from(b[0]) + u64::from(t[0])).collect();
+                let rows = distinct(pairs.iter().map(|(b, t)| 1024 * u64::from(b[0]) + u64::from(t[0])));
                 c(list(rows.iter().map(|r| format!("{tensor}[{r}]")), rows.len()), true, "reduction='none': one thread per row, 1024 threads per block (row = 1024·block + thread)")
             }
             Geometry::Nll2dPerSample => {
@@ -149,14 +157,17 @@ impl Geometry {
                 c(el, false, "(N, C, H, W) input with H·W ≤ 131 072: one block per sample, thread t checks pixels t, t+1024, … of that sample (larger maps use ceil(H·W/131072) blocks per sample: sample = block // that)")
             }
             Geometry::Nll2dNoReduce => {
-                let idx: BTreeSet<u64> = pairs.iter().map(|(b, t)| 1024 * u64::from(b[0]) + u64::from(t[0])).collect();
+                let idx = distinct(pairs.iter().map(|(b, t)| 1024 * u64::from(b[0]) + u64::from(t[0])));
                 c(list(idx.iter(), idx.len()), false, "reduction='none' on (N, C, H, W): flat index i = 1024·block + thread with the batch fastest: sample = i % N, h = (i // N) % H, w = i // (N·H)")
             }
-            Geometry::VectorizedGather => c(
+            Geometry::VectorizedGather => {
+                let blocks = blocks();
+                c(
                 list(blocks.iter().map(|b| format!("{tensor}.reshape(-1)[{b}]")), blocks.len()),
                 true,
                 "vectorized gather (torch ≥ 2.8, 16-byte aligned rows): block x is the position of the bad index in the flattened index tensor",
-            ),
+            )
+            }
             Geometry::IndexSelectLarge => c(
                 list(pairs.iter().map(|(b, t)| format!("{tensor}.reshape(-1)[(128*{} + {}) // D]", b[0], t[0])), pairs.len()),
                 false,
@@ -177,18 +188,21 @@ impl Geometry {
                 }), pairs.len());
                 c(el, false, "flat C-order positions in the index tensor: 1024 per block (128 threads × 8) in torch 2.11, 512 per block (× 4) in older builds; when Embedding / index_select land here (rows not 16-byte aligned) the ids are expanded to (n, D): id position = element // D")
             }
-            Geometry::Bce => c(
+            Geometry::Bce => {
+                let blocks = blocks();
+                c(
                 list(blocks.iter().map(|b| format!("{tensor}.flatten()[{}:{}]", 1024 * u64::from(*b), 1024 * (u64::from(*b) + 1))), blocks.len()),
                 false,
                 "contiguous float32 in torch 2.11: each block covers 1024 consecutive elements (512 in older builds; non-contiguous input: 256 per block in storage order)",
-            ),
+            )
+            }
             Geometry::EmbeddingBag => c(
-                list(pairs.iter().map(|(b, t)| format!("bag (8·{} + {}) // ceil(D/32)", b[0], t[1])).collect::<BTreeSet<_>>(), pairs.len()),
+                list(distinct(pairs.iter().map(|(b, t)| format!("bag (8·{} + {}) // ceil(D/32)", b[0], t[1]))), pairs.len()),
                 false,
                 "blocks of 32×8 threads: each y-row of a block handles one 32-wide chunk of one bag's embedding (D = embedding dim; bag = 8·block + thread.y when D ≤ 32)",
             ),
             Geometry::MultinomialRows => {
-                let rows: BTreeSet<u32> = pairs.iter().map(|(b, _)| b[1]).collect();
+                let rows = distinct(pairs.iter().map(|(b, _)| b[1]));
                 c(list(rows.iter().map(|r| format!("{tensor}[{r}]")), rows.len()), true, "sampling with replacement: block y is the row of the probability matrix")
             }
             _ => None,

@@ -2,6 +2,7 @@
 //! tracebacks, symptoms and evidence. Knows nothing about kernels' meaning (that is `kb/`).
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use crate::log::assert_line::{self, RawAssert, Shape};
 use crate::log::dsa::DsaParser;
@@ -120,10 +121,18 @@ pub struct Collector {
     traceback: TracebackParser,
     dsa: DsaParser,
     pending: Option<Pending>,
-    note_index: HashMap<(String, String), usize>,
+    /// Notes by kind, then by message: looked up with the line's own text, no copy made.
+    note_index: HashMap<String, HashMap<String, usize>>,
     /// Distinct messages of each kind: kept, and left out.
     per_kind: HashMap<String, (usize, u64)>,
+    /// The message signatures of lines read before (a warning repeated thousands of times is
+    /// classified once); bounded.
+    classified: HashMap<String, Vec<&'static host::MessageSig>>,
 }
+
+/// Distinct lines whose classification is remembered, and the longest remembered.
+const MAX_CLASSIFIED: usize = 1024;
+const MAX_CLASSIFIED_LEN: usize = 2048;
 
 impl LineSink for Collector {
     fn wants_next(&self) -> bool {
@@ -135,8 +144,7 @@ impl LineSink for Collector {
         if self.pending.is_some() {
             return false;
         }
-        let (site, rank) = (f.site, f.rank.clone());
-        self.incident.sites.hit(site, block, thread, lineno, rank.as_ref());
+        self.incident.sites.hit(f.site, block, thread, lineno, f.rank.as_ref());
         true
     }
 
@@ -161,6 +169,44 @@ impl LineSink for Collector {
     }
 }
 
+/// The platform a line's words name: ROCm before XPU before CUDA when a line names several.
+fn platform_of(t: &str) -> Option<Platform> {
+    const WORDS: [(&str, Platform); 11] = [
+        ("HIP error", Platform::Rocm),
+        ("hipError", Platform::Rocm),
+        ("AMD_SERIALIZE_KERNEL", Platform::Rocm),
+        ("rocdevice.cpp", Platform::Rocm),
+        ("HSA_STATUS", Platform::Rocm),
+        ("XPU error", Platform::Xpu),
+        ("UR_RESULT_ERROR", Platform::Xpu),
+        ("PI_ERROR", Platform::Xpu),
+        ("CUDA error", Platform::Cuda),
+        ("cudaError", Platform::Cuda),
+        ("cuda runtime error", Platform::Cuda),
+    ];
+    // one pass over the line for all the words (each `contains` built its own searcher)
+    static AC: OnceLock<aho_corasick::AhoCorasick> = OnceLock::new();
+    let ac = AC.get_or_init(|| {
+        aho_corasick::AhoCorasick::builder()
+            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+            .build(WORDS.iter().map(|w| w.0))
+            .expect("platform words are valid")
+    });
+    let rank = |p: Platform| match p {
+        Platform::Rocm => 0,
+        Platform::Xpu => 1,
+        _ => 2,
+    };
+    let mut best: Option<Platform> = None;
+    for m in ac.find_overlapping_iter(t) {
+        let p = WORDS[m.pattern().as_usize()].1;
+        if best.map_or(true, |b| rank(p) < rank(b)) {
+            best = Some(p);
+        }
+    }
+    best.or_else(|| t.contains("Triton Error [CUDA]").then_some(Platform::Cuda))
+}
+
 /// Whether a hard wrap between `head` and `next` fell on a space that the wrap swallowed: the
 /// compilers' pretty-printed kernel signatures write a pointer or reference parameter with a space
 /// before its `*` or `&` (`Dtype *, long *`), so a signature line ending in a name and a next line
@@ -179,8 +225,7 @@ impl Collector {
             }
             let mid = &raw[f.head.len()..raw.len() - f.tail.len()];
             let Some((b, t)) = parse_block_thread(mid) else { continue };
-            let (site, rank) = (f.site, f.rank.clone());
-            self.incident.sites.hit(site, b, t, lineno, rank.as_ref());
+            self.incident.sites.hit(f.site, b, t, lineno, f.rank.as_ref());
             self.last_fast = Some(i);
             return true;
         }
@@ -345,14 +390,24 @@ impl Collector {
             return;
         }
         let exc = host::exception_line(trimmed);
-        for sig in host::classify(trimmed) {
+        let sigs = match self.classified.get(trimmed) {
+            Some(v) => v.clone(),
+            None => {
+                let v: Vec<&'static host::MessageSig> = host::classify(trimmed).collect();
+                if self.classified.len() < MAX_CLASSIFIED && trimmed.len() <= MAX_CLASSIFIED_LEN {
+                    self.classified.insert(trimmed.to_string(), v.clone());
+                }
+                v
+            }
+        };
+        for sig in sigs {
             if sig.role == Role::CpuEquivalent && !in_traceback && exc.is_none() && !trimmed.contains("Error") {
                 // a CPU error message quoted in prose is not the error itself
                 continue;
             }
-            let message: String = trimmed.chars().take(600).collect();
-            let key = (sig.kind.clone(), message.clone());
-            if let Some(i) = self.note_index.get(&key) {
+            let end = trimmed.char_indices().nth(600).map_or(trimmed.len(), |(i, _)| i);
+            let message = &trimmed[..end];
+            if let Some(i) = self.note_index.get(&sig.kind).and_then(|m| m.get(message)) {
                 self.incident.notes[*i].count += 1;
                 continue;
             }
@@ -368,12 +423,12 @@ impl Collector {
                 continue;
             }
             kept.0 += 1;
-            self.note_index.insert(key, self.incident.notes.len());
+            self.note_index.entry(sig.kind.clone()).or_default().insert(message.to_string(), self.incident.notes.len());
             self.incident.notes.push(HostNote {
                 kind: sig.kind.clone(),
                 role: sig.role,
                 line: lineno,
-                message,
+                message: message.to_string(),
                 count: 1,
                 exception_type: exc.map(|(t, _)| t.to_string()),
                 category: sig.category.clone(),
@@ -384,24 +439,7 @@ impl Collector {
     }
 
     fn platform_hints(&mut self, t: &str) {
-        let p = if t.contains("HIP error")
-            || t.contains("hipError")
-            || t.contains("AMD_SERIALIZE_KERNEL")
-            || t.contains("rocdevice.cpp")
-            || t.contains("HSA_STATUS")
-        {
-            Some(Platform::Rocm)
-        } else if t.contains("XPU error") || t.contains("UR_RESULT_ERROR") || t.contains("PI_ERROR") {
-            Some(Platform::Xpu)
-        } else if t.contains("CUDA error")
-            || t.contains("cudaError")
-            || t.contains("cuda runtime error")
-            || t.contains("Triton Error [CUDA]")
-        {
-            Some(Platform::Cuda)
-        } else {
-            None
-        };
+        let p = platform_of(t);
         if let Some(p) = p {
             if !self.incident.platforms.contains(&p) {
                 self.incident.platforms.push(p);
@@ -494,6 +532,8 @@ pub(crate) fn block_thread_prefix(s: &[u8]) -> Option<([u32; 3], [u32; 3], usize
 
 /// Three comma-separated numbers of 1 to 9 digits at the start of `s`, and their length.
 fn triple_prefix(s: &[u8]) -> Option<([u32; 3], usize)> {
+    // one pass over the bytes with no bounds checks: this runs on every line of a
+    // million-line flood
     let mut out = [0u32; 3];
     let mut i = 0;
     for (k, slot) in out.iter_mut().enumerate() {
@@ -503,11 +543,12 @@ fn triple_prefix(s: &[u8]) -> Option<([u32; 3], usize)> {
             }
             i += 1;
         }
-        let digits = s[i..].iter().take(10).take_while(|b| b.is_ascii_digit()).count();
+        let rest = s.get(i..)?;
+        let digits = rest.iter().position(|b| !b.is_ascii_digit()).unwrap_or(rest.len());
         if digits == 0 || digits > 9 {
             return None;
         }
-        *slot = s[i..i + digits].iter().fold(0u32, |acc, d| acc * 10 + u32::from(d - b'0'));
+        *slot = rest[..digits].iter().fold(0u32, |acc, d| acc * 10 + u32::from(d - b'0'));
         i += digits;
     }
     // a fourth number is not a triple

@@ -26,6 +26,8 @@ type BlockThread = ([u32; 3], [u32; 3]);
 #[derive(Clone, Copy)]
 pub struct Cand {
     start: usize,
+    /// The line's length (to its newline), known when the line repeats the previous one.
+    len: u32,
     lineno: u64,
     /// The block/thread numbers when the line repeats the previous one.
     repeat: Option<BlockThread>,
@@ -201,8 +203,9 @@ fn scan_windows(file: &std::fs::File, len: u64, ac: &AhoCorasick, sink: &mut imp
     // cannot be mapped is read (pread) into a buffer that goes back to be filled again.
     let (tx, rx) = std::sync::mpsc::sync_channel::<io::Result<Window>>(1);
     let (back, spare) = std::sync::mpsc::channel::<Vec<u8>>();
+    let (back_cands, spare_cands) = std::sync::mpsc::channel::<Vec<Cand>>();
     let (lines, cut, bytes) = std::thread::scope(|scope| {
-        scope.spawn(move || produce(file, len, ac, tx, spare));
+        scope.spawn(move || produce(file, len, ac, tx, (spare, spare_cands)));
         let mut last = (0u64, 0u64, 0u64);
         for w in rx {
             let w = match w {
@@ -214,6 +217,7 @@ fn scan_windows(file: &std::fs::File, len: u64, ac: &AhoCorasick, sink: &mut imp
             if let Data::Read(buf) = w.data {
                 let _ = back.send(buf);
             }
+            let _ = back_cands.send(w.cands);
         }
         Ok(last)
     })?;
@@ -305,7 +309,7 @@ fn produce(
     len: u64,
     ac: &AhoCorasick,
     tx: std::sync::mpsc::SyncSender<io::Result<Window>>,
-    spare: std::sync::mpsc::Receiver<Vec<u8>>,
+    (spare, spare_cands): (std::sync::mpsc::Receiver<Vec<u8>>, std::sync::mpsc::Receiver<Vec<Cand>>),
 ) {
     let mut lineno: u64 = 1;
     let mut prev_tail: Vec<u8> = Vec::new();
@@ -332,7 +336,9 @@ fn produce(
         let at_eof = got < want || pos + got as u64 >= len;
         let (limit, cut) = whole_lines(&data.bytes()[..got], at_eof);
         let region = &data.bytes()[..limit];
-        let (cands, next) = candidates(region, ac, lineno);
+        // a list that came back is filled again (growing a new one by doubling copied it
+        // again and again in a flood)
+        let (cands, next) = candidates(region, ac, lineno, spare_cands.try_recv().unwrap_or_default());
         let ends_line = region.last() == Some(&b'\n');
         let lines_after = if ends_line { next - 1 } else { next };
         let tail = std::mem::take(&mut prev_tail);
@@ -376,14 +382,14 @@ fn bytecount(s: &[u8]) -> u64 {
 /// Walks one region of whole lines. `lineno` is the number of the region's first line on
 /// entry and of the line after the region on exit.
 fn process(region: &[u8], ac: &AhoCorasick, sink: &mut impl LineSink, lineno: &mut u64, prev_tail: &[u8]) {
-    let (cands, next) = candidates(region, ac, *lineno);
+    let (cands, next) = candidates(region, ac, *lineno, Vec::new());
     consume(region, &cands, *lineno, sink, prev_tail);
     *lineno = next;
 }
 
 /// The lines the prefilter selects in a region, and the number of the line after the region.
-fn candidates(region: &[u8], ac: &AhoCorasick, first_lineno: u64) -> (Vec<Cand>, u64) {
-    let mut out = Vec::new();
+fn candidates(region: &[u8], ac: &AhoCorasick, first_lineno: u64, mut out: Vec<Cand>) -> (Vec<Cand>, u64) {
+    out.clear();
     let mut pos = 0usize;
     let mut counted = 0usize;
     let mut lineno = first_lineno;
@@ -401,7 +407,11 @@ fn candidates(region: &[u8], ac: &AhoCorasick, first_lineno: u64) -> (Vec<Cand>,
             _ => None,
         };
         last_shape = shape;
-        out.push(Cand { start: line_start, lineno, repeat });
+        let len = match (repeat, line_end) {
+            (Some(_), Some(e)) => u32::try_from(e - line_start).unwrap_or(u32::MAX),
+            _ => u32::MAX,
+        };
+        out.push(Cand { start: line_start, len, lineno, repeat });
         let Some(mut e) = line_end else { break };
         // A flood's lines follow one another: each next line that repeats the last report
         // around its numbers is taken as it is, without searching it (its tail holds a needle,
@@ -410,7 +420,8 @@ fn candidates(region: &[u8], ac: &AhoCorasick, first_lineno: u64) -> (Vec<Cand>,
             let Some((next, numbers, next_end)) = next_repeat(region, &x, e + 1) else { break };
             lineno += 1;
             counted = e + 1;
-            out.push(Cand { start: e + 1, lineno, repeat: Some(numbers) });
+            let len = u32::try_from(next_end - (e + 1)).unwrap_or(u32::MAX);
+            out.push(Cand { start: e + 1, len, lineno, repeat: Some(numbers) });
             last_shape = Some(next);
             e = next_end;
         }
@@ -443,7 +454,10 @@ fn consume(region: &[u8], cands: &[Cand], first_lineno: u64, sink: &mut impl Lin
                     last_start = Some(pos);
                     prev_cand_start = Some(pos);
                     ci += 1;
-                    pos = memchr::memchr(b'\n', &region[pos..]).map_or(region.len(), |p| pos + p + 1);
+                    pos = match c.len {
+                        u32::MAX => memchr::memchr(b'\n', &region[pos..]).map_or(region.len(), |p| pos + p + 1),
+                        n => pos + n as usize + 1,
+                    };
                     continue;
                 }
             }

@@ -11,10 +11,17 @@ pub struct PairHasher(u64);
 
 impl Hasher for PairHasher {
     fn finish(&self) -> u64 {
-        self.0
+        // the multiplications carry a number's high half only upwards: fold it into the low
+        // bits the table's buckets are chosen by
+        self.0 ^ (self.0 >> 32)
     }
     fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
+        // a key's six numbers arrive as one 24-byte slice: taken eight bytes at a time
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.write_u64(u64::from_le_bytes(c.try_into().unwrap_or_default()));
+        }
+        for b in chunks.remainder() {
             self.write_u64(u64::from(*b));
         }
     }

@@ -46,7 +46,7 @@ impl Mapped {
             let slot = guard::claim()?;
             // SAFETY: the map is read-only and private to this reader; a page that stops being
             // backed by the file (truncation) is replaced by zeros by the guard registered next.
-            let map = match unsafe { memmap2::MmapOptions::new().offset(offset).len(len).populate().map(file) } {
+            let map = match unsafe { memmap2::MmapOptions::new().offset(offset).len(len).map(file) } {
                 Ok(m) => m,
                 Err(_) => {
                     guard::release(slot);
