@@ -66,6 +66,10 @@ pub struct Site {
     pub samples_capped: bool,
     threads_full: bool,
     blocks_full: bool,
+    /// The block and thread of the report counted last: a flood's next line is mostly in the
+    /// same block, which the samples already hold.
+    last_block: Option<[u32; 3]>,
+    last_thread: Option<[u32; 3]>,
     pub ranks: BTreeSet<RankRef>,
     pub log_lines: Vec<u64>,
     pub last_line: u64,
@@ -154,6 +158,8 @@ impl Sites {
                         samples_capped: false,
                         threads_full: false,
                         blocks_full: false,
+                        last_block: None,
+                        last_thread: None,
                         ranks: BTreeSet::new(),
                         log_lines: Vec::new(),
                         last_line: 0,
@@ -259,7 +265,8 @@ fn record_hit(site: &mut Site, b: [u32; 3], t: [u32; 3], total: &mut usize) {
             site.distinct_capped = true;
         }
     }
-    if !site.threads_full {
+    if !site.threads_full && site.last_thread != Some(t) {
+        site.last_thread = Some(t);
         if site.threads.len() < MAX_SAMPLES {
             site.threads.insert(t);
         } else if !site.threads.contains(&t) {
@@ -267,7 +274,8 @@ fn record_hit(site: &mut Site, b: [u32; 3], t: [u32; 3], total: &mut usize) {
             site.samples_capped = true;
         }
     }
-    if !site.blocks_full {
+    if !site.blocks_full && site.last_block != Some(b) {
+        site.last_block = Some(b);
         if site.blocks.len() < MAX_SAMPLES {
             site.blocks.insert(b);
         } else if !site.blocks.contains(&b) {
