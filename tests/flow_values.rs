@@ -2890,3 +2890,63 @@ fn a_gather_in_a_loss_module_is_bounded_by_the_layer_its_caller_hands_it() {
     let got = tiered_suspects(&[("words.json", &fixed), ("kws.py", KEYWORDS_LOOP)], "gather_over.async.log");
     assert!(!got.iter().any(|s| s.ends_with(" strong")), "{got:?}");
 }
+
+const REGIONS_FIT: &str = r#"import tomllib
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+REGIONS = ["north", "south", "east", "west", "coast", "alps"]
+
+
+@dataclass
+class Shape:
+    n_regions: int = 6
+    width: int = 8
+
+
+def read_shape(path):
+    with open(path, "rb") as fh:
+        raw = tomllib.load(fh)
+    return Shape(**raw["model"])
+
+
+shape = read_shape("params.toml")
+table = nn.Embedding(shape.n_regions, shape.width)
+seen = ["alps", "north", "coast"] * 16
+ids = torch.tensor([REGIONS.index(r) for r in seen])
+table(ids).sum().backward()
+"#;
+
+const REGIONS_FIT_INI: &str = r#"import configparser
+
+import torch
+from torch import nn
+
+REGIONS = ["north", "south", "east", "west", "coast", "alps"]
+
+cp = configparser.ConfigParser()
+cp.read("params.ini")
+table = nn.Embedding(cp.getint("model", "n_regions"), 8)
+seen = ["alps", "north", "coast"] * 16
+ids = torch.tensor([REGIONS.index(r) for r in seen])
+table(ids).sum().backward()
+"#;
+
+/// A table sized by a settings file the program reads (TOML through `tomllib` into a dataclass
+/// spread from a section, INI through `configparser`'s getter): five regions where the ids index
+/// six. The file's line is the bound, strong; with six nothing is proven. The dataclass's own
+/// default (six) is not what the run reads.
+#[test]
+fn a_table_sized_by_a_toml_or_ini_setting_names_the_setting() {
+    let toml = "[model]\nn_regions = 5  # one per sales region\nwidth = 8\n";
+    let got = tiered_suspects(&[("params.toml", toml), ("fit.py", REGIONS_FIT)], "embedding_over.async.log");
+    assert!(got.first().is_some_and(|s| s.starts_with("params.toml:2 strong")), "{got:?}");
+    let fixed = toml.replace("= 5", "= 6");
+    let got = tiered_suspects(&[("params.toml", &fixed), ("fit.py", REGIONS_FIT)], "embedding_over.async.log");
+    assert!(!got.iter().any(|s| s.ends_with(" strong")), "{got:?}");
+    let ini = "[data]\nroot = data\n\n[model]\nn_regions = 5\n";
+    let got = tiered_suspects(&[("params.ini", ini), ("fit.py", REGIONS_FIT_INI)], "embedding_over.async.log");
+    assert!(got.first().is_some_and(|s| s.starts_with("params.ini:5 strong")), "{got:?}");
+}

@@ -29,8 +29,7 @@ pub fn referenced_paths(f: &FileFacts) -> BTreeSet<String> {
         let t = text.trim();
         let inner = t.strip_prefix(['"', '\'']).and_then(|x| x.strip_suffix(['"', '\'']));
         if let Some(p) = inner {
-            let data_suffix = |x: &str| p.len() >= x.len() && p.as_bytes()[p.len() - x.len()..].eq_ignore_ascii_case(x.as_bytes());
-            if [".json", ".csv", ".tsv"].iter().any(|x| data_suffix(x)) && !p.contains(['{', '"', '\'', '\n', '*']) {
+            if names_data_file(p) && !p.contains(['{', '"', '\'', '\n', '*']) {
                 out.insert(p.to_string());
             }
         }
@@ -66,18 +65,25 @@ pub fn inside(root: &Path, full: &Path) -> bool {
     }
 }
 
-/// The config and data paths a run script passes on its command lines: words that end in
-/// `.json`, `.csv` or `.tsv` and are plain relative paths (no variable, glob or URL).
+/// Whether a path names a config or data file the scan reads: JSON, CSV, TSV, and the
+/// settings files of `crate::scan::ini` (INI, TOML).
+pub fn names_data_file(p: &str) -> bool {
+    let lower = p.to_ascii_lowercase();
+    [".json", ".csv", ".tsv"].iter().any(|x| lower.ends_with(x)) || crate::scan::ini::is_settings_path(&lower)
+}
+
+/// The config and data paths a run script passes on its command lines: words that name a
+/// config or data file (`names_data_file`) and are plain relative paths (no variable, glob or
+/// URL).
 pub fn script_paths(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for line in text.lines().map(str::trim).filter(|l| !l.starts_with('#')) {
         for word in line.split(|c: char| c.is_whitespace() || "\"'=;()`".contains(c)) {
-            let lower = word.to_ascii_lowercase();
             let plain = !word.is_empty()
                 && !word.starts_with('/')
                 && !word.contains(['$', '*', '?', '{', '~'])
                 && !word.contains("://")
-                && [".json", ".csv", ".tsv"].iter().any(|x| lower.ends_with(x));
+                && names_data_file(word);
             if plain && !out.iter().any(|o| o == word) && out.len() < 64 {
                 out.push(word.to_string());
             }

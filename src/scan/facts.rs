@@ -267,9 +267,9 @@ impl FileFacts {
     }
 }
 
-/// Whether the file at `path` is a config (YAML, JSON) rather than code.
+/// Whether the file at `path` is a config (YAML, JSON, INI, TOML) rather than code.
 pub fn is_config_path(path: &str) -> bool {
-    [".yaml", ".yml", ".json"].iter().any(|x| path.ends_with(x))
+    [".yaml", ".yml", ".json"].iter().any(|x| path.ends_with(x)) || crate::scan::ini::is_settings_path(path)
 }
 
 #[cfg(test)]

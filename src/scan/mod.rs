@@ -8,6 +8,7 @@ pub mod facts;
 pub mod fields;
 pub mod files;
 pub mod flow;
+pub mod ini;
 pub mod notebook;
 pub mod python;
 pub mod yaml;
@@ -86,7 +87,7 @@ fn scan_one(
     prior: Prior<'_>,
     key: &mut Option<String>,
 ) -> Result<FileFacts, Skipped> {
-    if rel.ends_with(".json") {
+    if rel.ends_with(".json") || ini::is_settings_path(rel) {
         // configs are read below, when the code names them
         return Ok(FileFacts::default());
     }
@@ -236,7 +237,7 @@ pub fn read_referenced_data(root: &Path, facts: &mut Facts) {
     for f in facts.files.iter().filter(|f| f.path.ends_with(".yaml") || f.path.ends_with(".yml") || f.is_config()) {
         for a in &f.assigns {
             let v = a.value.trim().trim_matches(|c| c == '"' || c == '\'');
-            if [".csv", ".tsv", ".json"].iter().any(|x| v.to_ascii_lowercase().ends_with(x)) && !v.contains(['{', '*', '\n']) {
+            if data::names_data_file(v) && !v.contains(['{', '*', '\n']) {
                 refs.push((f.path.as_str(), v.to_string()));
             }
         }
@@ -290,6 +291,13 @@ pub fn read_data<'a>(root: &Path, refs: impl Iterator<Item = (&'a str, &'a str)>
             }
             if let Some(text) = std::fs::read(&full).ok().and_then(|b| String::from_utf8(b).ok()) {
                 out.push(data::scan_json(&rel, &text));
+            }
+        } else if ini::is_settings_path(&rel) {
+            if std::fs::metadata(&full).map_or(true, |m| m.len() > data::MAX_JSON_BYTES) {
+                continue;
+            }
+            if let Some(text) = std::fs::read(&full).ok().and_then(|b| String::from_utf8(b).ok()) {
+                out.push(ini::scan_settings(&rel, &text));
             }
         } else if let Some(f) = data::scan_csv(&rel, &full) {
             out.push(f);

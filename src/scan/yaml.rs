@@ -5,7 +5,7 @@
 
 use crate::scan::facts::{AssignFact, FileFacts, Scope, Span};
 
-fn strip_comment(line: &str) -> &str {
+pub(crate) fn strip_comment(line: &str) -> &str {
     let mut in_single = false;
     let mut in_double = false;
     for (i, c) in line.char_indices() {
@@ -19,7 +19,7 @@ fn strip_comment(line: &str) -> &str {
     line
 }
 
-fn inline_list_len(v: &str) -> Option<i64> {
+pub(crate) fn inline_list_len(v: &str) -> Option<i64> {
     let inner = v.trim().strip_prefix('[')?.strip_suffix(']')?;
     if inner.trim().is_empty() {
         return Some(0);

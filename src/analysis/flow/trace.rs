@@ -2841,6 +2841,17 @@ impl<'a, 'i> Tracer<'a, 'i> {
                                     let arg = arg.1.clone();
                                     return Some(self.expr(&arg, caller, parent));
                                 }
+                                // built from a mapping spread into the call (`cls(**section)`, a
+                                // section of a config file read into a dict): the default holds
+                                // only for a key the mapping lacks, and a setting of the field's
+                                // name in the project (a config file's key, a flag) is what the
+                                // run reads
+                                let spread = e.args.iter().any(|a| matches!(a, Expr::Star(_)));
+                                if spread && !self.ix.config(attr).is_empty() {
+                                    if let Some(v) = self.named_setting(attr, cx, parent) {
+                                        return Some(v);
+                                    }
+                                }
                             }
                             let node = self.node(&c2, si, Tag::Pass, format!("field `{attr}` of {c}"), parent);
                             let v = self.expr(value, &c2, node);
@@ -2921,36 +2932,8 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 return Some(v);
             }
         }
-        // YAML / JSON keys
-        let keys = self.ix.config(key);
-        if let Some(&(fi, line, int)) = keys.first() {
-            let v = match (int, self.ix.config_len(key)) {
-                (Some(k), _) => Val::Int(Range::exact(Sym::num(k))),
-                // a list: as many items as the file writes out, each unknown
-                (None, Some(n)) => {
-                    Val::Seq { elem: Box::new(Val::unknown(format!("an item of config key `{key}`"))), len: Some(Sym::num(n)), most: None }
-                }
-                (None, None) => Val::unknown(format!("config key `{key}`")),
-            };
-            if self.nodes.len() < self.node_limit {
-                let id = self.nodes.len();
-                self.nodes.push(Node {
-                    file: fi,
-                    line,
-                    tag: Tag::Config(key.to_string()),
-                    what: format!("config key `{key}`{}", int.map(|k| format!(" = {k}")).unwrap_or_default()),
-                    val: v.describe(),
-                    out: v.range(),
-                    parent,
-                    children: Vec::new(),
-                    scope: self.ix.files[fi].path.clone(),
-                    aux: self.aux > 0,
-                    length: false,
-                });
-                if let Some(p) = parent {
-                    self.nodes[p].children.push(id);
-                }
-            }
+        // YAML / JSON / INI / TOML keys
+        if let Some(v) = self.config_key(key, parent) {
             return Some(v);
         }
         // a class-body field (a dataclass, a config class) of that name, when only one class has it
@@ -3059,6 +3042,54 @@ impl<'a, 'i> Tracer<'a, 'i> {
             },
             _ => None,
         }
+    }
+
+    /// A key of the project's config files (YAML, JSON, INI, TOML) by its last name: its value
+    /// (an integer, a list of known length, else unknown) and the line that sets it.
+    fn config_key(&mut self, key: &str, parent: Option<usize>) -> Option<Val> {
+        let keys = self.ix.config(key);
+        if let Some(&(fi, line, int)) = keys.first() {
+            let v = match (int, self.ix.config_len(key)) {
+                (Some(k), _) => Val::Int(Range::exact(Sym::num(k))),
+                // a list: as many items as the file writes out, each unknown
+                (None, Some(n)) => {
+                    Val::Seq { elem: Box::new(Val::unknown(format!("an item of config key `{key}`"))), len: Some(Sym::num(n)), most: None }
+                }
+                (None, None) => Val::unknown(format!("config key `{key}`")),
+            };
+            if self.nodes.len() < self.node_limit {
+                let id = self.nodes.len();
+                self.nodes.push(Node {
+                    file: fi,
+                    line,
+                    tag: Tag::Config(key.to_string()),
+                    what: format!("config key `{key}`{}", int.map(|k| format!(" = {k}")).unwrap_or_default()),
+                    val: v.describe(),
+                    out: v.range(),
+                    parent,
+                    children: Vec::new(),
+                    scope: self.ix.files[fi].path.clone(),
+                    aux: self.aux > 0,
+                    length: false,
+                });
+                if let Some(p) = parent {
+                    self.nodes[p].children.push(id);
+                }
+            }
+            return Some(v);
+        }
+        None
+    }
+
+    /// The option a configparser getter names (`("model", "n_classes")`), when a settings file
+    /// of the project sets it in that section.
+    fn section_option(&self, args: &[Expr]) -> Option<String> {
+        let (Some(Expr::Str(section)), Some(Expr::Str(option))) = (args.first().map(Expr::bare), args.get(1).map(Expr::bare)) else {
+            return None;
+        };
+        let target = format!("{section}.{option}");
+        let set = self.ix.files.iter().filter(|f| f.is_config()).any(|f| f.assigns.iter().any(|a| *a.target == *target));
+        set.then(|| option.to_string())
     }
 
     /// The one string the project's config files give a key (in any section), unquoted.
@@ -3782,6 +3813,14 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     }
                     return Val::unknown(format!("`.pop({k:?})` of {}", base.describe()));
                 }
+                // an option of a section of an INI file (`cp.getint("model", "n_classes")`,
+                // `cp.get("data", "root")`): the line of that file that sets it
+                "get" | "getint" | "getfloat" | "getboolean" if self.section_option(args).is_some() => {
+                    if let Some(v) = self.section_option(args).and_then(|key| self.config_key(&key, parent)) {
+                        return v;
+                    }
+                    return Val::unknown("an option of a settings file");
+                }
                 "get" => {
                     let base = self.expr(r, cx, parent);
                     // a record's field by name (`meta.get("ignore_index", 255)` of a JSON file
@@ -4295,7 +4334,9 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 let path = args.first().and_then(|a| self.path_text(a, cx));
                 return Val::Table(path.and_then(|p| self.data_file(&p)));
             }
-            "load" | "safe_load" | "full_load" if recv.and_then(|r| r.dotted()).is_some_and(|m| m == "json" || m == "yaml") => {
+            "load" | "safe_load" | "full_load"
+                if recv.and_then(|r| r.dotted()).is_some_and(|m| ["json", "yaml", "toml", "tomllib", "tomli"].contains(&m.as_str())) =>
+            {
                 let v = args.first().map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("load"));
                 if let Val::Table(Some(fi)) = v {
                     // a file the project writes itself is what a run reads: the copy on disk is
@@ -4304,7 +4345,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     if let Some(saved) = self.saved(args.first(), false, cx, parent) {
                         return saved;
                     }
-                    // a JSON or YAML mapping: its top-level keys
+                    // a JSON, YAML or TOML mapping: its top-level keys
                     let f = self.ix.files[fi];
                     let top = f.assigns.iter().filter(|a| !a.target.contains('.') && !a.target.starts_with("len(")).count() as i64;
                     return Val::Map { key: Box::new(Val::unknown("key")), val: Box::new(Val::unknown("value")), len: Some(Sym::num(top)) };
