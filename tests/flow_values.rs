@@ -2950,3 +2950,39 @@ fn a_table_sized_by_a_toml_or_ini_setting_names_the_setting() {
     let got = tiered_suspects(&[("params.ini", ini), ("fit.py", REGIONS_FIT_INI)], "embedding_over.async.log");
     assert!(got.first().is_some_and(|s| s.starts_with("params.ini:5 strong")), "{got:?}");
 }
+
+const SHELF_MAIN: &str = r#"import torch
+from parts import Shelf
+
+table = torch.nn.Embedding(4, 8)
+shelf = Shelf(10)
+stores = torch.tensor([0, 1, 2, 3] * 8)
+items = torch.tensor([3, 9, 12] * 8)
+out = torch.cat([table(stores), shelf(items)], -1)
+"#;
+
+const SHELF_PARTS: &str = r#"import torch
+from torch import nn
+
+
+class Shelf(nn.Module):
+    def __init__(self, n_items):
+        super().__init__()
+        self.items = nn.Embedding(n_items, 8)
+
+    def forward(self, ids):
+        return self.items(ids)
+"#;
+
+/// An asynchronous traceback stops at a line that makes two lookups: one written there
+/// (`table(stores)`) and one in the `forward` of a module called there (`shelf(items)`). The
+/// module's lookup is on that line as much as the other: its table of ten rows against ids up
+/// to 12 is found, strong; with thirteen rows nothing is proven.
+#[test]
+fn a_lookup_inside_a_module_called_on_the_frame_line_is_a_candidate() {
+    let got = tiered_suspects(&[("embedding_over.py", SHELF_MAIN), ("parts.py", SHELF_PARTS)], "embedding_over.async.log");
+    assert!(got.iter().take(2).any(|s| s.starts_with("embedding_over.py:") && s.ends_with(" strong")), "{got:?}");
+    let fixed = SHELF_MAIN.replace("Shelf(10)", "Shelf(13)");
+    let got = tiered_suspects(&[("embedding_over.py", &fixed), ("parts.py", SHELF_PARTS)], "embedding_over.async.log");
+    assert!(!got.iter().any(|s| s.ends_with(" strong")), "{got:?}");
+}

@@ -296,8 +296,12 @@ fn suspects_here(
     // the calls a traceback names come first; the others stay (an asynchronous traceback points
     // at a later line)
     let on_frame = |s: &Sink| frames.iter().any(|(f, l)| *l == s.line && ix.files[s.def.0].path == *f);
+    // a frame's line that holds several calls (`torch.cat([self.store(s), self.hier(d, c, i)])`):
+    // a sink in a module one of them calls is on that line as much as one written there (an
+    // asynchronous traceback stops at the line, not inside the module's `forward`)
+    let under_frame = |s: &Sink| frames.last().is_some_and(|fr| called_on_line(ix, fr, s.def));
     if all.iter().any(on_frame) {
-        all.retain(on_frame);
+        all.retain(|s| on_frame(s) || under_frame(s));
     }
     all.truncate(12);
     let debug = std::env::var_os("CUDASLEUTH_FLOW_DEBUG").is_some();
@@ -357,6 +361,54 @@ fn in_frame_function(ix: &Index, frames: &[(String, u32)], sink: &Sink) -> bool 
     frames.iter().any(|(path, line)| {
         *line > sink.line && ix.files[sink.def.0].path == *path && ix.stmt_at(sink.def.0, *line).is_some_and(|(def, _)| def == sink.def)
     })
+}
+
+/// Whether the statement at a frame's place calls the function `def`: a project function by
+/// its name, or the `forward` of a module built in the frame's function or kept in a field of
+/// its class (`self.hier = HierEmbedding(…)` in `__init__`, `self.hier(…)` on the line).
+fn called_on_line(ix: &Index, (path, line): &(String, u32), def: index::DefId) -> bool {
+    use crate::scan;
+    let target = ix.def(def);
+    let Some(((fi, di), si)) = (0..ix.files.len()).filter(|&fi| ix.files[fi].path == *path).find_map(|fi| ix.stmt_at(fi, *line)) else {
+        return false;
+    };
+    let here = ix.def((fi, di));
+    // the class a name holds: built on a line of the frame's own function (`hier = Hier(…)`),
+    // or, for a field, in its class's constructor (`self.hier = Hier(…)` in `__init__`)
+    let built = |stmts: &[scan::flow::Stmt], name: &str| -> Option<String> {
+        stmts.iter().find_map(|st| match &st.kind {
+            scan::flow::StmtKind::Assign { targets, value, op: None, .. }
+                if targets.iter().any(|t| t.dotted().as_deref() == Some(name)) =>
+            {
+                match value.bare() {
+                    scan::flow::Expr::Call { func, .. } => func.last_name().map(str::to_string),
+                    _ => None,
+                }
+            }
+            _ => None,
+        })
+    };
+    let held = |name: &str| -> Option<String> {
+        if name.starts_with("self.") {
+            let class = here.class.as_deref()?;
+            ix.method(class, "__init__").into_iter().find_map(|init| built(&ix.def(init).stmts, name))
+        } else {
+            // the module's top-level statements are held in several pieces
+            let same = |d: &&scan::flow::Def| d.name == here.name && d.class == here.class && d.kind == here.kind;
+            ix.files[fi].flow.iter().filter(same).find_map(|d| built(&d.stmts, name))
+        }
+    };
+    let module_of = |name: &str| *target.name == *"forward" && target.class.as_deref().is_some_and(|c| held(name).as_deref() == Some(c));
+    let mut hit = false;
+    trace::stmt_exprs(&here.stmts[si].kind, &mut |e| {
+        let scan::flow::Expr::Call { func, .. } = e else { return };
+        match func.bare() {
+            scan::flow::Expr::Name(n) => hit |= target.class.is_none() && *target.name == **n || module_of(n),
+            f @ scan::flow::Expr::Attr(..) => hit |= f.dotted().is_some_and(|d| d.starts_with("self.") && module_of(&d)),
+            _ => {}
+        }
+    });
+    hit
 }
 
 /// The functions a traceback passes through, each with the line of the frame above it (the
