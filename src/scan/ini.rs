@@ -107,17 +107,13 @@ fn dotted(s: &str, toml: bool) -> String {
 
 /// Whether the brackets of an array value are closed (brackets inside strings not counted).
 fn balanced(v: &str) -> bool {
-    let mut depth = 0i32;
-    let (mut s, mut d) = (false, false);
-    for c in v.chars() {
-        match c {
-            '\'' if !d => s = !s,
-            '"' if !s => d = !d,
-            '[' if !s && !d => depth += 1,
-            ']' if !s && !d => depth -= 1,
-            _ => {}
-        }
-    }
+    let depth: i32 = crate::scan::yaml::outside_quotes(v)
+        .map(|(_, c)| match c {
+            '[' => 1,
+            ']' => -1,
+            _ => 0,
+        })
+        .sum();
     depth <= 0
 }
 

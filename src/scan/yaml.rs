@@ -5,18 +5,28 @@
 
 use crate::scan::facts::{AssignFact, FileFacts, Scope, Span};
 
-pub(crate) fn strip_comment(line: &str) -> &str {
-    let mut in_single = false;
-    let mut in_double = false;
-    for (i, c) in line.char_indices() {
-        match c {
-            '\'' if !in_double => in_single = !in_single,
-            '"' if !in_single => in_double = !in_double,
-            '#' if !in_single && !in_double && (i == 0 || line[..i].ends_with(' ')) => return &line[..i],
-            _ => {}
+/// The characters of `s` outside single- and double-quoted strings, with their byte offsets
+/// (the quotes themselves left out).
+pub(crate) fn outside_quotes(s: &str) -> impl Iterator<Item = (usize, char)> + '_ {
+    let (mut single, mut double) = (false, false);
+    s.char_indices().filter(move |&(_, c)| match c {
+        '\'' if !double => {
+            single = !single;
+            false
         }
+        '"' if !single => {
+            double = !double;
+            false
+        }
+        _ => !single && !double,
+    })
+}
+
+pub(crate) fn strip_comment(line: &str) -> &str {
+    match outside_quotes(line).find(|&(i, c)| c == '#' && (i == 0 || line[..i].ends_with(' '))) {
+        Some((i, _)) => &line[..i],
+        None => line,
     }
-    line
 }
 
 pub(crate) fn inline_list_len(v: &str) -> Option<i64> {
@@ -25,16 +35,7 @@ pub(crate) fn inline_list_len(v: &str) -> Option<i64> {
         return Some(0);
     }
     // commas inside quotes do not separate items
-    let mut n = 1;
-    let (mut s, mut d) = (false, false);
-    for c in inner.chars() {
-        match c {
-            '\'' if !d => s = !s,
-            '"' if !s => d = !d,
-            ',' if !s && !d => n += 1,
-            _ => {}
-        }
-    }
+    let mut n = 1 + outside_quotes(inner).filter(|&(_, c)| c == ',').count() as i64;
     if inner.trim_end().ends_with(',') {
         n -= 1;
     }
