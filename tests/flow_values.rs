@@ -2937,7 +2937,7 @@ table(ids).sum().backward()
 /// A table sized by a settings file the program reads (TOML through `tomllib` into a dataclass
 /// spread from a section, INI through `configparser`'s getter): five regions where the ids index
 /// six. The file's line is the bound, strong; with six nothing is proven. The dataclass's own
-/// default (six) is not what the run reads.
+/// default (six) is not what the run reads, nor another section's option of the same name.
 #[test]
 fn a_table_sized_by_a_toml_or_ini_setting_names_the_setting() {
     let toml = "[model]\nn_regions = 5  # one per sales region\nwidth = 8\n";
@@ -2946,9 +2946,10 @@ fn a_table_sized_by_a_toml_or_ini_setting_names_the_setting() {
     let fixed = toml.replace("= 5", "= 6");
     let got = tiered_suspects(&[("params.toml", &fixed), ("fit.py", REGIONS_FIT)], "embedding_over.async.log");
     assert!(!got.iter().any(|s| s.ends_with(" strong")), "{got:?}");
-    let ini = "[data]\nroot = data\n\n[model]\nn_regions = 5\n";
+    // the getter's section picks the line (the data section's option of the same name is not it)
+    let ini = "[data]\nroot = data\nn_regions = 9\n\n[model]\nn_regions = 5\n";
     let got = tiered_suspects(&[("params.ini", ini), ("fit.py", REGIONS_FIT_INI)], "embedding_over.async.log");
-    assert!(got.first().is_some_and(|s| s.starts_with("params.ini:5 strong")), "{got:?}");
+    assert!(got.first().is_some_and(|s| s.starts_with("params.ini:6 strong")), "{got:?}");
 }
 
 const SHELF_MAIN: &str = r#"import torch

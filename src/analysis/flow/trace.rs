@@ -3047,7 +3047,17 @@ impl<'a, 'i> Tracer<'a, 'i> {
     /// A key of the project's config files (YAML, JSON, INI, TOML) by its last name: its value
     /// (an integer, a list of known length, else unknown) and the line that sets it.
     fn config_key(&mut self, key: &str, parent: Option<usize>) -> Option<Val> {
-        let keys = self.ix.config(key);
+        self.config_key_at(key, None, parent)
+    }
+
+    /// `config_key`, and where `section` is given only a key set in that section
+    /// (`model.n_classes` for `cp.getint("model", "n_classes")`).
+    fn config_key_at(&mut self, key: &str, section: Option<&str>, parent: Option<usize>) -> Option<Val> {
+        let mut keys = self.ix.config(key);
+        if let Some(section) = section {
+            let full = format!("{section}.{key}");
+            keys.retain(|&(fi, line, _)| self.ix.files[fi].assigns.iter().any(|a| a.span.line == line && *a.target == *full));
+        }
         if let Some(&(fi, line, int)) = keys.first() {
             let v = match (int, self.ix.config_len(key)) {
                 (Some(k), _) => Val::Int(Range::exact(Sym::num(k))),
@@ -3081,15 +3091,15 @@ impl<'a, 'i> Tracer<'a, 'i> {
         None
     }
 
-    /// The option a configparser getter names (`("model", "n_classes")`), when a settings file
-    /// of the project sets it in that section.
-    fn section_option(&self, args: &[Expr]) -> Option<String> {
+    /// The section and option a configparser getter names (`("model", "n_classes")`), when a
+    /// settings file of the project sets that option in that section.
+    fn section_option(&self, args: &[Expr]) -> Option<(String, String)> {
         let (Some(Expr::Str(section)), Some(Expr::Str(option))) = (args.first().map(Expr::bare), args.get(1).map(Expr::bare)) else {
             return None;
         };
         let target = format!("{section}.{option}");
         let set = self.ix.files.iter().filter(|f| f.is_config()).any(|f| f.assigns.iter().any(|a| *a.target == *target));
-        set.then(|| option.to_string())
+        set.then(|| (section.to_string(), option.to_string()))
     }
 
     /// The one string the project's config files give a key (in any section), unquoted.
@@ -3816,7 +3826,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 // an option of a section of an INI file (`cp.getint("model", "n_classes")`,
                 // `cp.get("data", "root")`): the line of that file that sets it
                 "get" | "getint" | "getfloat" | "getboolean" if self.section_option(args).is_some() => {
-                    if let Some(v) = self.section_option(args).and_then(|key| self.config_key(&key, parent)) {
+                    if let Some(v) = self.section_option(args).and_then(|(section, key)| self.config_key_at(&key, Some(&section), parent)) {
                         return v;
                     }
                     return Val::unknown("an option of a settings file");
