@@ -6,7 +6,7 @@
 //! the line that sets it. Read only when the code or a run script names the file (as JSON
 //! configs are): a tool's own settings (`pyproject.toml`, `setup.cfg`) are not the program's.
 
-use crate::scan::facts::{AssignFact, FileFacts, Scope, Span};
+use crate::scan::facts::FileFacts;
 
 /// Whether `path` is a settings file this module reads.
 pub fn is_settings_path(path: &str) -> bool {
@@ -64,18 +64,9 @@ pub fn scan_settings(path: &str, text: &str) -> FileFacts {
             }
         }
         let target = if section.is_empty() { key } else { format!("{section}.{key}") };
-        let int = integer(&value, toml);
-        let len = if value.starts_with('[') { crate::scan::yaml::inline_list_len(&value) } else { None };
-        facts.assigns.push(AssignFact {
-            target: target.into(),
-            value: value.chars().take(200).collect::<String>().into(),
-            op: None,
-            shift: None,
-            int,
-            len,
-            span: Span { line: line_no, column: 1, end_line: line_no, end_column: raw.len() as u32 + 1 },
-            scope: Scope::default(),
-        });
+        let mut fact = crate::scan::yaml::assign(target, value.chars().take(200).collect(), integer(&value, toml), line_no, raw.len());
+        fact.len = if value.starts_with('[') { crate::scan::yaml::inline_list_len(&value) } else { None };
+        facts.assigns.push(fact);
     }
     facts
 }

@@ -273,8 +273,8 @@ fn run_script_paths(root: &Path) -> Vec<(String, String)> {
     out
 }
 
-/// The data files named by `refs` (naming file, literal path), in path order: JSON configs
-/// and CSV/TSV files.
+/// The data files named by `refs` (naming file, literal path), in path order: JSON, INI and
+/// TOML configs and CSV/TSV files.
 pub fn read_data<'a>(root: &Path, refs: impl Iterator<Item = (&'a str, &'a str)>) -> Vec<FileFacts> {
     let mut wanted = std::collections::BTreeSet::new();
     for (from, p) in refs {
@@ -285,19 +285,20 @@ pub fn read_data<'a>(root: &Path, refs: impl Iterator<Item = (&'a str, &'a str)>
     let mut out = Vec::new();
     for rel in wanted {
         let full = root.join(&rel);
-        if rel.ends_with(".json") {
-            if std::fs::metadata(&full).map_or(true, |m| m.len() > data::MAX_JSON_BYTES) {
-                continue;
-            }
-            if let Some(text) = std::fs::read(&full).ok().and_then(|b| String::from_utf8(b).ok()) {
-                out.push(data::scan_json(&rel, &text));
-            }
+        // configs read whole as text (JSON, INI, TOML), up to the same size
+        let config: Option<fn(&str, &str) -> FileFacts> = if rel.ends_with(".json") {
+            Some(data::scan_json)
         } else if ini::is_settings_path(&rel) {
+            Some(ini::scan_settings)
+        } else {
+            None
+        };
+        if let Some(scan) = config {
             if std::fs::metadata(&full).map_or(true, |m| m.len() > data::MAX_JSON_BYTES) {
                 continue;
             }
             if let Some(text) = std::fs::read(&full).ok().and_then(|b| String::from_utf8(b).ok()) {
-                out.push(ini::scan_settings(&rel, &text));
+                out.push(scan(&rel, &text));
             }
         } else if let Some(f) = data::scan_csv(&rel, &full) {
             out.push(f);

@@ -42,7 +42,7 @@ pub(crate) fn inline_list_len(v: &str) -> Option<i64> {
     Some(n)
 }
 
-fn assign(target: String, value: String, int: Option<i64>, line: u32, len: usize) -> AssignFact {
+pub(crate) fn assign(target: String, value: String, int: Option<i64>, line: u32, len: usize) -> AssignFact {
     AssignFact {
         target: target.into(),
         value: value.into(),

@@ -3091,17 +3091,6 @@ impl<'a, 'i> Tracer<'a, 'i> {
         None
     }
 
-    /// The section and option a configparser getter names (`("model", "n_classes")`), when a
-    /// settings file of the project sets that option in that section.
-    fn section_option(&self, args: &[Expr]) -> Option<(String, String)> {
-        let (Some(Expr::Str(section)), Some(Expr::Str(option))) = (args.first().map(Expr::bare), args.get(1).map(Expr::bare)) else {
-            return None;
-        };
-        let target = format!("{section}.{option}");
-        let set = self.ix.files.iter().filter(|f| f.is_config()).any(|f| f.assigns.iter().any(|a| *a.target == *target));
-        set.then(|| (section.to_string(), option.to_string()))
-    }
-
     /// The one string the project's config files give a key (in any section), unquoted.
     fn config_string(&self, key: &str) -> Option<Text> {
         let mut found: Option<&str> = None;
@@ -3792,6 +3781,15 @@ impl<'a, 'i> Tracer<'a, 'i> {
         // modelled as the library's
         let own_method = !on_self && of_module.is_none() && recv.is_some_and(|r| self.project_method_on(r, &name, cx));
         if let Some(r) = recv.filter(|_| !on_self && of_module.is_none() && !own_method) {
+            // an option of a section of an INI file (`cp.getint("model", "n_classes")`,
+            // `cp.get("data", "root")`) that a settings file sets: the line that sets it
+            if matches!(name.as_str(), "get" | "getint" | "getfloat" | "getboolean") {
+                if let (Some(Expr::Str(section)), Some(Expr::Str(option))) = (args.first().map(Expr::bare), args.get(1).map(Expr::bare)) {
+                    if let Some(v) = self.config_key_at(option, Some(section), parent) {
+                        return v;
+                    }
+                }
+            }
             match name.as_str() {
                 // `np.ascontiguousarray(x)`, `torch.flatten(x)`: the library's function takes the
                 // value first; `x.flatten()` is a method of it
@@ -3822,14 +3820,6 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         return self.force(v);
                     }
                     return Val::unknown(format!("`.pop({k:?})` of {}", base.describe()));
-                }
-                // an option of a section of an INI file (`cp.getint("model", "n_classes")`,
-                // `cp.get("data", "root")`): the line of that file that sets it
-                "get" | "getint" | "getfloat" | "getboolean" if self.section_option(args).is_some() => {
-                    if let Some(v) = self.section_option(args).and_then(|(section, key)| self.config_key_at(&key, Some(&section), parent)) {
-                        return v;
-                    }
-                    return Val::unknown("an option of a settings file");
                 }
                 "get" => {
                     let base = self.expr(r, cx, parent);
