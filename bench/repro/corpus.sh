@@ -7,6 +7,7 @@
 #   DEADLINE=540 ...           # start no new pair after this many seconds (a device call's limit)
 #   REVERSE=1 ...              # the second batch's authors first
 #   CPU=1 ...                  # repro --cpu (a machine without a GPU)
+#   RUNS=DIR REPORTS=DIR ...   # where the projects run and the reports go (two runs at once)
 # Score here with bench/repro/score.py.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -14,7 +15,7 @@ BIN=$(cd "$(dirname "${BIN:-target/release/cudasleuth}")" && pwd)/$(basename "${
 T=${1:-120}; shift || true
 mkdir -p /tmp/bin && printf '#!/bin/sh\nexec python3 "$@"\n' > /tmp/bin/python && chmod +x /tmp/bin/python
 export PATH=/tmp/bin:$PATH
-W=/tmp/repro-runs; R=/tmp/repro-reports; rm -rf "$W" "$R"; mkdir -p "$W" "$R"
+W=${RUNS:-/tmp/repro-runs}; R=${REPORTS:-/tmp/repro-reports}; rm -rf "$W" "$R"; mkdir -p "$W" "$R"
 for t in ${TAR:-projects.tar.gz projects2.tar.gz}; do tar xzf "$HERE/../corpus/$t" -C "$W"; done
 names=("$@")
 [ ${#names[@]} -eq 0 ] && for p in "$W"/projects/*/; do names+=("$(basename "$p")"); done

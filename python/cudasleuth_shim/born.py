@@ -28,6 +28,9 @@ from ._util import _is_user_file, _torch
 MAX_EVENTS = 200000
 MAX_STEPS = 60
 MAX_WATCH_SEEN = 3
+# a line's first summaries of the values it set (a loop's line sets one every iteration)
+MAX_POPULATIONS_PER_LINE = 2
+MAX_POPULATION = 2000000
 VALUE, BOUND = 1, 2
 
 _NAME = re.compile(r"(?<![\w.'\"])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)")
@@ -68,6 +71,7 @@ class _Born(object):
             except (TypeError, ValueError, IndexError):
                 pass
         self.modules = []  # constructions of bound-setting modules: (weight id, frame, line, holders)
+        self.populations = {}  # (file, line) -> summaries taken there
         self.busy = False
 
 
@@ -259,6 +263,49 @@ def _lite(x):
     if isinstance(x, (list, tuple)) and len(x) <= 8 and all(isinstance(e, (int, float)) for e in x):
         return list(x)
     return "<%s>" % type(x).__name__
+
+
+def _population(val):
+    """The integer values a container holds, summarized: their smallest, largest and number of
+    distinct values (a label list whose codes run 0..6 holds seven; ids 1..n start at one), or
+    None for anything else (floats, text, one number, more than MAX_POPULATION values)."""
+    torch = _torch()
+    np = _np()
+    try:
+        if torch is not None and isinstance(val, torch.Tensor):
+            if val.is_floating_point() or val.is_complex() or val.dtype == torch.bool or not 1 < val.numel() <= MAX_POPULATION:
+                return None
+            u = torch.unique(val.detach().reshape(-1).cpu())
+            lo, hi, n = int(u[0]), int(u[-1]), int(u.numel())
+        elif np is not None and isinstance(val, np.ndarray):
+            if val.dtype.kind not in "iu" or not 1 < val.size <= MAX_POPULATION:
+                return None
+            u = np.unique(val)
+            lo, hi, n = int(u[0]), int(u[-1]), int(u.size)
+        elif isinstance(val, (list, tuple, dict)):
+            items = list(val.values()) if isinstance(val, dict) else val
+            if not 1 < len(items) <= MAX_POPULATION:
+                return None
+            if not all(type(x) is int for x in itertools.islice(items, 1000)):
+                return None
+            got = set(items)
+            if not all(type(x) is int for x in got):
+                return None
+            lo, hi, n = min(got), max(got), len(got)
+        else:
+            return None
+    except (RuntimeError, TypeError, ValueError, MemoryError):
+        return None
+    return {"min": lo, "max": hi, "distinct": n}
+
+
+def _summarize(fs, line, val):
+    key = (fs.file, line)
+    taken = _B.populations.get(key, 0)
+    if taken >= MAX_POPULATIONS_PER_LINE:
+        return None
+    _B.populations[key] = taken + 1
+    return _population(val)
 
 
 _STMTS = {}
@@ -534,7 +581,8 @@ def _local_for(fs):
                              "line": line, "function": fs.code.co_name, "var": name, "bits": bits,
                              "oid": id(val), "after": _lite(val), "inputs": inputs, "before": before,
                              "mark": fs.mark, "rank": _rank(val), "numeric": numeric,
-                             "owner": owner if name.startswith("self.") else None})
+                             "owner": owner if name.startswith("self.") else None,
+                             "population": _summarize(fs, line, val) if bits & VALUE else None})
             if _B.watch:
                 _watch_hit(fs, f, line)
             if ev == "return":
@@ -690,8 +738,9 @@ def _line_of(e, origin=False):
     first, last = _statement(e["file"], e["line"])
     if first == last:
         return e["line"]
-    key = e.get("key")
-    if key:
+    for key in (e.get("key"), _param_name(e)):
+        if not key:
+            continue
         hits = [ln for ln in range(first, last + 1)
                 if re.search(r"""(?:['"]%s['"]\s*:|\b%s\s*=[^=])""" % (re.escape(key), re.escape(key)), _code(e["file"], ln))]
         if len(hits) == 1:
@@ -700,6 +749,15 @@ def _line_of(e, origin=False):
         got = _literal_line(e, first, last)
         if got is not None:
             return got
+    # the one line that names what held the value before (a module's size among the lines of
+    # an `nn.Sequential(...)`)
+    held = [h[0] for h in e.get("inputs") or [] if h[1] & e.get("bits", VALUE | BOUND)]
+    if held:
+        pats = [re.compile(r"(?<![\w.])%s(?!\w)" % re.escape(n)) for n in held]
+        hits = [ln for ln in range(first, last + 1)
+                if any(p.search(_STR.sub("''", _code(e["file"], ln))) for p in pats)]
+        if len(hits) == 1:
+            return hits[0]
     hits = [ln for ln in range(first, last + 1) if _ARITH.search(_STARRED.sub("", _STR.sub("''", _code(e["file"], ln))))]
     return hits[0] if len(hits) == 1 else e["line"]
 
@@ -792,14 +850,50 @@ def _element(e):
     return parts[pos] if len(parts) > 1 and pos < len(parts) else None
 
 
+def _param_name(e):
+    """The parameter a caller's line filled (a `call_arg` step): the keyword it may pass it by."""
+    var = e.get("var")
+    return var if e.get("kind") == "call_arg" and var and "." not in var and not var.startswith("<") else None
+
+
+def _keyword_part(text, name):
+    """The expression a call passes as keyword `name` (`num_classes=cfg.n_intents`), or None."""
+    m = re.search(r"(?<![\w.])%s\s*=(?!=)" % re.escape(name), text)
+    if m is None:
+        return None
+    rest = _split_top(text[m.end():])
+    return rest[0] if rest else None
+
+
 def _key_of(e, name):
     """The literal key a line reads `name` under (`name["k"]`, `name.k`), if any: in the part
-    of the line the value was unpacked from, when it was."""
-    text = _element(e) or _text(e["file"], e["line"])
+    of the line the value was unpacked from, or passed as the parameter's keyword, when it was."""
+    whole = _text(e["file"], e["line"])
+    text = _element(e)
+    for kw in (_param_name(e), e.get("key")):
+        if text is None and kw:
+            text = _keyword_part(whole, kw)
+    text = text or whole
     m = re.search(r"""(?<![\w.])%s\s*\[\s*['"](\w+)['"]\s*\]""" % re.escape(name), text)
     if m is None and "." not in name:
         m = re.search(r"(?<![\w.])%s\.(\w+)" % re.escape(name), text)
     return m.group(1) if m else None
+
+
+def _per_item(e, name):
+    """How the line takes one field of every item of `name` (samples a collate function was
+    handed): `a, b = zip(*name)` (the field at the unpacked name's position), `[s[1] for s in
+    name]`, `[s["label"] for s in name]` -- in the part the value left by, when known. Returns
+    ("pos", n), ("key", k) or None."""
+    text = _element(e) or _text(e["file"], e["line"])
+    if re.search(r"\bzip\(\s*\*\s*%s\s*\)" % re.escape(name), text):
+        at = _position(e)
+        return ("pos", at) if at is not None else None
+    m = re.search(r"""(?<![\w.])(\w+)\s*\[\s*(?:(\d+)|['"](\w+)['"])\s*\]\s+for\s+\1\s+in\s+%s(?![\w.\[])"""
+                  % re.escape(name), text)
+    if m is None:
+        return None
+    return ("pos", int(m.group(2))) if m.group(2) is not None else ("key", m.group(3))
 
 
 def _step(e, role):
@@ -853,6 +947,24 @@ def _child_return(frame, after, before, bits, made=None):
     return built or inside
 
 
+def _unbracketed(text):
+    """`text` without what its square brackets hold (subscripts and list displays)."""
+    while True:
+        inner = re.sub(r"\[[^\[\]]*\]", "", text)
+        if inner == text:
+            return text
+        text = inner
+
+
+def _mentioned(name, idents):
+    """Whether a holder (`x`, `self.x`) is among a part's identifiers: `self.x` by its own name,
+    or by `self` alone only where the part names no attribute of it (`return self`)."""
+    if name in idents:
+        return True
+    head = name.split(".", 1)[0]
+    return head != name and head in idents and not any(i.startswith(head + ".") for i in idents)
+
+
 def _follow(start, bits):
     """Walk back from `start` (an event-like dict) to where the value was born."""
     chain = [start]
@@ -871,7 +983,18 @@ def _follow(start, bits):
             # a bound counted here (`n = len(table)`): a table that holds the same number among
             # its entries (an atomic number 30 in a 30-row table) did not pass it on
             return chain, cur, None
+        if bits == VALUE and cur.get("kind") == "set" and len(chain) > 1 and _born_kind(cur) == "size":
+            # positions counted from another value's length (`arange(ids.size(1))`): that
+            # value's elements, which may hold the same number, did not pass it on
+            return chain, cur, None
         holders = [h for h in cur.get("inputs") or [] if h[1] & bits]
+        if bits == VALUE and cur.get("kind") == "set" and len(chain) > 1 and _counts_up(cur):
+            # `arange(0, t, device=ids.device)`: positions up to a number; a tensor named on
+            # the line (for its device, its size) did not pass its elements on
+            holders = [h for h in holders if h[3] == 2]
+            if not holders:
+                chain[-1] = dict(cur, size=True)
+                return chain, chain[-1], None
         if bits == VALUE and cur.get("rank", 0) != 2 and holders and all(h[3] == 2 for h in holders):
             # a number put into an array, list or tuple here: if it turns out to be a constant
             # (a sentinel written into a mask), the data holds the value from this line on
@@ -881,13 +1004,18 @@ def _follow(start, bits):
         if part is not None and len(holders) > 1:
             # the value left this line at one position of what it returned or built
             inside = _idents(_STR.sub("''", part))
-            holders = [h for h in holders if h[0] in inside or h[0].split(".", 1)[0] in inside] or holders
+            holders = [h for h in holders if _mentioned(h[0], inside)] or holders
+        if len(holders) > 1:
+            # `y[idx]`: the values come from what is indexed, not from the index that picks them
+            text = part if part is not None else _rhs(_text(cur["file"], cur["line"]))
+            outside = _idents(_STR.sub("''", _unbracketed(text)))
+            holders = [h for h in holders if _mentioned(h[0], outside)] or holders
         on = _key_names(cur) if holders else None
         if on:
             # the value was read under a key: the names of that entry, not its siblings'. A
             # container starts to hold the value once; when a sibling's equal number made it
             # (an atomic number 29 beside a label 29), the entry's own name took it later
-            narrowed = [h for h in holders if h[0] in on or h[0].split(".", 1)[0] in on]
+            narrowed = [h for h in holders if _mentioned(h[0], on)]
             if narrowed:
                 holders = narrowed
             else:
@@ -908,12 +1036,20 @@ def _follow(start, bits):
                     key = _key_of(cur, name) or cur.get("key")
                     if key:
                         nxt = dict(nxt, key=key)
+                    item = _per_item(cur, name)
+                    if item is not None:
+                        nxt = dict(nxt, item=item)
                     break
             if nxt is None:
                 reason = "%s held the value before it reached this line, and its origin was not traced" % holders[0][0]
                 break
         elif nxt is None:
             nxt = _child_return(cur["frame"], cur.get("mark", 0), before, bits, cur.get("oid"))
+            if nxt is not None and cur.get("item") and nxt["kind"] == "return":
+                # one item of the samples (the list a collate function was handed): the field
+                # it took of them, in what the sample's producer returned
+                how, which = cur["item"]
+                nxt = dict(nxt, key=which) if how == "key" else dict(nxt, item_pos=which)
             if nxt is None:
                 if inserted is not None and _literal(cur):
                     return chain[:inserted + 1], chain[inserted], None
@@ -937,10 +1073,21 @@ def _follow(start, bits):
             # the caller's line passed it: continue from that line's inputs
             nxt = dict(nxt, kind="call_arg", library=lib)
         at = _position(cur) if cur.get("kind") == "set" else None
+        if cur.get("item") and nxt["kind"] == "param":
+            # the samples were handed over by a library: the field goes with them
+            nxt = dict(nxt, item=cur["item"])
+        if nxt.get("item_pos") is not None:
+            at = nxt["item_pos"]
         nxt = dict(nxt, pos=at) if at is not None and nxt["line"] != cur["line"] else dict(nxt, pos=None)
         chain.append(nxt)
         cur = nxt
     return chain, None, reason or "the chain is longer than %d steps" % MAX_STEPS
+
+
+def _counts_up(e):
+    """Whether the line makes positions with `arange`/`range` (numbers up to a stop)."""
+    rhs = _rhs(_STR.sub("''", _text(e["file"], e["line"])))
+    return re.match(r"\s*(?:[\w.]+\.)?(?:arange|range)\(", rhs) is not None
 
 
 def _joined(chain, at):
@@ -996,16 +1143,50 @@ def _describe(chain, born, reason):
     if born is not None:
         b = _step(born, "origin")
         # `joined`: a constant (a marker, a padding value) put into the data on this line
-        b["kind"] = "joined" if born.get("joined") else _born_kind(born)
+        b["kind"] = "joined" if born.get("joined") else "size" if born.get("size") else _born_kind(born)
         b["before"] = born.get("before") or {}
+        # the first container that collected the value on its way to the op (the origin
+        # itself, or the list its scalars were gathered into)
+        pop = next((e.get("population") for e in reversed(chain) if e.get("population")), None)
+        if pop:
+            b["population"] = pop
         out["born"] = b
     else:
         out["reason"] = reason
     return out
 
 
-def at_trip(first_value, first_sample, op, weight=None):
-    """The guard tripped in the born-at pass: follow the value (and the bound) back."""
+def _same_data(x, t):
+    """Whether `x` is the tensor `t` the op was given, or a tensor whose memory holds it (`t`
+    a view or slice of `x`: `feats[:, i]`)."""
+    if x is t:
+        return True
+    torch = _torch()
+    if torch is None or not isinstance(x, torch.Tensor) or not isinstance(t, torch.Tensor):
+        return False
+    try:
+        if x.device != t.device or x.dtype != t.dtype or x.numel() == 0:
+            return False
+        lo = x.data_ptr()
+        return lo <= t.data_ptr() < lo + x.numel() * x.element_size()
+    except (RuntimeError, TypeError, ValueError):
+        return False
+
+
+def _operand_holders(f, inputs, operand):
+    """Of the op's line's names that hold the value, those that hold the very tensor the op
+    was given (`self.tok(ids) + self.pos(pos)`: both may hold the number; only one tripped);
+    all of them when none does (the operand was made on the line itself)."""
+    if operand is None:
+        return inputs
+    vals = dict(_items(f))
+    exact = [h for h in inputs if _same_data(vals.get(h[0]), operand)]
+    return exact or inputs
+
+
+def at_trip(first_value, first_sample, op, weight=None, operand=None):
+    """The guard tripped in the born-at pass: follow the value (and the bound) back; `operand`
+    is the tensor the op found out of range."""
     b = _B
     if b is None:
         return None
@@ -1031,7 +1212,8 @@ def at_trip(first_value, first_sample, op, weight=None):
             # the snapshot is as the op's line found it
             start = {"kind": "call", "frame": st.serial, "parent": st.parent, "file": st.file, "line": f.f_lineno,
                      "function": st.code.co_name, "var": None, "after": None, "mark": st.mark,
-                     "inputs": _holders(st, names, VALUE, f), "before": _before(st, _names(st, f.f_lineno, True))}
+                     "inputs": _operand_holders(f, _holders(st, names, VALUE, f), operand),
+                     "before": _before(st, _names(st, f.f_lineno, True))}
             chain, born, reason = _follow(start, VALUE)
             res["value_chain"] = _describe(chain, born, reason)
             mods = [m for m in b.modules if weight is not None and m["weight"] == id(weight)] or b.modules[-1:]

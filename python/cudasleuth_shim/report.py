@@ -100,7 +100,7 @@ def _report(v):
         _born.stop()
         w["provenance"] = {"kind": "not_replayable", "reason": "the born-at pass does not replay samples"}
         try:
-            res = _born.at_trip(first_value, first_sample, v["op"], weight)
+            res = _born.at_trip(first_value, first_sample, v["op"], weight, t)
             if res is not None:
                 _write_json("born-%d.json" % pid, res)
         except Exception as e:  # broad: walks what the tracer kept of the user's objects

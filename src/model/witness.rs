@@ -196,6 +196,17 @@ pub struct BornStep {
     pub kind: Option<String>,
     /// On the origin: the numbers its inputs held before the line ran.
     pub before: Value,
+    /// On the origin: the first container of integers that collected the value on its way to
+    /// the op (the origin itself, or the list its numbers were gathered into), summarized.
+    pub population: Option<Population>,
+}
+
+/// The integer values a container held, summarized by the born-at pass.
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+pub struct Population {
+    pub min: i64,
+    pub max: i64,
+    pub distinct: i64,
 }
 
 /// A value (or bound) followed back from where it was used to where it was born.

@@ -336,16 +336,46 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, root: Option<&Pat
     // the run saw compute it (its inputs were good) or by another call, and whether it ran in
     // this process or another (a data script run before the training). A bound claim stands.
     let made_seen = kind(vorigin) == "made" && vplace.is_some();
+    // which side the data the run collected proves wrong (see `wrong_side`)
+    let side = wrong_side(w, vorigin);
+    let on_bound = |s: &Suspect| {
+        bplace.as_ref().is_some_and(|(f, l, _)| *f == s.file && *l == s.line)
+            || if crate::scan::facts::is_config_path(&s.file) {
+                config_key(root, &s.file, s.line).is_some_and(|k| bpath.iter().any(|(_, _, code)| mentions(code, &k)))
+            } else {
+                on(&bpath, &s.file, s.line)
+            }
+    };
+    let on_value = |s: &Suspect| {
+        vplace.as_ref().is_some_and(|(f, l, _)| *f == s.file && *l == s.line)
+            || (on(&vpath, &s.file, s.line) && call.as_ref().map_or(true, |(f, l)| !(f == &s.file && *l == s.line)))
+    };
     let ran_off_path = |s: &Suspect| value_suspect(s) && (made_seen || watch(&s.file, s.line).is_some_and(|x| x.ran.unwrap_or(0) > 0));
     let mut chosen: Option<(String, u32)> = None;
     let mut judged = false;
     for s in &report.suspects {
         let place = (s.file.clone(), s.line);
-        if origins.contains(&place) {
+        if side == Some(Side::Bound) && !bpath.is_empty() && on_bound(s) {
+            // the values are a complete code past the bound: the line that set the bound
+            chosen = Some(place);
+        } else if side == Some(Side::Value) && on_value(s) {
+            // the values are a code from one that fills the bound exactly: the value's line
+            chosen = Some(place);
+        } else if side == Some(Side::Bound) && on_value(s) {
+            // the values are consistent among themselves: a line they passed did not break them
+            // (the other way round, a line that set the bound is as good a fix as one that
+            // shifts the values, and stops the search)
+            continue;
+        } else if origins.contains(&place) {
             chosen = Some(place);
         } else if made_seen && on_path(s) && !on(&vpath, &s.file, s.line) && !crate::scan::facts::is_config_path(&s.file) {
             // a line only the bound went through, where the run saw the value computed out of
             // range: the computation stands against it
+            continue;
+        } else if made_seen && on(&vpath, &s.file, s.line) {
+            // a line the value passed through after the run saw it computed out of range from
+            // inputs in range: its own inputs already broke the check, so it did not make the
+            // value; the computation it passed on is where the value was born
             continue;
         } else if on_path(s) {
             // a line the value or the bound went through: nothing is confirmed. Upstream of a
@@ -499,6 +529,39 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, root: Option<&Pat
     }
     report.suspects = std::iter::once(first).chain(rest).collect();
     true
+}
+
+/// The side of a comparison `0 <= value < bound` that the run's data proves wrong.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Value,
+    Bound,
+}
+
+/// Which side the values that reached the op prove wrong, from the first container that
+/// collected them (`population`): codes that run from 0 to their largest without a gap and
+/// reach past the bound are a complete code the bound is too small for (seven intents 0..6,
+/// a head of six); codes that run from 1 and fill the bound exactly (1..6, six of them, a head
+/// of six) are counted from one where the op counts from zero. Anything else (gaps, a
+/// sentinel, a sample that does not hold every code, values some line computed) proves
+/// neither.
+fn wrong_side(w: &Witness, origin: Option<&BornStep>) -> Option<Side> {
+    // only values taken as they came: downstream of a line that made some of them bad (a
+    // label shifted for one sample in ten), the container mixes made and read values
+    let origin = origin.filter(|o| o.kind.as_deref() == Some("read"))?;
+    let pop = origin.population?;
+    let n = w.bound.as_ref()?.value.as_i64()?;
+    let v = w.bad.first()?.value.as_i64()?;
+    if v < pop.min || v > pop.max || n <= 0 {
+        return None;
+    }
+    if pop.min == 0 && pop.distinct == pop.max + 1 && pop.max >= n {
+        Some(Side::Bound)
+    } else if pop.min == 1 && pop.distinct == pop.max && pop.max == n {
+        Some(Side::Value)
+    } else {
+        None
+    }
 }
 
 fn new_suspect(file: &str, line: u32, w: &Witness, message: &str) -> Suspect {
@@ -686,6 +749,110 @@ mod tests {
             assert_eq!(((first.file.as_str(), first.line), first.confirmed), (want, Some(true)), "{kind}");
             let others = report.suspects.iter().skip(1).filter(|s| s.confirmed == Some(true)).count();
             assert_eq!(others, 0, "{kind}");
+        }
+    }
+
+    /// The run saw the value computed out of range (`lengths = mask.sum(1)`) and passed on by a
+    /// later line (`last = lengths.view(-1, 1)`) that the static ranking put first: the later
+    /// line's inputs already held the bad value, so the computation is confirmed; where the
+    /// value came in as it was read, a line it passed through confirms nothing.
+    #[test]
+    fn a_line_the_value_passed_through_gives_way_to_where_the_run_saw_it_computed() {
+        for (kind, want) in [("made", Some(("train.py", 206))), ("read", None)] {
+            let mut w = witness();
+            let origin = serde_json::json!({"file": "/x/proj/train.py", "line": 206, "code": "lengths = mask.sum(dim=1)",
+                "variable": "lengths", "value": "<tensor [8]>", "role": "origin", "kind": kind, "before": {}});
+            let pass = serde_json::json!({"file": "/x/proj/train.py", "line": 207, "code": "last = lengths.view(-1, 1)",
+                "variable": "last", "value": "<tensor [8, 1]>", "role": "pass"});
+            let call = serde_json::json!({"file": "/x/proj/train.py", "line": 208, "code": "h = out.gather(1, last)",
+                "variable": null, "value": null, "role": "call"});
+            w["born"] = serde_json::json!({"same_witness": true,
+                "value_chain": {"chain": [call, pass, origin.clone()], "born": origin}, "bound_chain": null, "watch": []});
+            let incident = crate::log::read_from(Box::new(std::io::Cursor::new(Vec::new())));
+            let mut report = crate::rank::assemble::assemble("run.log", &incident);
+            for line in [207, 206] {
+                let mut s = new_suspect("train.py", line, &Witness::default(), "a value line");
+                s.rule = "CS118".into();
+                s.tier = "likely".into();
+                s.chain = vec![crate::model::ChainStep {
+                    file: "train.py".into(),
+                    line,
+                    role: "origin".into(),
+                    what: "the value".into(),
+                    value: String::new(),
+                }];
+                report.suspects.push(s);
+            }
+            report.witness = Some(w);
+            confirm(&mut report, Some(Path::new("/x/proj")), None);
+            let confirmed: Vec<(&str, u32)> =
+                report.suspects.iter().filter(|s| s.confirmed == Some(true)).map(|s| (s.file.as_str(), s.line)).collect();
+            assert_eq!(confirmed, want.into_iter().collect::<Vec<_>>(), "{kind}");
+            if want.is_some() {
+                assert_eq!(report.suspects[0].line, 206, "{kind}");
+            }
+        }
+    }
+
+    /// The labels the run collected are a complete code from 0 past the head (0..4 against a
+    /// head of 4): the config line that set the head is confirmed, not the label line the
+    /// static ranking put first; labels from 1 that fill the head exactly (1..4) confirm the
+    /// label line; labels with a gap (0, 2, 4) prove neither side, and the config line the
+    /// ranking put first, on the bound's path, stops the search.
+    #[test]
+    fn the_values_population_says_which_side_of_the_check_is_wrong() {
+        let data = ("data.py", 12, "origin");
+        let conf = ("conf.yaml", 3, "bound");
+        let cases = [
+            ((0, 4, 5), [data, conf], Some(("conf.yaml", 3))),
+            ((1, 4, 4), [data, conf], Some(("data.py", 12))),
+            ((0, 4, 3), [conf, data], None),
+        ];
+        for ((lo, hi, distinct), order, want) in cases {
+            let value = 4;
+            let dir = std::env::temp_dir().join(format!("cudasleuth-side-{}-{lo}-{distinct}", std::process::id()));
+            let at = |f: &str| format!("{}/{f}", dir.display());
+            let mut w = witness();
+            w["bound"] = serde_json::json!({"name": "n_classes", "value": 4});
+            w["bad"] = serde_json::json!([{"position": [1], "value": value, "sample": 3}]);
+            let origin = serde_json::json!({"file": at("data.py"), "line": 12, "code": "self.y = [label_of[n] for n in names]",
+                "variable": "self.y", "value": "<list>", "role": "origin", "kind": "read", "before": {},
+                "population": {"min": lo, "max": hi, "distinct": distinct}});
+            let call = serde_json::json!({"file": at("train.py"), "line": 30, "code": "loss = F.cross_entropy(out, y)",
+                "variable": null, "value": null, "role": "call"});
+            let head = serde_json::json!({"file": at("model.py"), "line": 8, "code": "self.head = nn.Linear(16, n_classes)",
+                "variable": null, "value": 4, "role": "call"});
+            let load = serde_json::json!({"file": at("train.py"), "line": 9, "code": "n_classes = cfg[\"n_classes\"]",
+                "variable": "n_classes", "value": 4, "role": "origin", "kind": "read", "before": {}});
+            w["born"] = serde_json::json!({"same_witness": true,
+                "value_chain": {"chain": [call, origin.clone()], "born": origin},
+                "bound_chain": {"chain": [head, load.clone()], "born": load}, "watch": []});
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("conf.yaml"), "model:\n  hidden: 16\n  n_classes: 4\n").unwrap();
+            let incident = crate::log::read_from(Box::new(std::io::Cursor::new(Vec::new())));
+            let mut report = crate::rank::assemble::assemble("run.log", &incident);
+            for (file, line, role) in order {
+                let mut s = new_suspect(file, line, &Witness::default(), "a suspect");
+                s.rule = "CS118".into();
+                s.tier = "likely".into();
+                s.chain = vec![crate::model::ChainStep {
+                    file: file.into(),
+                    line,
+                    role: role.into(),
+                    what: "the value".into(),
+                    value: String::new(),
+                }];
+                report.suspects.push(s);
+            }
+            report.witness = Some(w);
+            confirm(&mut report, Some(&dir), None);
+            let _ = std::fs::remove_dir_all(&dir);
+            let confirmed: Vec<(&str, u32)> =
+                report.suspects.iter().filter(|s| s.confirmed == Some(true)).map(|s| (s.file.as_str(), s.line)).collect();
+            assert_eq!(confirmed, want.into_iter().collect::<Vec<_>>(), "{lo}..{hi} ({distinct})");
+            if let Some((f, l)) = want {
+                assert_eq!((report.suspects[0].file.as_str(), report.suspects[0].line), (f, l));
+            }
         }
     }
 }

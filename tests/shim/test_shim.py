@@ -241,6 +241,31 @@ class ShimTest(unittest.TestCase):
         b = self.born("born_record.py")
         self.assertEqual(self.origin(b["value_chain"])[:2], ("born_record.py", line_of("born_record.py", 'slot.get(ev["to"], -1),')))
 
+    def test_born_follows_the_operand_that_tripped(self):
+        # the token ids hold 16 too; the position table tripped, on positions counted from the
+        # batch's width
+        b = self.born("born_operand.py")
+        self.assertEqual(self.origin(b["value_chain"]),
+                         ("born_operand.py", line_of("born_operand.py", "pos = torch.arange(ids.size(1)).unsqueeze(0)"), "size"))
+
+    def test_born_follows_a_sample_field_through_a_collate_function(self):
+        # the tokens hold the label's number too: the field the collate took is followed
+        for how in ("zip", "comprehension"):
+            b = self.born("born_collate.py", how)
+            self.assertEqual(self.origin(b["value_chain"]),
+                             ("born_collate.py", line_of("born_collate.py", "self.labels = [KINDS.index(KINDS[i % 5]) + 1 for i in range(n)]"), "made"), how)
+
+    def test_born_follows_a_bound_passed_by_keyword_through_multi_line_calls(self):
+        b = self.born("born_keywords.py")
+        bound = b["bound_chain"]
+        self.assertEqual(self.origin(bound)[:2], ("born_keywords.py", line_of("born_keywords.py", '"num_intents": 4,')))
+        lines = [s["line"] for s in bound["chain"]]
+        for text in ("nn.Linear(hidden * 2, num_classes),", "num_classes=cfg.num_intents,", "num_intents=raw[\"num_intents\"],"):
+            self.assertIn(line_of("born_keywords.py", text), lines, text)
+        # the labels are a complete code from 0: five intents, one more than the head's four
+        origin = b["value_chain"]["born"]
+        self.assertEqual(origin.get("population"), {"min": 0, "max": 4, "distinct": 5}, origin)
+
     def test_born_bound_counted_from_a_table_that_holds_the_number(self):
         b = self.born("born_table.py")
         self.assertEqual(self.origin(b["bound_chain"]), ("born_table.py", line_of("born_table.py", "n_species = len(table)"), "count"))
