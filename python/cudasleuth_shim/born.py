@@ -720,14 +720,21 @@ def _code(file, line):
     return linecache.getline(file, line).strip()
 
 
+def _writes_number(text, v):
+    """Whether `text` writes the integer v itself (`-1`, `255`)."""
+    if not isinstance(v, int) or isinstance(v, bool):
+        return False
+    pat = r"(?<![\w.])-\s*%d(?![\w.])" % -v if v < 0 else r"(?<![\w.\-])%d(?![\w.])" % v
+    return re.search(pat, text) is not None
+
+
 def _literal_line(e, first, last):
     """The one line of a statement that writes the caught number itself (`.get(k, -1)` among
     the fields of a record appended over ten lines), if exactly one does."""
     v = _B.v if e.get("bits", VALUE) & VALUE else _B.n
     if not isinstance(v, int) or isinstance(v, bool):
         return None
-    pat = r"(?<![\w.])-\s*%d(?![\w.])" % -v if v < 0 else r"(?<![\w.\-])%d(?![\w.])" % v
-    hits = [ln for ln in range(first, last + 1) if re.search(pat, _STR.sub("''", _code(e["file"], ln)))]
+    hits = [ln for ln in range(first, last + 1) if _writes_number(_STR.sub("''", _code(e["file"], ln)), v)]
     return hits[0] if len(hits) == 1 else None
 
 
@@ -988,6 +995,16 @@ def _follow(start, bits):
             # value's elements, which may hold the same number, did not pass it on
             return chain, cur, None
         holders = [h for h in cur.get("inputs") or [] if h[1] & bits]
+        if bits == VALUE and holders and cur.get("kind") in ("set", "return") and len(chain) > 1:
+            # `lengths = torch.tensor([len(p) for p in batch])`: the elements were counted, not
+            # passed on; the counts were made here
+            text = _STR.sub("''", _element(cur) or _rhs(_text(cur["file"], cur["line"])))
+            # (not where the line writes the number itself, `torch.full((len(batch), n), -1)`:
+            # the counted samples are copied into the fill later, in place, where no event shows)
+            if _uncounted(text) != text and not _writes_number(text, _B.v):
+                left = _idents(_uncounted(text))
+                if not any(_mentioned(h[0], left) for h in holders):
+                    return chain, cur, None
         if bits == VALUE and cur.get("kind") == "set" and len(chain) > 1 and _counts_up(cur):
             # `arange(0, t, device=ids.device)`: positions up to a number; a tensor named on
             # the line (for its device, its size) did not pass its elements on
@@ -1082,6 +1099,36 @@ def _follow(start, bits):
         chain.append(nxt)
         cur = nxt
     return chain, None, reason or "the chain is longer than %d steps" % MAX_STEPS
+
+
+def _close(text, i):
+    """The index just past the bracket that closes the one opened at text[i - 1]."""
+    depth = 1
+    while i < len(text) and depth:
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(text[i], 0)
+        i += 1
+    return i
+
+
+def _uncounted(text):
+    """`text` without its counts of elements (`len(p)`, `x.size(1)`, `x.shape[0]`,
+    `x.numel()`), and without a comprehension's `for p in ps` whose `p` was only counted: what
+    is left names the values the line passes on."""
+    while True:
+        m = re.search(r"\blen\(|(?:[A-Za-z_][\w.]*)\.(?:size|numel|nelement)\(|(?:[A-Za-z_][\w.]*)\.shape\b", text)
+        if m is None:
+            break
+        end = m.end()
+        if text[end - 1] == "(":
+            end = _close(text, end)
+        elif end < len(text) and text[end:].lstrip().startswith("["):
+            end = _close(text, text.index("[", end) + 1)
+        text = text[:m.start()] + " 0 " + text[end:]
+    for m in list(re.finditer(r"\bfor\s+(\w+)\s+in\s+([\w.]+)", text)):
+        rest = text[:m.start()] + text[m.end():]
+        if not re.search(r"(?<![\w.])%s(?!\w)" % re.escape(m.group(1)), rest):
+            text = text.replace(m.group(0), " ", 1)
+    return text
 
 
 def _counts_up(e):
