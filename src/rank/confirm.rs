@@ -600,6 +600,17 @@ mod tests {
     use super::*;
     use serde_json::Value;
 
+    /// A traced suspect at `file:line` whose chain is one step of `role`.
+    fn chained(file: &str, line: u32, role: &str) -> Suspect {
+        let mut s = new_suspect(file, line, &Witness::default(), "a suspect");
+        s.rule = "CS118".into();
+        s.tier = "likely".into();
+        s.confirmed = Some(false);
+        s.chain =
+            vec![crate::model::ChainStep { file: file.into(), line, role: role.into(), what: "the value".into(), value: String::new() }];
+        s
+    }
+
     fn witness() -> Value {
         serde_json::json!({
             "version": 1, "kind": "witness", "op": "nll_loss", "aten": "aten::nll_loss_forward",
@@ -730,18 +741,7 @@ mod tests {
             let incident = crate::log::read_from(Box::new(std::io::Cursor::new(Vec::new())));
             let mut report = crate::rank::assemble::assemble("run.log", &incident);
             for (line, role) in [(32, "bound"), (18, "origin")] {
-                let mut s = new_suspect("train.py", line, &Witness::default(), "a suspect");
-                s.rule = "CS118".into();
-                s.tier = "likely".into();
-                s.confirmed = Some(false);
-                s.chain = vec![crate::model::ChainStep {
-                    file: "train.py".into(),
-                    line,
-                    role: role.into(),
-                    what: "the value".into(),
-                    value: String::new(),
-                }];
-                report.suspects.push(s);
+                report.suspects.push(chained("train.py", line, role));
             }
             report.witness = Some(w);
             confirm(&mut report, Some(Path::new("/x/proj")), None);
@@ -771,17 +771,7 @@ mod tests {
             let incident = crate::log::read_from(Box::new(std::io::Cursor::new(Vec::new())));
             let mut report = crate::rank::assemble::assemble("run.log", &incident);
             for line in [207, 206] {
-                let mut s = new_suspect("train.py", line, &Witness::default(), "a value line");
-                s.rule = "CS118".into();
-                s.tier = "likely".into();
-                s.chain = vec![crate::model::ChainStep {
-                    file: "train.py".into(),
-                    line,
-                    role: "origin".into(),
-                    what: "the value".into(),
-                    value: String::new(),
-                }];
-                report.suspects.push(s);
+                report.suspects.push(chained("train.py", line, "origin"));
             }
             report.witness = Some(w);
             confirm(&mut report, Some(Path::new("/x/proj")), None);
@@ -832,17 +822,7 @@ mod tests {
             let incident = crate::log::read_from(Box::new(std::io::Cursor::new(Vec::new())));
             let mut report = crate::rank::assemble::assemble("run.log", &incident);
             for (file, line, role) in order {
-                let mut s = new_suspect(file, line, &Witness::default(), "a suspect");
-                s.rule = "CS118".into();
-                s.tier = "likely".into();
-                s.chain = vec![crate::model::ChainStep {
-                    file: file.into(),
-                    line,
-                    role: role.into(),
-                    what: "the value".into(),
-                    value: String::new(),
-                }];
-                report.suspects.push(s);
+                report.suspects.push(chained(file, line, role));
             }
             report.witness = Some(w);
             confirm(&mut report, Some(&dir), None);
