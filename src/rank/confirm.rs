@@ -355,7 +355,12 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, root: Option<&Pat
     let mut judged = false;
     for s in &report.suspects {
         let place = (s.file.clone(), s.line);
-        if side == Some(Side::Bound) && !bpath.is_empty() && on_bound(s) {
+        let bound_origin = bplace.as_ref().is_some_and(|(f, l, _)| *f == s.file && *l == s.line);
+        if side == Some(Side::Bound) && !bpath.is_empty() && on_bound(s) && !bound_origin && !crate::scan::facts::is_config_path(&s.file) {
+            // the bound only passed through this line (`model = Net(opt)`): the line that set
+            // it is further up
+            continue;
+        } else if side == Some(Side::Bound) && !bpath.is_empty() && on_bound(s) {
             // the values are a complete code past the bound: the line that set the bound
             chosen = Some(place);
         } else if side == Some(Side::Value) && on_value(s) {
@@ -788,15 +793,19 @@ mod tests {
     /// head of 4): the config line that set the head is confirmed, not the label line the
     /// static ranking put first; labels from 1 that fill the head exactly (1..4) confirm the
     /// label line; labels with a gap (0, 2, 4) prove neither side, and the config line the
-    /// ranking put first, on the bound's path, stops the search.
+    /// ranking put first, on the bound's path, stops the search. A line the bound only passed
+    /// through (the head's constructor) gives way to the line that set it.
     #[test]
     fn the_values_population_says_which_side_of_the_check_is_wrong() {
         let data = ("data.py", 12, "origin");
         let conf = ("conf.yaml", 3, "bound");
+        let head = ("model.py", 8, "bound");
         let cases = [
-            ((0, 4, 5), [data, conf], Some(("conf.yaml", 3))),
-            ((1, 4, 4), [data, conf], Some(("data.py", 12))),
-            ((0, 4, 3), [conf, data], None),
+            ((0, 4, 5), vec![data, conf], Some(("conf.yaml", 3))),
+            ((1, 4, 4), vec![data, conf], Some(("data.py", 12))),
+            ((0, 4, 3), vec![conf, data], None),
+            // the head's constructor only passed the bound on: the line that set it
+            ((0, 4, 5), vec![head, data, conf], Some(("conf.yaml", 3))),
         ];
         for ((lo, hi, distinct), order, want) in cases {
             let value = 4;
