@@ -26,12 +26,17 @@ from ._state import _S, _is_shim_file
 from ._util import _is_user_file, _torch
 
 MAX_EVENTS = 200000
+KEEP_FIRST_EVENTS = MAX_EVENTS // 4
 MAX_STEPS = 60
 MAX_WATCH_SEEN = 3
 # a line's first summaries of the values it set (a loop's line sets one every iteration)
 MAX_POPULATIONS_PER_LINE = 2
 MAX_POPULATION = 2000000
-VALUE, BOUND = 1, 2
+# range mode: the largest array or tensor whose elements are checked against the range
+MAX_RANGE_CHECK = 4000000
+# VALUE: holds the bad value (range mode: an element outside the range); BOUND: a scalar equal
+# to the bound; INSIDE (range mode): an array of two or more numbers all inside the range
+VALUE, BOUND, INSIDE = 1, 2, 4
 
 _NAME = re.compile(r"(?<![\w.'\"])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)")
 _STR = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
@@ -45,8 +50,18 @@ _ASSIGN = re.compile(r"(?<![=!<>+\-*/%&|^:])=(?!=)")
 
 
 def _rhs(text):
-    m = _ASSIGN.search(text)
-    return text[m.end():] if m else text
+    """What a statement assigns from: after its first `=` outside brackets (not a keyword
+    argument's: `return x.sum(dim=1)` assigns nothing), else the whole text."""
+    depth = 0
+    for m in re.finditer(r"[()\[\]{}]|%s" % _ASSIGN.pattern, text):
+        c = m.group(0)
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif depth == 0:
+            return text[m.end():]
+    return text
 
 
 class _Born(object):
@@ -56,6 +71,13 @@ class _Born(object):
         self.spec = spec
         self.v = spec.get("value")
         self.n = (spec.get("bound") or {}).get("value")
+        # range mode (a probability, a rate): the value is any element outside [lo, hi] (hi
+        # None: no upper end), not one number followed by equality
+        rng = spec.get("range")
+        self.range = None
+        if isinstance(rng, list) and len(rng) == 2 and isinstance(rng[0], (int, float)):
+            self.range = (float(rng[0]), float(rng[1]) if isinstance(rng[1], (int, float)) else None)
+            self.n = None
         self.events = []
         self.truncated = False
         self.serial = itertools.count(1)
@@ -218,8 +240,93 @@ def _scalar_is(x, n, depth=0):
     return any(_scalar_is(e, n, depth + 1) for e in vals)
 
 
+def _range_bits(x, depth=0):
+    """Range mode: VALUE when x is, or holds, a float outside the range (NaN included);
+    INSIDE when x is a float array or tensor of two or more numbers all inside it. Integers
+    (a step, a count, indices, ids, a mask) are neither: they are not what a range is about."""
+    if x is None or isinstance(x, (bool, str, bytes)):
+        return 0
+    lo, hi = _B.range
+    if isinstance(x, float):
+        return 0 if lo <= x and (hi is None or x <= hi) else VALUE
+    if isinstance(x, int):
+        return 0
+    torch = _torch()
+    if torch is not None and isinstance(x, torch.Tensor):
+        n = x.numel()
+        if n == 0 or n > MAX_RANGE_CHECK or x.device.type == "meta" or not x.is_floating_point():
+            return 0
+        try:
+            with torch.no_grad():
+                out = (x < lo) | (x > hi) if hi is not None else (x < lo)
+                if x.is_floating_point():
+                    out = out | torch.isnan(x)
+                if bool(out.any()):
+                    return VALUE
+        except (RuntimeError, TypeError, ValueError):
+            return 0
+        return INSIDE if x.is_floating_point() and n > 1 else 0
+    np = _np()
+    if np is not None:
+        if isinstance(x, np.generic):
+            if x.dtype.kind != "f":
+                return 0
+            return _range_bits(float(x), depth)
+        if isinstance(x, np.ndarray):
+            if x.dtype.kind != "f" or x.size == 0 or x.size > MAX_RANGE_CHECK:
+                return 0
+            out = (x < lo) | (x > hi) if hi is not None else (x < lo)
+            if bool((out | np.isnan(x)).any()):
+                return VALUE
+            return INSIDE if x.size > 1 else 0
+    pd = sys.modules.get("pandas")
+    if pd is not None and isinstance(x, (pd.Series, pd.DataFrame)):
+        if depth > 0 or x.size > MAX_RANGE_CHECK:
+            return 0
+        try:
+            num = x.select_dtypes("number") if isinstance(x, pd.DataFrame) else x
+            if isinstance(num, pd.Series) and num.dtype.kind != "f":
+                return 0
+            return _range_bits(num.to_numpy(), depth) & VALUE
+        except (TypeError, ValueError, AttributeError):
+            return 0
+    if isinstance(x, (list, tuple)):
+        if depth >= 2 or not x or len(x) > 5000000:
+            return 0
+        if depth == 0 and type(x[0]) is float:
+            try:
+                return _range_bits(np.asarray(x, dtype=float), 1) if np is not None else 0
+            except (TypeError, ValueError):
+                return 0
+        if type(x[0]) is int:
+            return 0
+        got = 0
+        for e in itertools.islice(x, 100000):
+            got |= _range_bits(e, depth + 1)
+            if got & VALUE:
+                return VALUE
+        return 0
+    if isinstance(x, dict):
+        if depth >= 2 or len(x) > 1000000:
+            return 0
+        for e in itertools.islice(x.values(), 100000):
+            if _range_bits(e, depth + 1) & VALUE:
+                return VALUE
+        return 0
+    if depth == 0 and _holder_object(x):
+        for e in list(vars(x).values())[:256]:
+            if _range_bits(e, 1) & VALUE:
+                return VALUE
+    return 0
+
+
 def _flags(x):
     b = _B
+    if b.range is not None:
+        try:
+            return _range_bits(x)
+        except Exception:  # broad: attribute walks over user objects
+            return 0
     f = 0
     try:
         if _has(x, b.v):
@@ -399,6 +506,13 @@ def _items(f):
         d = getattr(me, "__dict__", None)
         if isinstance(d, dict) and len(d) <= 512:
             items.extend(("self." + k, val) for k, val in list(d.items()))
+            if _B.range is not None:
+                # range mode: a module's buffers and parameters (`self.prior`, `self.w`) are
+                # values too
+                for slot in ("_buffers", "_parameters"):
+                    more = d.get(slot)
+                    if isinstance(more, dict) and len(more) <= 256:
+                        items.extend(("self." + k, val) for k, val in list(more.items()) if val is not None)
     return items
 
 
@@ -456,7 +570,7 @@ def _rescan(fs, f, mentioned):
                 tail = itertools.islice(reversed(val) if isinstance(val, list) else reversed(val.values()),
                                         size - old[1])
                 try:
-                    if any(_has(e, _B.v, 1) for e in tail):
+                    if any(_range_bits(e, 1) & VALUE if _B.range else _has(e, _B.v, 1) for e in tail):
                         fl |= VALUE
                 except Exception:  # broad: comparisons run user types' __eq__
                     pass
@@ -465,7 +579,7 @@ def _rescan(fs, f, mentioned):
         was = old[2] if same else 0
         old_entries[name] = old
         snap[name] = (oid, size, fl, _scalar_lite(val), _rank(val))
-        new = fl & ~was
+        new = fl & ~was & (VALUE | BOUND)
         if new:
             started.append((name, new, val))
     return started, old_entries
@@ -513,8 +627,10 @@ def _before(fs, names, old=None):
 def _record(e):
     b = _B
     if len(b.events) >= MAX_EVENTS:
+        # full: the oldest events after the first quarter go (what `__init__` read is kept,
+        # and the recent steps that led to the op)
         b.truncated = True
-        return
+        del b.events[KEEP_FIRST_EVENTS:KEEP_FIRST_EVENTS + MAX_EVENTS // 4]
     e["seq"] = next(b.seq)
     b.events.append(e)
 
@@ -571,18 +687,19 @@ def _local_for(fs):
             names = _names(fs, line)
             started, old = _rescan(fs, f, _mutated(fs, line))
             if started:
-                inputs = _holders(fs, names, VALUE | BOUND, f, old)
+                inputs = _holders(fs, names, VALUE | BOUND | INSIDE, f, old)
                 rhs_names = _names(fs, line, True)
                 before = _before(fs, rhs_names, old)
                 numeric = _numeric(f, rhs_names)
                 owner = id(f.f_locals.get("self")) if any(n.startswith("self.") for n, _b, _v in started) else None
+                layer = _B.range is not None and _layer_called(f, rhs_names)
                 for name, bits, val in started:
                     _record({"kind": "set", "frame": fs.serial, "parent": fs.parent, "file": fs.file,
                              "line": line, "function": fs.code.co_name, "var": name, "bits": bits,
                              "oid": id(val), "after": _lite(val), "inputs": inputs, "before": before,
-                             "mark": fs.mark, "rank": _rank(val), "numeric": numeric,
+                             "mark": fs.mark, "rank": _rank(val), "numeric": numeric, "layer": layer,
                              "owner": owner if name.startswith("self.") else None,
-                             "population": _summarize(fs, line, val) if bits & VALUE else None})
+                             "population": _summarize(fs, line, val) if bits & VALUE and not _B.range else None})
             if _B.watch:
                 _watch_hit(fs, f, line)
             if ev == "return":
@@ -593,9 +710,11 @@ def _local_for(fs):
                     rhs_names = _names(fs, line, True)
                     _record({"kind": "return", "frame": fs.serial, "parent": fs.parent, "file": fs.file,
                              "line": line, "function": fs.code.co_name, "var": "<return>", "bits": fl,
-                             "oid": id(arg), "after": _lite(arg), "inputs": _holders(fs, names, fl, f),
+                             "oid": id(arg), "after": _lite(arg),
+                             "inputs": _holders(fs, names, fl | INSIDE if _B.range else fl, f),
                              "before": _before(fs, rhs_names), "mark": mark,
-                             "rank": _rank(arg), "numeric": _numeric(f, rhs_names)})
+                             "rank": _rank(arg), "numeric": _numeric(f, rhs_names),
+                             "layer": bool(fl & VALUE) and _B.range is not None and _layer_called(f, rhs_names)})
                 if not fs.gen:
                     _B.live.pop(id(f), None)
             else:
@@ -610,6 +729,32 @@ def _local_for(fs):
             _B.busy = False
         return local
     return local
+
+
+def _layer_called(f, names):
+    """Range mode: whether the line calls a module with learned weights whose forward the
+    tracer does not see (`self.head(h)`, an `nn.Sequential`): its output is whatever the
+    weights make it, bounded by nothing."""
+    torch = _torch()
+    if torch is None:
+        return False
+    me = f.f_locals.get("self")
+    for name in names:
+        if name.startswith("self."):
+            val = getattr(me, name[5:], None) if me is not None else None
+        else:
+            val = f.f_locals.get(name)
+        if not isinstance(val, torch.nn.Module):
+            continue
+        code = getattr(getattr(type(val), "forward", None), "__code__", None)
+        if code is not None and _traced(code):
+            continue
+        try:
+            if next(val.parameters(), None) is not None:
+                return True
+        except (RuntimeError, TypeError, AttributeError):
+            continue
+    return False
 
 
 def _traced(code):
@@ -681,7 +826,9 @@ def start():
             spec = json.load(fh)
     except (OSError, ValueError):
         return
-    if not isinstance(spec, dict) or not isinstance(spec.get("value"), (int, float)):
+    if not isinstance(spec, dict):
+        return
+    if not isinstance(spec.get("value"), (int, float)) and not isinstance(spec.get("range"), list):
         return
     _files.hide(spec, path)
     _B = _Born(spec)
@@ -986,6 +1133,23 @@ def _follow(start, bits):
             break
         seen.add(key)
         before = cur.get("seq") or (1 << 62)
+        if _B.range is not None and len(chain) > 1 and cur.get("kind") in ("set", "return"):
+            step = _range_step(cur, before)
+            if step is not None and step.get("range_kind") == "mixed" and not cur.get("upstream"):
+                # values inside the range met one outside it here: where that one was made
+                # from values inside the range (`prior + prior.t()` of a 0/1 matrix), it was
+                # born there; where it never was inside (a logit, a value read), here is only
+                # where it entered
+                sub, sub_born, _r = _follow(dict(cur, kind="call", inputs=step["outs"], upstream=True), VALUE)
+                if sub_born is not None and sub_born.get("range_kind") == "made":
+                    return chain + sub[1:], sub_born, None
+            if step is not None and step.get("range_kind"):
+                chain[-1] = step
+                return chain, step, None
+            if step is not None:
+                chain.append(dict(step, pos=None))
+                cur = step
+                continue
         if bits == BOUND and cur.get("kind") == "set" and len(chain) > 1 and _born_kind(cur) == "count":
             # a bound counted here (`n = len(table)`): a table that holds the same number among
             # its entries (an atomic number 30 in a 30-row table) did not pass it on
@@ -1087,8 +1251,10 @@ def _follow(start, bits):
             # DataLoader hands a `collate_fn`; not a module's `forward`, called through
             # `__call__` with what the line passes): the line did not pass it
             lib = not nxt.get("direct", True) and not [h for h in nxt.get("inputs") or [] if h[1] & bits]
-            # the caller's line passed it: continue from that line's inputs
-            nxt = dict(nxt, kind="call_arg", library=lib)
+            # the caller's line passed it: continue from that line's inputs (the one that is
+            # the very object passed, where one is: `compute_loss(out, batch)`)
+            exact = [h for h in nxt.get("inputs") or [] if h[2] == nxt.get("oid") and h[1] & bits]
+            nxt = dict(nxt, kind="call_arg", library=lib, inputs=exact or nxt.get("inputs"))
         at = _position(cur) if cur.get("kind") == "set" else None
         if cur.get("item") and nxt["kind"] == "param":
             # the samples were handed over by a library: the field goes with them
@@ -1099,6 +1265,121 @@ def _follow(start, bits):
         chain.append(nxt)
         cur = nxt
     return chain, None, reason or "the chain is longer than %d steps" % MAX_STEPS
+
+
+def _child_inside(frame, after, before):
+    """Whether a call made on the line (between `after` and `before`) returned an array inside
+    the range (range mode)."""
+    for e in reversed(_B.events):
+        if e["seq"] >= before:
+            continue
+        if e["seq"] <= after:
+            break
+        if e["kind"] == "return" and e["parent"] == frame and e["bits"] & INSIDE and not e["bits"] & VALUE:
+            return True
+    return False
+
+
+_CMP = r"(?:<=|>=|==|!=|<(?!<)|>(?!>))"
+
+
+def _only_compared(name, text):
+    """Whether every mention of `name` in `text` is a side of a comparison."""
+    esc = re.escape(name)
+    mentions = list(re.finditer(r"(?<![\w.])%s(?![\w])" % esc, text))
+    if not mentions:
+        return False
+    for m in mentions:
+        after = text[m.end():].lstrip()
+        before = text[:m.start()].rstrip()
+        if not (re.match(_CMP, after) or re.search(_CMP + r"$", before)):
+            return False
+    return True
+
+
+def _weighted_sum(text, arrays):
+    """Whether the line weights values and sums them: a product summed, a convolution, a
+    matrix product (of `arrays` >= 2 inputs inside the range), or sums them by groups."""
+    rhs = _rhs(text)
+    if re.search(r"\b(?:index_add_?|scatter_add_?|scatter_reduce_?|segment_reduce|segment_sum|scatter_sum)\(", rhs):
+        return True  # summed by groups: the grouping or the sum may be wrong
+    if arrays < 2:
+        return False
+    if re.search(r"\b(?:conv\dd|conv_transpose\dd|matmul|einsum|bmm|mm|mv|dot|linear|tensordot)\(|@", rhs):
+        return True
+    return bool(re.search(r"\*(?!\*)", rhs) and re.search(r"\.sum\(|\bsum\(|\.mean\(", rhs))
+
+
+def _range_step(cur, before):
+    """Range mode, at a line that computed or returned a value outside the range: the line
+    itself as the origin (`cur` marked with how it made it), the call made on it that returned
+    the value (to follow into), or None to follow the line's inputs as for any value.
+
+    A line whose inputs were inside the range made the value (`p = p_a + p_b`, a sum of
+    probabilities); so did one that combined an array inside the range with one outside it
+    (`prob + self.wide(x)`: a probability mixed with a logit); a line that called a module with
+    learned weights whose output is bounded by nothing made it there (`self.head(h)`: a logit,
+    never a probability)."""
+    inputs = cur.get("inputs") or []
+    part = _element(cur)
+    if part is not None:
+        inside = _idents(_STR.sub("''", part))
+        inputs = [h for h in inputs if _mentioned(h[0], inside)]
+    text = _STR.sub("''", _text(cur["file"], cur["line"]))
+    # a loop's own variables held the last item, not an input of this one; a name only
+    # compared (`torch.where(side > 0, win, -win)`) chose between values and passed none
+    targets = set()
+    for m in re.finditer(r"\bfor\s+(.+?)\s+in\b", text):
+        targets |= _idents(m.group(1))
+    inputs = [h for h in inputs if h[0] not in targets and not _only_compared(h[0], text)]
+    outs = [h for h in inputs if h[1] & VALUE]
+    ins = [h for h in inputs if h[1] & INSIDE and not h[1] & VALUE]
+    # a number outside the range beside arrays inside it is a coefficient (`logsumexp(r * p) /
+    # r`), not a value that met them; alone, it is followed (`p = eps`)
+    arrays = [h for h in outs if h[3] != 2]
+    child = _child_return(cur["frame"], cur.get("mark", 0), before, VALUE)
+    child = child if child is not None and child["kind"] == "return" else None
+    # a call that returned values inside the range is a term of the line only beside another
+    # call (`super().forward(x) + self.wide(x)`), not as the argument of the one that
+    # returned the value (`pool(self.region_probs(x), r)`)
+    calls = len(re.findall(r"(?<![\w.)])[A-Za-z_][\w.]*\(\)", _uncalled(_rhs(text))))
+    child_in = part is None and (child is None or calls > 1) and _child_inside(cur["frame"], cur.get("mark", 0), before)
+    if child is not None and not child_in:
+        # a call made the value from what the line passed it (`out = model(images)`: images
+        # inside [0, 1] are the call's input, not a probability the line mixed in)
+        return child
+    if cur.get("layer"):
+        # beside a layer's output, only a term of its own (`p + self.wide(x)`), not the
+        # layer's input (`self.head(images)`)
+        terms = _idents(_uncalled(text))
+        ins = [h for h in ins if _mentioned(h[0], terms)]
+    if child_in or ins and child is None:
+        if arrays or child is not None or cur.get("layer"):
+            return dict(cur, range_kind="mixed", outs=arrays)
+        if _weighted_sum(text, len(ins) + bool(child_in)):
+            # `(w * p).sum(1)`, `conv1d(p, kernel)`: values inside the range weighted and
+            # summed; the weights (made elsewhere) or the sum may be what is wrong
+            return dict(cur, range_kind="weighted")
+        return dict(cur, range_kind="made")
+    if cur.get("layer"):
+        return dict(cur, range_kind="layer")
+    if not outs:
+        return dict(cur, range_kind=_born_kind(cur))
+    return None
+
+
+def _uncalled(text):
+    """`text` without the arguments of its calls (`p + self.wide(x)`: `p + self.wide()`)."""
+    out, i = [], 0
+    while i < len(text):
+        m = re.compile(r"[A-Za-z_][\w.]*\s*\(").search(text, i)
+        if m is None:
+            out.append(text[i:])
+            break
+        out.append(text[i:m.end()])
+        i = _close(text, m.end())
+        out.append(")")
+    return "".join(out)
 
 
 def _close(text, i):
@@ -1190,7 +1471,8 @@ def _describe(chain, born, reason):
     if born is not None:
         b = _step(born, "origin")
         # `joined`: a constant (a marker, a padding value) put into the data on this line
-        b["kind"] = "joined" if born.get("joined") else "size" if born.get("size") else _born_kind(born)
+        b["kind"] = born.get("range_kind") or ("joined" if born.get("joined") else "size" if born.get("size")
+                                               else _born_kind(born))
         b["before"] = born.get("before") or {}
         # the first container that collected the value on its way to the op (the origin
         # itself, or the list its scalars were gathered into)
@@ -1227,8 +1509,36 @@ def _operand_holders(f, inputs, operand):
     if operand is None:
         return inputs
     vals = dict(_items(f))
-    exact = [h for h in inputs if _same_data(vals.get(h[0]), operand)]
+
+    def holds(x):
+        if _same_data(x, operand):
+            return True
+        # one entry of what the line reads from (`out["fraud"]`, `outputs[0]`)
+        if isinstance(x, dict):
+            return any(e is operand for e in itertools.islice(x.values(), 256))
+        if isinstance(x, (list, tuple)):
+            return any(e is operand for e in x[:256])
+        return False
+    exact = [h for h in inputs if holds(vals.get(h[0]))]
+    if not exact and _B.range is not None:
+        st = _B.live.get(id(f))
+        if st is not None and any(e["kind"] == "return" and e["parent"] == st.serial and e["seq"] > st.mark
+                                  and e["oid"] == id(operand) for e in _B.events[-2000:]):
+            # a call on the op's line returned the very tensor the op got (`bce(view(win,
+            # sides), y)`): the chain goes into that call, not to the line's other names
+            return []
     return exact or inputs
+
+
+def _close_to(a, b):
+    """Range mode: the same bad number, give or take a GPU's rounding (NaN matches NaN)."""
+    if b is None:
+        return a is None or a != a  # NaN, which JSON cannot carry
+    if not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
+        return False
+    if a != a or b != b:
+        return a != a and b != b
+    return abs(a - b) <= 1e-4 * max(1.0, abs(b))
 
 
 def at_trip(first_value, first_sample, op, weight=None, operand=None):
@@ -1239,7 +1549,7 @@ def at_trip(first_value, first_sample, op, weight=None, operand=None):
         return None
     b.busy = True
     try:
-        same = op == b.spec.get("op") and first_value == b.v
+        same = op == b.spec.get("op") and (first_value == b.v or b.range is not None and _close_to(first_value, b.v))
         spec_sample = b.spec.get("sample")
         res = {"version": 1, "kind": "born", "op": op, "value": first_value, "sample": first_sample,
                "same_witness": bool(same), "expected": {"op": b.spec.get("op"), "value": b.v, "sample": spec_sample},
@@ -1257,9 +1567,16 @@ def at_trip(first_value, first_sample, op, weight=None, operand=None):
             st, f = top
             names = _names(st, f.f_lineno)
             # the snapshot is as the op's line found it
+            held = _holders(st, names, VALUE, f)
+            if b.range is not None:
+                # a name the op's line only measured or compared passed no values to it
+                # (`torch.full(greedy.shape, eps)`)
+                text = _STR.sub("''", _text(st.file, f.f_lineno))
+                left = _idents(_uncounted(text))
+                held = [h for h in held if _mentioned(h[0], left) and not _only_compared(h[0], text)] or held
             start = {"kind": "call", "frame": st.serial, "parent": st.parent, "file": st.file, "line": f.f_lineno,
                      "function": st.code.co_name, "var": None, "after": None, "mark": st.mark,
-                     "inputs": _operand_holders(f, _holders(st, names, VALUE, f), operand),
+                     "inputs": _operand_holders(f, held, operand),
                      "before": _before(st, _names(st, f.f_lineno, True))}
             chain, born, reason = _follow(start, VALUE)
             res["value_chain"] = _describe(chain, born, reason)

@@ -191,7 +191,10 @@ pub struct BornStep {
     /// On the origin: `made` (computed there from good inputs), `count` (a count or largest
     /// value), `size` (positions counted from another value's length), `read` (taken as it
     /// came) or `joined` (a constant put into the data there, the constant passed in by a
-    /// library call the run could not follow upstream).
+    /// library call the run could not follow upstream); for a value checked against a range,
+    /// `layer` (a module's learned output, bounded by nothing), `mixed` (values inside the
+    /// range combined with one that never was) or `weighted` (values inside the range weighted
+    /// and summed).
     #[serde(deserialize_with = "null_as_default")]
     pub kind: Option<String>,
     /// On the origin: the numbers its inputs held before the line ran.

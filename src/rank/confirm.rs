@@ -414,6 +414,9 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, root: Option<&Pat
         let how = match s.kind.as_deref() {
             Some("made" | "count") => "born at",
             Some("joined") => "joined the data at",
+            Some("layer") => "came out of a layer's weights, never inside the range, at",
+            Some("mixed") => "entered the range's values at",
+            Some("weighted") => "left the range in a weighted sum of values inside it at",
             _ => "read at",
         };
         format!("{how} {f}:{l}: {}", gave(s))
@@ -451,7 +454,14 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, root: Option<&Pat
                 "repro: the value (or bound) went through this line; it was not made here".to_string()
             } else {
                 let v = value_sentence.as_deref().unwrap_or("the value came in as it was read");
-                format!("repro: on the value's (or bound's) path; {v}, so the run cannot tell the data from the bound")
+                let undecided = if matches!(kind(vorigin).as_str(), "layer" | "mixed") {
+                    "the value never was inside the range, so the run cannot tell it from the op's choice"
+                } else if kind(vorigin) == "weighted" {
+                    "so the run cannot tell the weights from the sum"
+                } else {
+                    "so the run cannot tell the data from the bound"
+                };
+                format!("repro: on the value's (or bound's) path; {v}, {undecided}")
             };
             s.evidence.insert(0, what);
         } else if s.file.ends_with(".py") {
@@ -677,6 +687,41 @@ mod tests {
             if confirmed {
                 assert!(report.suspects[0].evidence[0].starts_with("repro: born at"), "{:?}", report.suspects[0].evidence);
             }
+        }
+    }
+
+    /// A probability followed by its range: confirmed only where values inside the range made
+    /// one outside it; where a logit met probabilities, a layer made it or weights were summed,
+    /// the origin is shown on the path and nothing is confirmed.
+    #[test]
+    fn a_probability_is_confirmed_only_where_values_inside_the_range_made_it() {
+        for (kind, confirmed, says) in [
+            ("made", true, "born at"),
+            ("mixed", false, "entered the range's values at"),
+            ("layer", false, "came out of a layer's weights"),
+            ("weighted", false, "left the range in a weighted sum"),
+        ] {
+            let mut w = witness();
+            w["op"] = "binary_cross_entropy".into();
+            w["category"] = "probability_out_of_range".into();
+            w["tensor"] = "input".into();
+            w["bound"] = serde_json::json!({"name": "range", "value": [0, 1]});
+            w["bad"] = serde_json::json!([{"position": [5], "value": 1.4, "sample": 41}]);
+            w["provenance"] = serde_json::json!({"kind": "not_replayable", "reason": "bad value is not an integer"});
+            let origin = serde_json::json!({"file": "/x/proj/model.py", "line": 44, "code": "p = p_a + p_b",
+                "variable": "p", "value": "<tensor [8]>", "role": "origin", "kind": kind, "before": {}});
+            let call = serde_json::json!({"file": "/x/proj/train.py", "line": 30, "code": "loss = F.binary_cross_entropy(p, y)",
+                "variable": null, "value": null, "role": "call"});
+            w["born"] = serde_json::json!({"same_witness": true,
+                "value_chain": {"chain": [call, origin.clone()], "born": origin}, "bound_chain": null, "watch": []});
+            let incident = crate::log::read_from(Box::new(std::io::Cursor::new(Vec::new())));
+            let mut report = crate::rank::assemble::assemble("run.log", &incident);
+            report.suspects.push(chained("model.py", 44, "transform"));
+            report.witness = Some(w);
+            confirm(&mut report, Some(Path::new("/x/proj")), None);
+            let s = &report.suspects[0];
+            assert_eq!((s.line, s.confirmed), (44, Some(confirmed)), "{kind}");
+            assert!(s.evidence[0].contains(says), "{kind}: {:?}", s.evidence);
         }
     }
 

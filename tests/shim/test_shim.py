@@ -164,6 +164,9 @@ class ShimTest(unittest.TestCase):
         spec = {"op": w["op"], "value": w["bad"][0]["value"], "sample": w["bad"][0]["sample"],
                 "bound": w["bound"], "watch": [[os.path.join(SCRIPTS, script), line_of(script, 'print("trained")')]],
                 "first_run": kept}
+        if (w["bound"] or {}).get("name") == "range":
+            # a probability: followed by its range, as `cudasleuth repro` asks
+            spec["range"] = w["bound"]["value"]
         path = os.path.join(self.tmp, "spec.json")
         with open(path, "w") as f:
             json.dump(spec, f)
@@ -247,6 +250,22 @@ class ShimTest(unittest.TestCase):
         b = self.born("born_operand.py")
         self.assertEqual(self.origin(b["value_chain"]),
                          ("born_operand.py", line_of("born_operand.py", "pos = torch.arange(ids.size(1)).unsqueeze(0)"), "size"))
+
+    def test_born_of_a_probability_out_of_range(self):
+        # followed by its range: where values inside [0, 1] made one outside it (made, confirmable);
+        # where a logit met a probability or went straight in (mixed, layer: never inside); where
+        # weights that do not sum to one were summed (weighted: the weights or the sum)
+        want = {
+            "sum": ("p = p_a + p_b", "made"),
+            "flip": ("p = torch.where(side > 0, p_a, -p_a)", "made"),
+            "logit": ("p = p_a + self.wide(x).squeeze(-1)", "mixed"),
+            "head": ("p = self.wide(x).squeeze(-1) * 4", "layer"),
+            "prior": ("return adj + adj.t()", "made"),
+            "pool": ("p = (w * probs).sum(dim=1)", "weighted"),
+        }
+        for how, (code, kind) in want.items():
+            b = self.born("born_range.py", how)
+            self.assertEqual(self.origin(b["value_chain"]), ("born_range.py", line_of("born_range.py", code), kind), how)
 
     def test_born_follows_a_sample_field_through_a_collate_function(self):
         # the tokens hold the label's number too: the field the collate took is followed
