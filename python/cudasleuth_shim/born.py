@@ -28,6 +28,8 @@ from ._util import _is_user_file, _torch
 MAX_EVENTS = 200000
 KEEP_FIRST_EVENTS = MAX_EVENTS // 4
 MAX_STEPS = 60
+# range mode: how far upstream of lines where values inside the range met one outside it
+MAX_UPSTREAM = 1
 MAX_WATCH_SEEN = 3
 # a line's first summaries of the values it set (a loop's line sets one every iteration)
 MAX_POPULATIONS_PER_LINE = 2
@@ -259,13 +261,11 @@ def _range_bits(x, depth=0):
         try:
             with torch.no_grad():
                 out = (x < lo) | (x > hi) if hi is not None else (x < lo)
-                if x.is_floating_point():
-                    out = out | torch.isnan(x)
-                if bool(out.any()):
+                if bool((out | torch.isnan(x)).any()):
                     return VALUE
         except (RuntimeError, TypeError, ValueError):
             return 0
-        return INSIDE if x.is_floating_point() and n > 1 else 0
+        return INSIDE if n > 1 else 0
     np = _np()
     if np is not None:
         if isinstance(x, np.generic):
@@ -1119,8 +1119,9 @@ def _mentioned(name, idents):
     return head != name and head in idents and not any(i.startswith(head + ".") for i in idents)
 
 
-def _follow(start, bits):
-    """Walk back from `start` (an event-like dict) to where the value was born."""
+def _follow(start, bits, depth=0):
+    """Walk back from `start` (an event-like dict) to where the value was born (`depth`: how
+    many walks upstream of a range's mixing line this one is)."""
     chain = [start]
     cur = start
     seen = set()
@@ -1135,12 +1136,12 @@ def _follow(start, bits):
         before = cur.get("seq") or (1 << 62)
         if _B.range is not None and len(chain) > 1 and cur.get("kind") in ("set", "return"):
             step = _range_step(cur, before)
-            if step is not None and step.get("range_kind") == "mixed" and not cur.get("upstream"):
+            if step is not None and step.get("range_kind") == "mixed" and depth < MAX_UPSTREAM:
                 # values inside the range met one outside it here: where that one was made
                 # from values inside the range (`prior + prior.t()` of a 0/1 matrix), it was
                 # born there; where it never was inside (a logit, a value read), here is only
                 # where it entered
-                sub, sub_born, _r = _follow(dict(cur, kind="call", inputs=step["outs"], upstream=True), VALUE)
+                sub, sub_born, _r = _follow(dict(cur, kind="call", inputs=step["outs"]), VALUE, depth + 1)
                 if sub_born is not None and sub_born.get("range_kind") == "made":
                     return chain + sub[1:], sub_born, None
             if step is not None and step.get("range_kind"):
@@ -1315,11 +1316,11 @@ def _range_step(cur, before):
     itself as the origin (`cur` marked with how it made it), the call made on it that returned
     the value (to follow into), or None to follow the line's inputs as for any value.
 
-    A line whose inputs were inside the range made the value (`p = p_a + p_b`, a sum of
-    probabilities); so did one that combined an array inside the range with one outside it
-    (`prob + self.wide(x)`: a probability mixed with a logit); a line that called a module with
-    learned weights whose output is bounded by nothing made it there (`self.head(h)`: a logit,
-    never a probability)."""
+    Origins: `made` where inputs inside the range made the value (`p = p_a + p_b`, a sum of
+    probabilities); `weighted` where they were weighted and summed (`(w * p).sum(1)`); `mixed`
+    where an array inside the range met one outside it (`prob + self.wide(x)`: a probability
+    and a logit; `_follow` looks upstream of the other one); `layer` where a module with
+    learned weights made it (`self.head(h)`: a logit, never a probability)."""
     inputs = cur.get("inputs") or []
     part = _element(cur)
     if part is not None:
@@ -1368,11 +1369,14 @@ def _range_step(cur, before):
     return None
 
 
+_CALL = re.compile(r"[A-Za-z_][\w.]*\s*\(")
+
+
 def _uncalled(text):
     """`text` without the arguments of its calls (`p + self.wide(x)`: `p + self.wide()`)."""
     out, i = [], 0
     while i < len(text):
-        m = re.compile(r"[A-Za-z_][\w.]*\s*\(").search(text, i)
+        m = _CALL.search(text, i)
         if m is None:
             out.append(text[i:])
             break

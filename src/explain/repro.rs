@@ -109,7 +109,7 @@ fn born_pass(report: &mut Report, req: &ReproRequest, root: &std::path::Path, ou
         repro::read_born(&out_dir.join("born"))
     } else if req.opts.born {
         let bad = w.get("bad").and_then(|b| b.get(0));
-        let Some((value, range)) = followed(w) else { return };
+        let Some((value, range)) = crate::model::witness::born_followed(w) else { return };
         let abs = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
         let watch: Vec<serde_json::Value> = report
             .suspects
@@ -143,42 +143,6 @@ fn born_pass(report: &mut Report, req: &ReproRequest, root: &std::path::Path, ou
     }
 }
 
-/// What the born-at pass follows: the caught value, and the range it broke when it is followed
-/// by its range. Integers (labels, indices, ids) are followed by equality; a probability or a
-/// rate by its range (any element outside it); a whole number given as a target (a class
-/// index 3.0 where a 0/1 label belongs) by equality, as the integer it is. None: nothing to
-/// follow.
-fn followed(w: &serde_json::Value) -> Option<(serde_json::Value, Option<serde_json::Value>)> {
-    let value = w.get("bad").and_then(|b| b.get(0)).and_then(|b| b.get("value")).cloned().unwrap_or(serde_json::Value::Null);
-    let range = value_range(w);
-    if let Some(n) = value.as_f64().filter(|v| v.fract() == 0.0 && v.abs() < 1e15) {
-        if range.is_some() && w.get("tensor").and_then(|t| t.as_str()) == Some("target") {
-            return Some((serde_json::json!(n as i64), None));
-        }
-    }
-    if value.is_i64() || value.is_u64() || range.is_some() {
-        return Some((value, range));
-    }
-    None
-}
-
-/// The range every element of the witness's tensor must lie in, for a check of one element
-/// at a time (`[0, 1]` for a probability, `[0, null]` for a rate or a weight that must not be
-/// negative); None for an index (followed by equality) or a check of a whole row (a row sum).
-fn value_range(w: &serde_json::Value) -> Option<serde_json::Value> {
-    let bound = w.get("bound");
-    if bound.and_then(|b| b.get("name")).and_then(|n| n.as_str()) == Some("range") {
-        let v = bound.and_then(|b| b.get("value"))?.as_array()?;
-        if v.len() == 2 && v.iter().all(|x| x.is_number()) {
-            return Some(serde_json::Value::Array(v.clone()));
-        }
-        return None;
-    }
-    let predicate = w.get("predicate").and_then(|p| p.as_str()).unwrap_or_default();
-    let category = w.get("category").and_then(|c| c.as_str()).unwrap_or_default();
-    (category == "invalid_distribution" && predicate.ends_with(">= 0") && !predicate.contains("sum")).then(|| serde_json::json!([0, null]))
-}
-
 fn write_report(report: &Report, req: &ReproRequest, root: PathBuf, out: &mut dyn Write) -> std::io::Result<()> {
     // JSON quotes nothing: the project's files are read only for the formats that show them
     let quoted = || quote::quote(report, Some(&root));
@@ -197,37 +161,5 @@ fn write_report(report: &Report, req: &ReproRequest, root: PathBuf, out: &mut dy
             write!(out, "\n{}", if req.redact { crate::report::ci::redact(&text) } else { text })
         }
         _ => out.write_all(ci_text(std::slice::from_ref(report), &[quoted()], req.format, Some(&root), req.redact).as_bytes()),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn witness(tensor: &str, value: serde_json::Value, bound: serde_json::Value, predicate: &str, category: &str) -> serde_json::Value {
-        json!({"op": "x", "tensor": tensor, "bad": [{"value": value}], "bound": bound, "predicate": predicate, "category": category})
-    }
-
-    #[test]
-    fn what_the_born_pass_follows() {
-        let range = json!({"name": "range", "value": [0, 1]});
-        // an index: by equality
-        let w = witness("target", json!(7), json!({"name": "n_classes", "value": 5}), "0 <= t < n", "label_out_of_range");
-        assert_eq!(followed(&w), Some((json!(7), None)));
-        // a probability: by its range
-        let w = witness("input", json!(1.25), range.clone(), "0 <= input <= 1", "probability_out_of_range");
-        assert_eq!(followed(&w), Some((json!(1.25), Some(json!([0, 1])))));
-        // a class index given as a 0/1 target: by equality, as an integer
-        let w = witness("target", json!(3.0), range.clone(), "0 <= target <= 1", "probability_out_of_range");
-        assert_eq!(followed(&w), Some((json!(3), None)));
-        // a whole number as the input is still a probability out of range (2.0 = 1 + 1)
-        let w = witness("input", json!(2.0), range, "0 <= input <= 1", "probability_out_of_range");
-        assert_eq!(followed(&w), Some((json!(2.0), Some(json!([0, 1])))));
-        // a negative probability for multinomial: no upper end; a row that sums to 0: nothing
-        let w = witness("input", json!(-0.5), json!(null), "probabilities finite and >= 0", "invalid_distribution");
-        assert_eq!(followed(&w), Some((json!(-0.5), Some(json!([0, null])))));
-        let w = witness("input", json!(0.0), json!(null), "sum of each row's probabilities > 0", "invalid_distribution");
-        assert_eq!(followed(&w), None);
     }
 }

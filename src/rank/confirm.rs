@@ -116,8 +116,10 @@ pub fn confirm(report: &mut Report, root: Option<&Path>, files: Option<&ProjectF
     for s in report.suspects.iter_mut() {
         s.confirmed = Some(false);
     }
+    // followed by its range (a probability), not by equality
+    let ranged = report.witness.as_ref().and_then(crate::model::witness::born_followed).is_some_and(|(_, r)| r.is_some());
     if let Some(born) = w.born.as_ref().filter(|b| b.same_witness) {
-        if confirm_born(report, &w, born, root, files) {
+        if confirm_born(report, &w, born, ranged, root, files) {
             return;
         }
     }
@@ -270,7 +272,7 @@ fn mentions(code: &str, key: &str) -> bool {
 /// static order, marked on the path, refuted (a traced value line that ran while the value was
 /// made elsewhere), not reached or unchecked. Returns false when the pass found no origin at all
 /// (the caller falls back to the replay's provenance).
-fn confirm_born(report: &mut Report, w: &Witness, born: &Born, root: Option<&Path>, files: Option<&ProjectFiles>) -> bool {
+fn confirm_born(report: &mut Report, w: &Witness, born: &Born, ranged: bool, root: Option<&Path>, files: Option<&ProjectFiles>) -> bool {
     let caught = w.caught_line();
     let value = born.value_chain.as_ref();
     let bound = born.bound_chain.as_ref();
@@ -402,7 +404,10 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, root: Option<&Pat
         judged = true;
         break;
     }
-    if !judged {
+    if !judged && !ranged {
+        // (a value followed by its range crosses it in lines that are right in themselves, a
+        // helper that sums what it is asked to sum: the line it crossed in is confirmed only
+        // where the static ranking names it too)
         chosen = computed();
     }
     if chosen.is_none() && vorigin.is_none() && borigin.is_none() {
@@ -692,14 +697,17 @@ mod tests {
 
     /// A probability followed by its range: confirmed only where values inside the range made
     /// one outside it; where a logit met probabilities, a layer made it or weights were summed,
-    /// the origin is shown on the path and nothing is confirmed.
+    /// the origin is shown on the path and nothing is confirmed. A line the range was crossed
+    /// in that no static suspect names (a helper that sums what it is asked to) is not
+    /// confirmed either.
     #[test]
     fn a_probability_is_confirmed_only_where_values_inside_the_range_made_it() {
-        for (kind, confirmed, says) in [
-            ("made", true, "born at"),
-            ("mixed", false, "entered the range's values at"),
-            ("layer", false, "came out of a layer's weights"),
-            ("weighted", false, "left the range in a weighted sum"),
+        for (kind, named, confirmed, says) in [
+            ("made", true, true, "born at"),
+            ("made", false, false, "born at"),
+            ("mixed", true, false, "entered the range's values at"),
+            ("layer", true, false, "came out of a layer's weights"),
+            ("weighted", true, false, "left the range in a weighted sum"),
         ] {
             let mut w = witness();
             w["op"] = "binary_cross_entropy".into();
@@ -716,12 +724,12 @@ mod tests {
                 "value_chain": {"chain": [call, origin.clone()], "born": origin}, "bound_chain": null, "watch": []});
             let incident = crate::log::read_from(Box::new(std::io::Cursor::new(Vec::new())));
             let mut report = crate::rank::assemble::assemble("run.log", &incident);
-            report.suspects.push(chained("model.py", 44, "transform"));
+            report.suspects.push(chained(if named { "model.py" } else { "heads.py" }, 44, "transform"));
             report.witness = Some(w);
             confirm(&mut report, Some(Path::new("/x/proj")), None);
-            let s = &report.suspects[0];
-            assert_eq!((s.line, s.confirmed), (44, Some(confirmed)), "{kind}");
-            assert!(s.evidence[0].contains(says), "{kind}: {:?}", s.evidence);
+            let s = report.suspects.iter().find(|s| s.file == "model.py").expect("the origin is listed");
+            assert_eq!((s.line, s.confirmed), (44, Some(confirmed)), "{kind} {named}");
+            assert!(s.message.contains(says) || s.evidence[0].contains(says), "{kind}: {:?}", s.evidence);
         }
     }
 
