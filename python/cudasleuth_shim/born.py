@@ -1311,6 +1311,25 @@ def _weighted_sum(text, arrays):
     return bool(re.search(r"\*(?!\*)", rhs) and re.search(r"\.sum\(|\bsum\(|\.mean\(", rhs))
 
 
+# functions whose values lie in a range of their own, whatever their input: a line whose value
+# is one of them made values in that range (`F.cosine_similarity(c, t)`: [-1, 1])
+_BOUNDED = {"cosine_similarity": (-1.0, 1.0), "tanh": (-1.0, 1.0), "hardtanh": (-1.0, 1.0),
+            "softsign": (-1.0, 1.0), "log_softmax": (None, 0.0), "logsigmoid": (None, 0.0),
+            "cos": (-1.0, 1.0), "sin": (-1.0, 1.0), "erf": (-1.0, 1.0)}
+
+
+def _bounded_outside(text):
+    """Whether the line's value is what a function of `_BOUNDED` returned, and that function's
+    range reaches outside the range the op needs."""
+    m = re.match(r"\s*(?:return\s+)?(?:[\w.]+\.)?(\w+)\(", _rhs(text))
+    got = _BOUNDED.get(m.group(1)) if m else None
+    if got is None:
+        return False
+    lo, hi = _B.range
+    flo, fhi = got
+    return flo is None or flo < lo or hi is not None and (fhi is None or fhi > hi)
+
+
 def _range_step(cur, before):
     """Range mode, at a line that computed or returned a value outside the range: the line
     itself as the origin (`cur` marked with how it made it), the call made on it that returned
@@ -1338,6 +1357,10 @@ def _range_step(cur, before):
     # a number outside the range beside arrays inside it is a coefficient (`logsumexp(r * p) /
     # r`), not a value that met them; alone, it is followed (`p = eps`)
     arrays = [h for h in outs if h[3] != 2]
+    if _bounded_outside(text):
+        # `match = F.cosine_similarity(c, t)`: values in [-1, 1] where [0, 1] is needed, made
+        # here whatever c and t held
+        return dict(cur, range_kind="made")
     child = _child_return(cur["frame"], cur.get("mark", 0), before, VALUE)
     child = child if child is not None and child["kind"] == "return" else None
     # a call that returned values inside the range is a term of the line only beside another

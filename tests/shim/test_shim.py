@@ -262,6 +262,7 @@ class ShimTest(unittest.TestCase):
             "head": ("p = self.wide(x).squeeze(-1) * 4", "layer"),
             "prior": ("return adj + adj.t()", "made"),
             "pool": ("p = (w * probs).sum(dim=1)", "weighted"),
+            "cosine": ("p = F.cosine_similarity(self.proj(x), -x, dim=-1)", "made"),
         }
         for how, (code, kind) in want.items():
             b = self.born("born_range.py", how)

@@ -4,7 +4,8 @@
   logit  a sigmoid probability plus a linear layer's logit
   head   a linear layer's logits straight into the loss
   prior  a 0/1 adjacency made symmetric by a sum (2 where both ways), blended with a sigmoid
-  pool   probabilities weighted by sigmoid weights that do not sum to one, summed"""
+  pool   probabilities weighted by sigmoid weights that do not sum to one, summed
+  cosine a cosine similarity (in [-1, 1]) taken for a match probability"""
 import sys
 
 import torch
@@ -27,6 +28,7 @@ class Net(nn.Module):
         self.a = nn.Linear(D, 1)
         self.b = nn.Linear(D, 1)
         self.wide = nn.Linear(D, 1)
+        self.proj = nn.Linear(D, D)
         self.bias = nn.Parameter(torch.full((1,), 3.0))
 
     def heads(self, x):
@@ -42,6 +44,8 @@ class Net(nn.Module):
             p = p_a + self.wide(x).squeeze(-1)
         elif HOW == "head":
             p = self.wide(x).squeeze(-1) * 4
+        elif HOW == "cosine":
+            p = F.cosine_similarity(self.proj(x), -x, dim=-1)
         elif HOW == "pool":
             w = torch.sigmoid(torch.stack([self.b(x), self.b(x)], dim=1) + self.bias).squeeze(-1)
             probs = torch.stack([p_a, p_b], dim=1)
