@@ -420,7 +420,7 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, ranged: bool, roo
             Some("made" | "count") => "born at",
             Some("joined") => "joined the data at",
             Some("layer") => "came out of a layer's weights, never inside the range, at",
-            Some("mixed") => "entered the range's values at",
+            Some("mixed") => "met values inside the range at",
             Some("weighted") => "left the range in a weighted sum of values inside it at",
             _ => "read at",
         };
@@ -705,7 +705,7 @@ mod tests {
         for (kind, named, confirmed, says) in [
             ("made", true, true, "born at"),
             ("made", false, false, "born at"),
-            ("mixed", true, false, "entered the range's values at"),
+            ("mixed", true, false, "met values inside the range at"),
             ("layer", true, false, "came out of a layer's weights"),
             ("weighted", true, false, "left the range in a weighted sum"),
         ] {
