@@ -20,6 +20,7 @@ import os
 import re
 import sys
 import threading
+import types
 
 from . import _files
 from ._state import _S, _is_shim_file
@@ -374,21 +375,28 @@ def _lite(x):
 
 def _population(val):
     """The integer values a container holds, summarized: their smallest, largest and number of
-    distinct values (a label list whose codes run 0..6 holds seven; ids 1..n start at one), or
-    None for anything else (floats, text, one number, more than MAX_POPULATION values)."""
+    distinct values (a label list whose codes run 0..6 holds seven; ids 1..n start at one), and
+    how many distinct values lie inside the op's bound, or None for anything else (floats, text,
+    one number, more than MAX_POPULATION values)."""
     torch = _torch()
     np = _np()
+    bound = _B.n if type(_B.n) is int else None
+    inside = None
     try:
         if torch is not None and isinstance(val, torch.Tensor):
             if val.is_floating_point() or val.is_complex() or val.dtype == torch.bool or not 1 < val.numel() <= MAX_POPULATION:
                 return None
             u = torch.unique(val.detach().reshape(-1).cpu())
             lo, hi, n = int(u[0]), int(u[-1]), int(u.numel())
+            if bound is not None:
+                inside = int(((u >= 0) & (u < bound)).sum())
         elif np is not None and isinstance(val, np.ndarray):
             if val.dtype.kind not in "iu" or not 1 < val.size <= MAX_POPULATION:
                 return None
             u = np.unique(val)
             lo, hi, n = int(u[0]), int(u[-1]), int(u.size)
+            if bound is not None:
+                inside = int(((u >= 0) & (u < bound)).sum())
         elif isinstance(val, (list, tuple, dict)):
             items = list(val.values()) if isinstance(val, dict) else val
             if not 1 < len(items) <= MAX_POPULATION:
@@ -399,11 +407,16 @@ def _population(val):
             if not all(type(x) is int for x in got):
                 return None
             lo, hi, n = min(got), max(got), len(got)
+            if bound is not None:
+                inside = sum(1 for x in got if 0 <= x < bound)
         else:
             return None
     except (RuntimeError, TypeError, ValueError, MemoryError):
         return None
-    return {"min": lo, "max": hi, "distinct": n}
+    out = {"min": lo, "max": hi, "distinct": n}
+    if inside is not None:
+        out["inside"] = inside
+    return out
 
 
 def _summarize(fs, line, val):
@@ -612,13 +625,16 @@ def _holders(fs, names, bits, f=None, old=None):
     return out
 
 
-def _before(fs, names, old=None):
-    """The numbers the line's names held before it ran (for the report's "before")."""
+def _before(fs, names, old=None, f=None):
+    """The numbers the line's names held before it ran (for the report's "before"), a module's
+    constants included (`UNLABELED = -1`, read inside a function)."""
     out = {}
     for name in sorted(names):
         got = _entry(fs, name, old)
         if got is not None and got[3] is not None and "." not in name:
             out[name] = got[3]
+        elif got is None and f is not None and "." not in name and type(f.f_globals.get(name)) in (int, float):
+            out[name] = f.f_globals[name]
         if len(out) >= 4:
             break
     return out
@@ -670,6 +686,8 @@ def _numeric(f, names):
     loc = f.f_locals
     for name in names:
         val = loc.get(name, f.f_globals.get(name)) if "." not in name else None
+        if isinstance(val, (types.ModuleType, type)):
+            continue  # `np`, `torch.Tensor`: a module or class has a `dtype` and holds no number
         if isinstance(val, (int, float)) and not isinstance(val, bool):
             return True
         if hasattr(val, "dtype") or isinstance(val, (list, tuple)) and val and isinstance(val[0], (int, float)):
@@ -689,7 +707,7 @@ def _local_for(fs):
             if started:
                 inputs = _holders(fs, names, VALUE | BOUND | INSIDE, f, old)
                 rhs_names = _names(fs, line, True)
-                before = _before(fs, rhs_names, old)
+                before = _before(fs, rhs_names, old, f)
                 numeric = _numeric(f, rhs_names)
                 owner = id(f.f_locals.get("self")) if any(n.startswith("self.") for n, _b, _v in started) else None
                 layer = _B.range is not None and _layer_called(f, rhs_names)
@@ -712,7 +730,7 @@ def _local_for(fs):
                              "line": line, "function": fs.code.co_name, "var": "<return>", "bits": fl,
                              "oid": id(arg), "after": _lite(arg),
                              "inputs": _holders(fs, names, fl | INSIDE if _B.range else fl, f),
-                             "before": _before(fs, rhs_names), "mark": mark,
+                             "before": _before(fs, rhs_names, None, f), "mark": mark,
                              "rank": _rank(arg), "numeric": _numeric(f, rhs_names),
                              "layer": bool(fl & VALUE) and _B.range is not None and _layer_called(f, rhs_names)})
                 if not fs.gen:
@@ -1464,6 +1482,10 @@ def _born_kind(e):
     rhs = _rhs(text)
     if re.search(r"\b(?:arange|range|randperm)\([^#]*(?:\.size\(|\.shape\b|\blen\()", rhs):
         return "size"  # positions or indices counted from another value's length
+    m = re.search(r"\b(?:arange|range|randperm)\(\s*([A-Za-z_]\w*)\s*(?:,\s*(?:device|dtype)\s*=[^()]*)*\)", rhs)
+    n = (e.get("before") or {}).get(m.group(1)) if m else None
+    if type(n) is int and type(_B.v) is int and 0 <= _B.v < n:
+        return "size"  # positions counted up to a length a name held (`arange(T)`, T = 34)
     if re.search(r"\b(?:len|max|nunique|unique|count|bincount)\(|\.max\(\)|\.shape\b|\.size\(", rhs):
         # a count or a largest value of something; arithmetic on one is made here
         # (`system * len(SYSTEMS) + magnetic`)

@@ -210,6 +210,10 @@ pub struct Population {
     pub min: i64,
     pub max: i64,
     pub distinct: i64,
+    /// How many of the distinct values lie inside the op's bound (`0 <= v < n`); absent from a
+    /// shim that did not count them.
+    #[serde(default)]
+    pub inside: Option<i64>,
 }
 
 /// A value (or bound) followed back from where it was used to where it was born.

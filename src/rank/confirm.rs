@@ -248,6 +248,18 @@ fn gave(step: &BornStep) -> String {
     format!("`{code}`{value}{before}")
 }
 
+/// Whether a line assigns a number written on it (`N_RANKS = 13`, `max_len: int = 32`).
+fn assigns_a_number(code: &str) -> bool {
+    let b = code.as_bytes();
+    // the first `=` that is not part of `==`, `<=`, `>=`, `!=`
+    let eq =
+        (0..b.len()).find(|&i| b[i] == b'=' && b.get(i + 1) != Some(&b'=') && (i == 0 || !matches!(b[i - 1], b'=' | b'<' | b'>' | b'!')));
+    let Some(i) = eq else { return false };
+    let rhs = code[i + 1..].split('#').next().unwrap_or("").trim();
+    let digits = rhs.strip_prefix('-').unwrap_or(rhs);
+    !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit() || c == '_') && digits.starts_with(|c: char| c.is_ascii_digit())
+}
+
 /// The key a config file's line sets (`num_classes: 4`, `"num_classes": 4`, `num_classes = 4`).
 fn config_key(root: Option<&Path>, file: &str, line: u32) -> Option<String> {
     let text = std::fs::read_to_string(root?.join(file)).ok()?;
@@ -309,21 +321,37 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, ranged: bool, roo
     // a traced line that ran off the run's path is passed over (refuted); anything else the
     // run cannot judge (a config key, a loss setting, a bound it followed to a computation
     // static analysis names upstream) stops the search with nothing confirmed.
+    // which side the data the run collected proves wrong (see `wrong_side`)
+    let side = wrong_side(w, vorigin);
+    let marker = side == Some(Side::Marker);
+    // a marker read as it came (from a file, by a library) is data, and the line that read it
+    // is right in itself; one the line put in from a constant it named (`.get(name, UNLABELED)`,
+    // the constant among the numbers its inputs held) is where the marker joined the data
+    let bad = w.bad.first().and_then(|b| b.value.as_i64());
+    let put_in = vorigin.is_some_and(|s| s.before.as_object().is_some_and(|o| o.values().any(|x| bad.is_some() && x.as_i64() == bad)));
     let mut origins: Vec<(String, u32)> = Vec::new();
     // (`joined`: a constant put into the data there, the constant itself passed in by a
     // library call the run could not follow upstream)
     let joined = kind(vorigin) == "joined";
-    if let (true, Some((f, l, _))) = (matches!(kind(vorigin).as_str(), "made" | "read" | "count" | "joined"), vplace.as_ref()) {
+    let value_cause = match kind(vorigin).as_str() {
+        "read" => !marker || put_in,
+        k => matches!(k, "made" | "count" | "joined"),
+    };
+    if let (true, Some((f, l, _))) = (value_cause, vplace.as_ref()) {
         origins.push((f.clone(), *l));
     }
     // a bound that is a count of what it counts (`len(index)`) is a cause only where the value
     // came in as it was read or counted; a value the run saw computed out of range from inputs
     // in range was made too large by that computation, not counted too small
-    let bound_cause = match kind(borigin).as_str() {
-        "made" => true,
-        "count" => kind(vorigin) != "made",
-        _ => false,
-    };
+    // (a number written on the line, `N_RANKS = 13`, is where the bound was set, not a
+    // computation the run saw go wrong: it is a cause only where the values prove the bound
+    // side wrong, as any bound is)
+    let bound_cause = !marker
+        && match kind(borigin).as_str() {
+            "made" => !borigin.is_some_and(|s| assigns_a_number(s.place.code.as_deref().unwrap_or(""))),
+            "count" => kind(vorigin) != "made",
+            _ => false,
+        };
     if let (true, Some((f, l, _))) = (bound_cause, bplace.as_ref()) {
         origins.push((f.clone(), *l));
     }
@@ -338,8 +366,6 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, ranged: bool, roo
     // the run saw compute it (its inputs were good) or by another call, and whether it ran in
     // this process or another (a data script run before the training). A bound claim stands.
     let made_seen = kind(vorigin) == "made" && vplace.is_some();
-    // which side the data the run collected proves wrong (see `wrong_side`)
-    let side = wrong_side(w, vorigin);
     let on_bound = |s: &Suspect| {
         bplace.as_ref().is_some_and(|(f, l, _)| *f == s.file && *l == s.line)
             || if crate::scan::facts::is_config_path(&s.file) {
@@ -368,6 +394,10 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, ranged: bool, roo
         } else if side == Some(Side::Value) && on_value(s) {
             // the values are a code from one that fills the bound exactly: the value's line
             chosen = Some(place);
+        } else if matches!(side, Some(Side::Value | Side::Marker)) && on_bound(s) && !on_value(s) {
+            // the values prove the bound right (they fill it, counted from one or beside a
+            // marker): a line that set it is not the cause
+            continue;
         } else if side == Some(Side::Bound) && on_value(s) {
             // the values are consistent among themselves: a line they passed did not break them
             // (the other way round, a line that set the bound is as good a fix as one that
@@ -556,15 +586,20 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, ranged: bool, roo
 enum Side {
     Value,
     Bound,
+    /// The values inside the bound fill it, and one value outside it is not the next code (-1,
+    /// 255, -100): a marker. The bound is right; the marker is data the op was not told to
+    /// skip, and where it should have been skipped the run cannot say.
+    Marker,
 }
 
 /// Which side the values that reached the op prove wrong, from the first container that
 /// collected them (`population`): codes that run from 0 to their largest without a gap and
 /// reach past the bound are a complete code the bound is too small for (seven intents 0..6,
 /// a head of six); codes that run from 1 and fill the bound exactly (1..6, six of them, a head
-/// of six) are counted from one where the op counts from zero. Anything else (gaps, a
-/// sentinel, a sample that does not hold every code, values some line computed) proves
-/// neither.
+/// of six) are counted from one where the op counts from zero; codes that fill the bound with
+/// one value apart from them that is not the next code (0..3 and 255, a head of four) hold a
+/// marker. Anything else (gaps, a sample that does not hold every code, values some line
+/// computed) proves neither.
 fn wrong_side(w: &Witness, origin: Option<&BornStep>) -> Option<Side> {
     // only values taken as they came: downstream of a line that made some of them bad (a
     // label shifted for one sample in ten), the container mixes made and read values
@@ -579,6 +614,8 @@ fn wrong_side(w: &Witness, origin: Option<&BornStep>) -> Option<Side> {
         Some(Side::Bound)
     } else if pop.min == 1 && pop.distinct == pop.max && pop.max == n {
         Some(Side::Value)
+    } else if pop.inside == Some(n) && pop.distinct == n + 1 && (v < 0 || v > n) {
+        Some(Side::Marker)
     } else {
         None
     }
@@ -810,6 +847,37 @@ mod tests {
         }
     }
 
+    /// A bound the run followed to a number written on a line (`N_RANKS = 13`) was set there,
+    /// not computed wrong there: with the value read as it came, the run proves neither side
+    /// and confirms nothing; a bound computed from other numbers (`N_DIRS * N_SPEEDS`) is.
+    #[test]
+    fn a_bound_written_as_a_number_is_not_confirmed_by_the_run_alone() {
+        for (code, want) in [("N_RANKS = 13", None), ("N_RANKS: int = 13  # ranks", None), ("N_RANKS = N_DIRS * N_SPEEDS", Some(3))] {
+            let mut w = witness();
+            let origin = serde_json::json!({"file": "/x/proj/cards.py", "line": 30, "code": "rank = self.deck[self.i][0]",
+                "variable": "rank", "value": 3, "role": "origin", "kind": "read", "before": {}});
+            let call = serde_json::json!({"file": "/x/proj/model.py", "line": 19, "code": "h = self.rank_emb(rank)",
+                "variable": null, "value": null, "role": "call"});
+            let set = serde_json::json!({"file": "/x/proj/cards.py", "line": 3, "code": code,
+                "variable": "N_RANKS", "value": 3, "role": "origin", "kind": "made", "before": {}});
+            let ctor = serde_json::json!({"file": "/x/proj/model.py", "line": 8, "code": "self.rank_emb = nn.Embedding(n_ranks, 8)",
+                "variable": null, "value": 3, "role": "call"});
+            w["born"] = serde_json::json!({"same_witness": true,
+                "value_chain": {"chain": [call, origin.clone()], "born": origin},
+                "bound_chain": {"chain": [ctor, set.clone()], "born": set}, "watch": []});
+            let incident = crate::log::read_from(Box::new(std::io::Cursor::new(Vec::new())));
+            let mut report = crate::rank::assemble::assemble("run.log", &incident);
+            for (line, role) in [(3, "bound"), (30, "origin")] {
+                report.suspects.push(chained("cards.py", line, role));
+            }
+            report.witness = Some(w);
+            confirm(&mut report, Some(Path::new("/x/proj")), None);
+            let confirmed: Vec<u32> = report.suspects.iter().filter(|s| s.confirmed == Some(true)).map(|s| s.line).collect();
+            assert_eq!(confirmed, want.into_iter().collect::<Vec<_>>(), "{code}");
+        }
+        assert!(!assigns_a_number("if n == 3: pass") && !assigns_a_number("n = -x") && assigns_a_number("n = 1_000"));
+    }
+
     /// The run saw the value computed out of range (`lengths = mask.sum(1)`) and passed on by a
     /// later line (`last = lengths.view(-1, 1)`) that the static ranking put first: the later
     /// line's inputs already held the bad value, so the computation is confirmed; where the
@@ -847,29 +915,41 @@ mod tests {
     /// static ranking put first; labels from 1 that fill the head exactly (1..4) confirm the
     /// label line; labels with a gap (0, 2, 4) prove neither side, and the config line the
     /// ranking put first, on the bound's path, stops the search. A line the bound only passed
-    /// through (the head's constructor) gives way to the line that set it.
+    /// through (the head's constructor) gives way to the line that set it. Labels 0..3 and 255
+    /// hold a marker: neither the head nor the line that read the marker is confirmed.
     #[test]
     fn the_values_population_says_which_side_of_the_check_is_wrong() {
         let data = ("data.py", 12, "origin");
         let conf = ("conf.yaml", 3, "bound");
         let head = ("model.py", 8, "bound");
+        let none = serde_json::json!({});
+        let named = serde_json::json!({"VOID": 255});
         let cases = [
-            ((0, 4, 5), vec![data, conf], Some(("conf.yaml", 3))),
-            ((1, 4, 4), vec![data, conf], Some(("data.py", 12))),
-            ((0, 4, 3), vec![conf, data], None),
+            ((4, 0, 4, 5), &none, vec![data, conf], Some(("conf.yaml", 3))),
+            ((4, 1, 4, 4), &none, vec![data, conf], Some(("data.py", 12))),
+            // the same values prove the bound right: the config line the ranking put first
+            // gives way
+            ((4, 1, 4, 4), &none, vec![conf, data], Some(("data.py", 12))),
+            ((4, 0, 4, 3), &none, vec![conf, data], None),
             // the head's constructor only passed the bound on: the line that set it
-            ((0, 4, 5), vec![head, data, conf], Some(("conf.yaml", 3))),
+            ((4, 0, 4, 5), &none, vec![head, data, conf], Some(("conf.yaml", 3))),
+            // 0..3 and 255: a marker beside a complete code. The bound is right; the line that
+            // read the marker as it came is not proven wrong, the one that put it in from a
+            // constant it named is where it joined
+            ((255, 0, 255, 5), &none, vec![conf, data], None),
+            ((255, 0, 255, 5), &none, vec![data, conf], None),
+            ((255, 0, 255, 5), &named, vec![conf, data], Some(("data.py", 12))),
         ];
-        for ((lo, hi, distinct), order, want) in cases {
-            let value = 4;
-            let dir = std::env::temp_dir().join(format!("cudasleuth-side-{}-{lo}-{distinct}", std::process::id()));
+        for (i, ((value, lo, hi, distinct), before, order, want)) in cases.into_iter().enumerate() {
+            let inside = (lo..=hi).filter(|v| (0..4).contains(v)).count().min(distinct as usize);
+            let dir = std::env::temp_dir().join(format!("cudasleuth-side-{}-{i}", std::process::id()));
             let at = |f: &str| format!("{}/{f}", dir.display());
             let mut w = witness();
             w["bound"] = serde_json::json!({"name": "n_classes", "value": 4});
             w["bad"] = serde_json::json!([{"position": [1], "value": value, "sample": 3}]);
             let origin = serde_json::json!({"file": at("data.py"), "line": 12, "code": "self.y = [label_of[n] for n in names]",
-                "variable": "self.y", "value": "<list>", "role": "origin", "kind": "read", "before": {},
-                "population": {"min": lo, "max": hi, "distinct": distinct}});
+                "variable": "self.y", "value": "<list>", "role": "origin", "kind": "read", "before": before,
+                "population": {"min": lo, "max": hi, "distinct": distinct, "inside": inside}});
             let call = serde_json::json!({"file": at("train.py"), "line": 30, "code": "loss = F.cross_entropy(out, y)",
                 "variable": null, "value": null, "role": "call"});
             let head = serde_json::json!({"file": at("model.py"), "line": 8, "code": "self.head = nn.Linear(16, n_classes)",

@@ -234,10 +234,32 @@ class ShimTest(unittest.TestCase):
     def test_born_sentinel_and_count(self):
         b = self.born("born_bound.py", "mask")
         self.assertEqual(self.origin(b["value_chain"])[:2], ("born_bound.py", line_of("born_bound.py", "m[m == 2] = VOID")))
+        # the module's constant the line wrote in, among the numbers its inputs held
+        self.assertEqual(b["value_chain"]["born"]["before"].get("VOID"), 9)
         b = self.born("born_bound.py", "count")
         # the count's own line inside the dict literal, found by the key it was read under
         self.assertEqual(self.origin(b["bound_chain"]),
                          ("born_bound.py", line_of("born_bound.py", '"num_items": int(ids.max()),'), "count"))
+
+    def test_born_sentinel_read_from_a_file(self):
+        # masks a data script saved with 255 for "no label": the line that loads them took the
+        # value as it came (`split + "_mask.npy"` joins a path; `np` is a module, not a number)
+        import numpy as np
+        np.save(os.path.join(self.tmp, "train_mask.npy"), np.array([[0, 1, 2, 255]] * 4, dtype=np.int64))
+        b = self.born("born_bound.py", "file")
+        self.assertEqual(self.origin(b["value_chain"]),
+                         ("born_bound.py", line_of("born_bound.py", 'return np.load(os.path.join(root, split + "_mask.npy"))'), "read"))
+        # the codes 0..2 fill the loss's three classes; 255 stands apart from them
+        self.assertEqual(b["value_chain"]["born"]["population"], {"min": 0, "max": 255, "distinct": 4, "inside": 3})
+
+    def test_born_positions_counted_up_to_a_length(self):
+        # `arange(T)` with T = 10 gave the position 8 for a table of 8: positions fit the text by
+        # construction (a size, not a value made wrong there); the table's size is a number
+        # written on its line
+        b = self.born("born_positions.py")
+        self.assertEqual(self.origin(b["value_chain"]),
+                         ("born_positions.py", line_of("born_positions.py", "return self.tok(x) + self.pos(torch.arange(T))"), "size"))
+        self.assertEqual(self.origin(b["bound_chain"]), ("born_positions.py", line_of("born_positions.py", "MAX_LEN = 8"), "made"))
 
     def test_born_in_a_record_written_over_several_lines(self):
         # the statement spans five lines; the origin is the one that writes the -1 itself
