@@ -1003,6 +1003,91 @@ fn a_size_saved_by_one_script_and_loaded_by_another_is_followed_through_the_file
     assert!(chain.contains(r#""file":"fit.py","line":13"#), "the chain goes through the file: {chain}");
 }
 
+const SESSIONS_IO: &str = r#"import json
+from pathlib import Path
+
+ROOT = Path(__file__).parent
+RAW = ROOT / "raw"
+WORK = ROOT / "work"
+
+
+def write_json(payload, path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as fh:
+        json.dump(payload, fh)
+
+
+def read_json(path):
+    with open(path) as fh:
+        return json.load(fh)
+"#;
+
+const SESSIONS_PREP: &str = r#"import numpy as np
+
+from io_utils import RAW, WORK, read_json, write_json
+
+KINDS = ["walk", "run", "cycle"]
+SPEEDS = ["slow", "fast"]
+
+
+def label_of(kind, speed):
+    return KINDS.index(kind) * len(KINDS) + SPEEDS.index(speed)
+
+
+def main():
+    rows = read_json(RAW / "sessions.json")
+    parts = {"train": ([], []), "test": ([], [])}
+    for i, row in enumerate(rows):
+        part = "test" if i % 5 == 0 else "train"
+        parts[part][0].append(row["features"])
+        parts[part][1].append(label_of(row["kind"], row["speed"]))
+    for part, (feats, labels) in parts.items():
+        np.save(WORK / f"{part}_x.npy", np.array(feats, dtype=np.float32))
+        np.save(WORK / f"{part}_y.npy", np.array(labels))
+    write_json({"rows": len(rows), "n_classes": len({r["kind"] for r in rows})}, RAW / "meta.json")
+    write_json({"n_classes": len(KINDS) * len(SPEEDS)}, WORK / "meta.json")
+
+
+main()
+"#;
+
+const SESSIONS_FIT: &str = r#"import numpy as np
+import torch
+import torch.nn as nn
+
+from io_utils import WORK, read_json
+
+
+def main():
+    meta = read_json(WORK / "meta.json")
+    x = torch.from_numpy(np.load(WORK / "train_x.npy"))
+    y = torch.from_numpy(np.load(WORK / "train_y.npy"))
+    head = nn.Linear(x.shape[1], meta["n_classes"])
+    nn.CrossEntropyLoss()(head(x), y).backward()
+
+
+main()
+"#;
+
+/// A preparation script gathers labels into the second list of a tuple per split (`parts[part]
+/// [1].append(…)`), saves them, and writes the class count through a helper of a shared module
+/// (`write_json(payload, path)` around `json.dump`); the training script reads both back
+/// through the helper's twin. The labels are followed through the tuple, the file and the
+/// helper's write to the line that combines two codes with the wrong stride, and the count
+/// through the helper's write of `meta.json` in the folder it is read from.
+#[test]
+fn values_saved_through_a_project_helper_and_gathered_in_a_tuple_are_followed() {
+    let files = [("io_utils.py", SESSIONS_IO), ("prep.py", SESSIONS_PREP), ("fit.py", SESSIONS_FIT)];
+    let v = common::explain_project(&files, "ce_1d_over.async.log");
+    let first = &v["suspects"][0];
+    assert_eq!(format!("{}:{}", first["file"].as_str().unwrap_or(""), first["line"]), "prep.py:10", "{}", v["suspects"]);
+    let chain = first["chain"].to_string();
+    assert!(chain.contains(r#""file":"prep.py","line":19"#), "through the tuple's list: {chain}");
+    let bound = v["suspects"].to_string();
+    assert!(bound.contains(r#""file":"prep.py","line":24"#), "the count through the helper's write: {bound}");
+    assert!(!bound.contains(r#""file":"prep.py","line":23"#), "a write to another folder is another file: {bound}");
+}
+
 /// The same two scripts after a run: the metadata the first one wrote is on disk. The file is
 /// what the earlier run left; the line that made the value it holds is still the one named, not
 /// the key in the leftover file. A project that writes a copy of its own config under the same

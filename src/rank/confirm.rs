@@ -335,6 +335,10 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, ranged: bool, roo
     let joined = kind(vorigin) == "joined";
     let value_cause = match kind(vorigin).as_str() {
         "read" => !marker || put_in,
+        // a probability that crossed its range on the line, where values inside it met one
+        // never inside or were weighted and summed: the crossing the run saw, confirmed (as a
+        // `made` one is) where the static ranking names the line first
+        "mixed" | "weighted" => ranged,
         k => matches!(k, "made" | "count" | "joined"),
     };
     if let (true, Some((f, l, _))) = (value_cause, vplace.as_ref()) {
@@ -378,7 +382,12 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, ranged: bool, roo
         vplace.as_ref().is_some_and(|(f, l, _)| *f == s.file && *l == s.line)
             || (on(&vpath, &s.file, s.line) && call.as_ref().map_or(true, |(f, l)| !(f == &s.file && *l == s.line)))
     };
-    let ran_off_path = |s: &Suspect| value_suspect(s) && (made_seen || watch(&s.file, s.line).is_some_and(|x| x.ran.unwrap_or(0) > 0));
+    // (where a probability crossed its range by meeting a value never inside it, or in a
+    // weighted sum, the run did not follow that value or the weights to where they were made: a
+    // line that made them upstream ran, and is neither refuted nor passed over)
+    let upstream_open = matches!(kind(vorigin).as_str(), "mixed" | "weighted");
+    let ran_off_path =
+        |s: &Suspect| !upstream_open && value_suspect(s) && (made_seen || watch(&s.file, s.line).is_some_and(|x| x.ran.unwrap_or(0) > 0));
     let mut chosen: Option<(String, u32)> = None;
     let mut judged = false;
     for s in &report.suspects {
@@ -507,6 +516,7 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, ranged: bool, roo
                     if x.ran.unwrap_or(0) > 0
                         && chosen.is_some()
                         && !joined
+                        && !upstream_open
                         && !s.chain.is_empty()
                         && !s.chain.iter().any(|c| c.role == "bound") =>
                 {
@@ -732,19 +742,28 @@ mod tests {
         }
     }
 
-    /// A probability followed by its range: confirmed only where values inside the range made
-    /// one outside it; where a logit met probabilities, a layer made it or weights were summed,
-    /// the origin is shown on the path and nothing is confirmed. A line the range was crossed
-    /// in that no static suspect names (a helper that sums what it is asked to) is not
-    /// confirmed either.
+    /// A probability followed by its range: confirmed where the run saw it cross the range
+    /// (values inside it made one outside, met a value never inside, or were weighted and
+    /// summed) and the static ranking names that line first; a layer's output never was inside
+    /// and confirms nothing. A line the range was crossed in that no static suspect names (a
+    /// helper that sums what it is asked to) is not confirmed. Where a value never inside or
+    /// the weights came from upstream, a line that made them and ran (`prior = rates / n`) is
+    /// not refuted, and it stands against the crossing line.
     #[test]
-    fn a_probability_is_confirmed_only_where_values_inside_the_range_made_it() {
-        for (kind, named, confirmed, says) in [
-            ("made", true, true, "born at"),
-            ("made", false, false, "born at"),
-            ("mixed", true, false, "met values inside the range at"),
-            ("layer", true, false, "came out of a layer's weights"),
-            ("weighted", true, false, "left the range in a weighted sum"),
+    fn a_probability_is_confirmed_where_the_run_saw_it_cross_the_range_and_the_ranking_agrees() {
+        let named = vec![("model.py", 44)];
+        let unnamed = vec![("heads.py", 44)];
+        let upstream = vec![("data.py", 22), ("model.py", 44)];
+        for (kind, order, confirmed, says) in [
+            ("made", &named, true, "born at"),
+            ("made", &unnamed, false, "born at"),
+            ("made", &upstream, true, "born at"),
+            ("mixed", &named, true, "met values inside the range at"),
+            ("mixed", &unnamed, false, "met values inside the range at"),
+            ("mixed", &upstream, false, "met values inside the range at"),
+            ("layer", &named, false, "came out of a layer's weights"),
+            ("weighted", &named, true, "left the range in a weighted sum"),
+            ("weighted", &upstream, false, "left the range in a weighted sum"),
         ] {
             let mut w = witness();
             w["op"] = "binary_cross_entropy".into();
@@ -758,15 +777,22 @@ mod tests {
             let call = serde_json::json!({"file": "/x/proj/train.py", "line": 30, "code": "loss = F.binary_cross_entropy(p, y)",
                 "variable": null, "value": null, "role": "call"});
             w["born"] = serde_json::json!({"same_witness": true,
-                "value_chain": {"chain": [call, origin.clone()], "born": origin}, "bound_chain": null, "watch": []});
+                "value_chain": {"chain": [call, origin.clone()], "born": origin}, "bound_chain": null,
+                "watch": [{"file": "/x/proj/data.py", "line": 22, "ran": 1, "seen": []}]});
             let incident = crate::log::read_from(Box::new(std::io::Cursor::new(Vec::new())));
             let mut report = crate::rank::assemble::assemble("run.log", &incident);
-            report.suspects.push(chained(if named { "model.py" } else { "heads.py" }, 44, "transform"));
+            for (file, line) in order {
+                report.suspects.push(chained(file, *line, "transform"));
+            }
             report.witness = Some(w);
             confirm(&mut report, Some(Path::new("/x/proj")), None);
             let s = report.suspects.iter().find(|s| s.file == "model.py").expect("the origin is listed");
-            assert_eq!((s.line, s.confirmed), (44, Some(confirmed)), "{kind} {named}");
+            assert_eq!((s.line, s.confirmed), (44, Some(confirmed)), "{kind} {order:?}");
             assert!(s.message.contains(says) || s.evidence[0].contains(says), "{kind}: {:?}", s.evidence);
+            if let Some(up) = report.suspects.iter().find(|s| s.file == "data.py") {
+                let refuted = up.repro.as_deref() == Some("refuted");
+                assert_eq!(refuted, kind == "made", "{kind}: {:?}", up.repro);
+            }
         }
     }
 

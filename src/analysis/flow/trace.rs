@@ -2002,16 +2002,26 @@ impl<'a, 'i> Tracer<'a, 'i> {
             };
         };
         match (v, first) {
-            (Val::Record(xs), Some(k)) => {
+            // a key the code names, or any where it is computed (`splits[split][1]`)
+            (Val::Record(xs), k) => {
                 let mut out = Vec::with_capacity(xs.len());
                 for (name, x) in xs {
-                    let x = if &name == k { self.join_at(x, rest, el) } else { x };
+                    let x = if k.as_ref().map_or(true, |k| *k == name) { self.join_at(x, rest, el) } else { x };
                     out.push((name, x));
                 }
                 Val::Record(out)
             }
+            (Val::Tuple(xs), k) => {
+                let mut out = Vec::with_capacity(xs.len());
+                for (i, x) in xs.into_iter().enumerate() {
+                    out.push(if at_position(k, i) { self.join_at(x, rest, el) } else { x });
+                }
+                Val::Tuple(out)
+            }
             (Val::Map { key, val, len }, _) => Val::Map { key, val: Box::new(self.join_at(*val, rest, el)), len },
-            (Val::Seq { elem, len, most }, None) => Val::Seq { elem: Box::new(self.join_at(*elem, rest, el)), len, most },
+            (Val::Seq { elem, len, most }, k) if k.is_none() || position(k).is_some() => {
+                Val::Seq { elem: Box::new(self.join_at(*elem, rest, el)), len, most }
+            }
             (other, _) => other,
         }
     }
@@ -3370,38 +3380,77 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     _ => continue,
                 };
                 let Some(file) = file else { continue };
-                let written =
-                    if file_by_path { self.path_text(file, &c).or_else(|| self.opened_path(file, &c)) } else { self.opened_path(file, &c) };
-                let elsewhere = dir.is_some_and(|dir| self.folder_of(file, &c).is_some_and(|d| d != dir));
-                if !written.as_deref().is_some_and(|w| fits(w.rsplit('/').next().unwrap_or(w))) || elsewhere {
-                    continue;
-                }
-                let v = match obj {
-                    Some(obj) => {
-                        let node = self.node(&c, at, Tag::Pass, format!("saves `{}` to `{name}`, read back later", short(obj)), parent);
-                        let v = self.expr(obj, &c, node);
-                        self.finish(node, &v);
-                        v
-                    }
-                    // `np.savez(path, sp=sp, fam=fam)`: an archive of named arrays (the
-                    // positional ones named `arr_0`, `arr_1`, … as numpy names them), each
-                    // traced when a load reads it by its name
-                    None => {
-                        let names: Vec<String> = (1..args.len()).map(|i| format!("arr_{}", i - 1)).collect();
-                        let parts: Vec<(&str, &Expr)> =
-                            names.iter().map(String::as_str).zip(&args[1..]).chain(kwargs.iter().map(|(k, e)| (&**k, e))).collect();
-                        let shown = parts.iter().map(|(k, _)| *k).collect::<Vec<_>>().join("`, `");
-                        let node = self.node(&c, at, Tag::Pass, format!("saves `{shown}` to `{name}`, read back later"), parent);
-                        Val::Record(parts.iter().map(|(k, e)| (k.to_string(), self.defer(e, &c, node))).collect())
+                let written_in = |t: &Self, c: &Ctx| {
+                    if file_by_path {
+                        t.path_text(file, c).or_else(|| t.opened_path(file, c))
+                    } else {
+                        t.opened_path(file, c)
                     }
                 };
-                out = Some(match out {
-                    Some(o) => o.join(&v),
-                    None => v,
-                });
+                // a project's own helper that writes what it is given where it is told
+                // (`save_json(obj, path)`): each call of it, its arguments in place of the
+                // parameters, is a write of its own
+                let mut writes = vec![c.clone()];
+                if written_in(self, &c).is_none() && cx.depth + 1 < MAX_CALLS {
+                    writes = self
+                        .ix
+                        .call_sites(d, def, MAX_SITES)
+                        .into_iter()
+                        .map(|site| {
+                            let caller = Ctx { def: site.at.0, at: site.at.1, env: None, depth: cx.depth + 1 };
+                            let env = Env { args: site.args, kwargs: site.kwargs, caller: Some(caller), vals: Vec::new(), recv: None };
+                            Ctx { def, at, env: Some(Rc::new(env)), depth: cx.depth + 2 }
+                        })
+                        .collect();
+                }
+                for c in writes {
+                    let written = written_in(self, &c);
+                    let elsewhere = dir.is_some_and(|dir| self.folder_of(file, &c).is_some_and(|d| d != dir));
+                    if !written.as_deref().is_some_and(|w| fits(w.rsplit('/').next().unwrap_or(w))) || elsewhere {
+                        continue;
+                    }
+                    let v = self.saved_value(obj, args, kwargs, &c, at, name, parent);
+                    out = Some(match out {
+                        Some(o) => o.join(&v),
+                        None => v,
+                    });
+                }
             }
         }
         out
+    }
+
+    /// What one write saved (`obj`: the value written; none for an archive of several).
+    #[allow(clippy::too_many_arguments)]
+    fn saved_value(
+        &mut self,
+        obj: Option<&Expr>,
+        args: &[Expr],
+        kwargs: &[(Text, Expr)],
+        c: &Ctx,
+        at: usize,
+        name: &str,
+        parent: Option<usize>,
+    ) -> Val {
+        match obj {
+            Some(obj) => {
+                let node = self.node(c, at, Tag::Pass, format!("saves `{}` to `{name}`, read back later", short(obj)), parent);
+                let v = self.expr(obj, c, node);
+                self.finish(node, &v);
+                v
+            }
+            // `np.savez(path, sp=sp, fam=fam)`: an archive of named arrays (the
+            // positional ones named `arr_0`, `arr_1`, … as numpy names them), each
+            // traced when a load reads it by its name
+            None => {
+                let names: Vec<String> = (1..args.len()).map(|i| format!("arr_{}", i - 1)).collect();
+                let parts: Vec<(&str, &Expr)> =
+                    names.iter().map(String::as_str).zip(&args[1..]).chain(kwargs.iter().map(|(k, e)| (&**k, e))).collect();
+                let shown = parts.iter().map(|(k, _)| *k).collect::<Vec<_>>().join("`, `");
+                let node = self.node(c, at, Tag::Pass, format!("saves `{shown}` to `{name}`, read back later"), parent);
+                Val::Record(parts.iter().map(|(k, e)| (k.to_string(), self.defer(e, c, node))).collect())
+            }
+        }
     }
 
     /// The folder a file is in where its path says it (`file`, a path or an opened file).
@@ -3425,11 +3474,57 @@ impl<'a, 'i> Tracer<'a, 'i> {
             }
             Expr::Bin(op, l, _) if op == "/" => match l.bare() {
                 Expr::Bin(op2, _, ll) if op2 == "/" => literal(ll).filter(|d| !d.is_empty()),
+                // a folder held by a name (`PREP_DIR / "meta.json"`, `PREP_DIR = ROOT / "prepared"`)
+                Expr::Name(_) => self.dir_name(l, cx, 0).filter(|d| !d.contains('.')),
                 other => literal(other).filter(|d| !d.is_empty() && !d.contains('.')),
             },
+            Expr::Name(n) => match self.def(cx).last_assign(cx.at, n) {
+                Some((i, v)) => self.path_dir(v, &Ctx { at: i, ..cx.clone() }),
+                // a parameter of the call being traced: the path its caller passed
+                None => {
+                    let (arg, caller) = self.param_passed(n, cx)?;
+                    self.path_dir(&arg, &caller)
+                }
+            },
+            _ => None,
+        }
+    }
+
+    /// The argument the call being traced passes as parameter `n`, and where it is evaluated,
+    /// when the arguments are still expressions of the caller.
+    fn param_passed(&self, n: &str, cx: &Ctx) -> Option<(Expr, Ctx)> {
+        let env = cx.env.as_ref()?;
+        let caller = env.caller.as_ref()?;
+        let d = self.def(cx);
+        let pi = d.param_index(n).filter(|&pi| !d.params[pi].star)?;
+        let arg = given(&env.args, &env.kwargs, &d.params[pi].name, pi, usize::from(d.is_method()))?;
+        Some((arg, caller.clone()))
+    }
+
+    /// The last part of a folder a name holds where it is written out: a local or a module's
+    /// constant assigned `ROOT / "prepared"`, `os.path.join(root, "prepared")` or
+    /// `"data/prepared"`.
+    fn dir_name(&self, e: &Expr, cx: &Ctx, hops: usize) -> Option<String> {
+        if hops > 4 {
+            return None;
+        }
+        match e.bare() {
+            Expr::Str(s) if !s.contains(['{', '%']) => {
+                Some(s.trim_matches('/').rsplit('/').next().unwrap_or("").to_string()).filter(|d| !d.is_empty())
+            }
+            Expr::Bin(op, _, r) if op == "/" => self.dir_name(r, cx, hops + 1),
+            Expr::Call { func, args, .. } if func.last_name().is_some_and(|n| n == "join" || n == "Path") => {
+                self.dir_name(args.last()?, cx, hops + 1)
+            }
             Expr::Name(n) => {
-                let (i, v) = self.def(cx).last_assign(cx.at, n)?;
-                self.path_dir(v, &Ctx { at: i, ..cx.clone() })
+                if let Some((i, v)) = self.def(cx).last_assign(cx.at, n) {
+                    return self.dir_name(v, &Ctx { at: i, ..cx.clone() }, hops + 1);
+                }
+                let &(gid, gi) = self.ix.globals(n).iter().find(|(id, _)| id.0 == cx.def.0).or(self.ix.globals(n).first())?;
+                match &self.ix.def(gid).stmts[gi].kind {
+                    StmtKind::Assign { value, .. } => self.dir_name(value, &Ctx { def: gid, at: gi, env: None, depth: cx.depth }, hops + 1),
+                    _ => None,
+                }
             }
             _ => None,
         }
@@ -3463,12 +3558,8 @@ impl<'a, 'i> Tracer<'a, 'i> {
     /// The path the call being traced passes as parameter `n` (`load_split("train.json")`
     /// reached from that call), when the arguments are still expressions of the caller.
     fn passed_path(&self, n: &str, cx: &Ctx) -> Option<String> {
-        let env = cx.env.as_ref()?;
-        let caller = env.caller.as_ref()?;
-        let d = self.def(cx);
-        let pi = d.param_index(n).filter(|&pi| !d.params[pi].star)?;
-        let arg = given(&env.args, &env.kwargs, &d.params[pi].name, pi, usize::from(d.is_method()))?;
-        self.path_text(&arg, caller)
+        let (arg, caller) = self.param_passed(n, cx)?;
+        self.path_text(&arg, &caller)
     }
 
     /// The data or config file the scan read that a path names (by its last part).
@@ -5866,10 +5957,22 @@ fn reaches(v: &Val, path: &[Option<String>]) -> bool {
     match (v, first) {
         (Val::Thunk(_), _) => true,
         (Val::Record(xs), Some(k)) => xs.iter().any(|(name, x)| name == k && reaches(x, rest)),
+        (Val::Record(xs), None) => xs.iter().any(|(_, x)| reaches(x, rest)),
+        (Val::Tuple(xs), k) => xs.iter().enumerate().any(|(i, x)| at_position(k, i) && reaches(x, rest)),
         (Val::Map { val, .. }, _) => reaches(val, rest),
-        (Val::Seq { elem, .. }, None) => reaches(elem, rest),
+        (Val::Seq { elem, .. }, k) if position(k).is_some() || k.is_none() => reaches(elem, rest),
         _ => false,
     }
+}
+
+/// A path's step that is a position (`xs[1]`, kept as `#1`), not a key.
+fn position(k: &Option<String>) -> Option<usize> {
+    k.as_deref()?.strip_prefix('#')?.parse().ok()
+}
+
+/// Whether a path's step reaches position `i` of a tuple: that position, or any (an unknown key).
+fn at_position(k: &Option<String>, i: usize) -> bool {
+    k.is_none() || position(k) == Some(i)
 }
 
 /// How many positional arguments a call of `d` must and may pass (`offset` parameters, a
@@ -5893,10 +5996,17 @@ fn seeded(v: Val, path: &[Option<String>]) -> Val {
     };
     match (v, first) {
         (Val::Map { key, val, len }, _) => Val::Map { key, val: Box::new(seeded(*val, rest)), len },
-        (Val::Record(xs), Some(k)) => {
-            Val::Record(xs.into_iter().map(|(name, x)| if &name == k { (name, seeded(x, rest)) } else { (name, x) }).collect())
+        (Val::Record(xs), k) => Val::Record(
+            xs.into_iter()
+                .map(|(name, x)| if k.as_ref().map_or(true, |k| *k == name) { (name, seeded(x, rest)) } else { (name, x) })
+                .collect(),
+        ),
+        (Val::Tuple(xs), k) => {
+            Val::Tuple(xs.into_iter().enumerate().map(|(i, x)| if at_position(k, i) { seeded(x, rest) } else { x }).collect())
         }
-        (Val::Seq { elem, len, most }, None) => Val::Seq { elem: Box::new(seeded(*elem, rest)), len, most },
+        (Val::Seq { elem, len, most }, k) if k.is_none() || position(k).is_some() => {
+            Val::Seq { elem: Box::new(seeded(*elem, rest)), len, most }
+        }
         (other, _) => other,
     }
 }
@@ -5926,6 +6036,7 @@ fn sub_path(e: &Expr) -> Option<(String, Vec<Option<String>>)> {
             let (root, mut path) = sub_path(base)?;
             path.push(match key.bare() {
                 Expr::Str(k) => Some(k.to_string()),
+                Expr::Int(i) if *i >= 0 => Some(format!("#{i}")),
                 _ => None,
             });
             Some((root, path))
