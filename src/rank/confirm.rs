@@ -678,6 +678,22 @@ mod tests {
         s
     }
 
+    /// The report after `confirm` (project root `/x/proj`), for a witness whose born-at pass
+    /// followed the value from its call to its origin (`value`) and the bound likewise, with
+    /// the static suspects `order` (file, line, the role of their one chain step).
+    fn confirmed(mut w: Value, value: [Value; 2], bound: Option<[Value; 2]>, order: &[(&str, u32, &str)]) -> Report {
+        let chain = |[call, origin]: [Value; 2]| serde_json::json!({"chain": [call, origin.clone()], "born": origin});
+        w["born"] = serde_json::json!({"same_witness": true, "value_chain": chain(value), "bound_chain": bound.map(chain), "watch": []});
+        let incident = crate::log::read_from(Box::new(std::io::Cursor::new(Vec::new())));
+        let mut report = crate::rank::assemble::assemble("run.log", &incident);
+        for (file, line, role) in order {
+            report.suspects.push(chained(file, *line, role));
+        }
+        report.witness = Some(w);
+        confirm(&mut report, Some(Path::new("/x/proj")), None);
+        report
+    }
+
     fn witness() -> Value {
         serde_json::json!({
             "version": 1, "kind": "witness", "op": "nll_loss", "aten": "aten::nll_loss_forward",
@@ -847,7 +863,7 @@ mod tests {
     #[test]
     fn a_value_computed_out_of_range_is_confirmed_over_the_count_of_its_bound() {
         for (kind, want) in [("made", ("train.py", 18)), ("read", ("train.py", 32))] {
-            let mut w = witness();
+            let w = witness();
             let origin = serde_json::json!({"file": "/x/proj/train.py", "line": 18, "code": "return ctx + shift",
                 "variable": "<return>", "value": 30, "role": "origin", "kind": kind, "before": {}});
             let call = serde_json::json!({"file": "/x/proj/train.py", "line": 43, "code": "loss = model(center, ctx, neg)",
@@ -856,16 +872,7 @@ mod tests {
                 "variable": "n", "value": 18, "role": "origin", "kind": "count", "before": {}});
             let ctor = serde_json::json!({"file": "/x/proj/train.py", "line": 33, "code": "model = SkipGram(n, 16)",
                 "variable": "model", "value": null, "role": "pass"});
-            w["born"] = serde_json::json!({"same_witness": true,
-                "value_chain": {"chain": [call, origin.clone()], "born": origin},
-                "bound_chain": {"chain": [ctor, count.clone()], "born": count}, "watch": []});
-            let incident = crate::log::read_from(Box::new(std::io::Cursor::new(Vec::new())));
-            let mut report = crate::rank::assemble::assemble("run.log", &incident);
-            for (line, role) in [(32, "bound"), (18, "origin")] {
-                report.suspects.push(chained("train.py", line, role));
-            }
-            report.witness = Some(w);
-            confirm(&mut report, Some(Path::new("/x/proj")), None);
+            let report = confirmed(w, [call, origin], Some([ctor, count]), &[("train.py", 32, "bound"), ("train.py", 18, "origin")]);
             let first = &report.suspects[0];
             assert_eq!(((first.file.as_str(), first.line), first.confirmed), (want, Some(true)), "{kind}");
             let others = report.suspects.iter().skip(1).filter(|s| s.confirmed == Some(true)).count();
@@ -879,7 +886,7 @@ mod tests {
     #[test]
     fn a_bound_written_as_a_number_is_not_confirmed_by_the_run_alone() {
         for (code, want) in [("N_RANKS = 13", None), ("N_RANKS: int = 13  # ranks", None), ("N_RANKS = N_DIRS * N_SPEEDS", Some(3))] {
-            let mut w = witness();
+            let w = witness();
             let origin = serde_json::json!({"file": "/x/proj/cards.py", "line": 30, "code": "rank = self.deck[self.i][0]",
                 "variable": "rank", "value": 3, "role": "origin", "kind": "read", "before": {}});
             let call = serde_json::json!({"file": "/x/proj/model.py", "line": 19, "code": "h = self.rank_emb(rank)",
@@ -888,18 +895,9 @@ mod tests {
                 "variable": "N_RANKS", "value": 3, "role": "origin", "kind": "made", "before": {}});
             let ctor = serde_json::json!({"file": "/x/proj/model.py", "line": 8, "code": "self.rank_emb = nn.Embedding(n_ranks, 8)",
                 "variable": null, "value": 3, "role": "call"});
-            w["born"] = serde_json::json!({"same_witness": true,
-                "value_chain": {"chain": [call, origin.clone()], "born": origin},
-                "bound_chain": {"chain": [ctor, set.clone()], "born": set}, "watch": []});
-            let incident = crate::log::read_from(Box::new(std::io::Cursor::new(Vec::new())));
-            let mut report = crate::rank::assemble::assemble("run.log", &incident);
-            for (line, role) in [(3, "bound"), (30, "origin")] {
-                report.suspects.push(chained("cards.py", line, role));
-            }
-            report.witness = Some(w);
-            confirm(&mut report, Some(Path::new("/x/proj")), None);
-            let confirmed: Vec<u32> = report.suspects.iter().filter(|s| s.confirmed == Some(true)).map(|s| s.line).collect();
-            assert_eq!(confirmed, want.into_iter().collect::<Vec<_>>(), "{code}");
+            let report = confirmed(w, [call, origin], Some([ctor, set]), &[("cards.py", 3, "bound"), ("cards.py", 30, "origin")]);
+            let lines: Vec<u32> = report.suspects.iter().filter(|s| s.confirmed == Some(true)).map(|s| s.line).collect();
+            assert_eq!(lines, want.into_iter().collect::<Vec<_>>(), "{code}");
         }
         assert!(!assigns_a_number("if n == 3: pass") && !assigns_a_number("n = -x") && assigns_a_number("n = 1_000"));
     }
