@@ -6126,14 +6126,13 @@ fn shape(value: &Expr, op: Option<&str>, v: &Val) -> (Option<Tag>, String) {
         Expr::Int(k) => Some(*k),
         _ => None,
     };
-    // a list written out, built or repeated (`[tone] * n`, `[x for …]`): joining or repeating
-    // lists is no arithmetic on their elements
-    let listed = |e: &Expr| match e.bare() {
-        Expr::Seq(..) | Expr::Comp { .. } => true,
+    // a list extended by a value repeated (`tones += [tone] * n`): the elements are the value
+    // as it was, only more of them (a list extended by new elements, `ids += [eos]`, is not)
+    let repeated = |e: &Expr| match e.bare() {
         Expr::Bin(op, l, r) if op == "*" => matches!(l.bare(), Expr::Seq(..)) || matches!(r.bare(), Expr::Seq(..)),
         _ => false,
     };
-    if op == Some("+") && listed(value) {
+    if op == Some("+") && repeated(value) {
         return (None, String::new());
     }
     if let Some(op) = op {
@@ -6212,14 +6211,12 @@ fn shape(value: &Expr, op: Option<&str>, v: &Val) -> (Option<Tag>, String) {
         Expr::Bin(..) | Expr::Call { .. } if matches!(v, Val::Float(Some(Norm::Raw) | None)) && maps_through_exp(value) => {
             (Some(Tag::Scale(Scaling::ByHand)), format!("{HAND_MADE_PROBS} (`{}`): it stays in [0, 1] only for some inputs", short(top)))
         }
-        // text formatted or joined (`"spk%03d" % s`, `"id_" + name`), lists joined or repeated
-        // (`[pad] * k`, `xs + [eos]`): no arithmetic on a number
+        // text formatted or joined (`"spk%03d" % s`, `"id_" + name`): no arithmetic on a number
         Expr::Bin(op, l, r)
             if (op == "%" || op == "+") && (matches!(l.bare(), Expr::Str(_)) || (op == "+" && matches!(r.bare(), Expr::Str(_)))) =>
         {
             (None, String::new())
         }
-        Expr::Bin(op, l, r) if (op == "*" || op == "+") && (listed(l) || listed(r)) => (None, String::new()),
         Expr::Bin(op, l, r) if op == "+" || op == "-" => {
             let k = konst(r).or_else(|| if op == "+" { konst(l) } else { None });
             match (k, matches!(v, Val::Float(_))) {
@@ -6329,8 +6326,8 @@ fn window_width<'e>(lo: &'e Expr, hi: &Expr) -> Option<&'e Expr> {
 mod tests {
     use super::{file_name_fits, shape, Expr, Tag, Val};
 
-    /// Text formatted or joined (`"spk%03d" % s`, `"id_" + name`) and lists repeated or
-    /// joined are not arithmetic on the value; a number's remainder or sum is.
+    /// Text formatted or joined (`"spk%03d" % s`, `"id_" + name`) is not arithmetic on the
+    /// value; a number's remainder or sum is.
     #[test]
     fn formatting_text_is_not_arithmetic() {
         let bin = |op: &str, l: Expr, r: Expr| Expr::Bin(op.into(), Box::new(l), Box::new(r));
@@ -6340,10 +6337,11 @@ mod tests {
         assert_eq!(shape(&bin("+", Expr::Str("id_".into()), n()), None, &v).0, None);
         assert_eq!(shape(&bin("+", n(), Expr::Str(".npy".into())), None, &v).0, None);
         assert!(matches!(shape(&bin("%", n(), Expr::Int(7)), None, &v).0, Some(Tag::Arith(_))));
-        // lists repeated or extended (`tones += [tone] * k`) are not arithmetic either
+        // a list extended by the value repeated (`tones += [tone] * k`) is not either; one
+        // extended by new elements (`ids += [eos]`) is
         let list = || Expr::Seq(crate::scan::flow::SeqKind::List, vec![n()]);
         assert_eq!(shape(&bin("*", list(), Expr::Name("k".into())), Some("+"), &v).0, None);
-        assert_eq!(shape(&bin("+", n(), list()), None, &v).0, None);
+        assert!(matches!(shape(&list(), Some("+"), &v).0, Some(Tag::Arith(_))));
         assert!(matches!(shape(&bin("*", n(), Expr::Name("k".into())), Some("+"), &v).0, Some(Tag::Arith(_))));
     }
 
