@@ -631,7 +631,9 @@ def _before(fs, names, old=None, f=None):
     out = {}
     for name in sorted(names):
         got = _entry(fs, name, old)
-        if got is not None and got[3] is not None and "." not in name:
+        # a local, or a field of the instance (`self.ignore_index`)
+        plain = "." not in name or (name.startswith("self.") and name.count(".") == 1)
+        if got is not None and got[3] is not None and plain:
             out[name] = got[3]
         elif got is None and f is not None and "." not in name and type(f.f_globals.get(name)) in (int, float):
             out[name] = f.f_globals[name]
@@ -1483,7 +1485,9 @@ def _born_kind(e):
     if re.search(r"\b(?:arange|range|randperm)\([^#]*(?:\.size\(|\.shape\b|\blen\()", rhs):
         return "size"  # positions or indices counted from another value's length
     m = re.search(r"\b(?:arange|range|randperm)\(\s*([A-Za-z_]\w*)\s*(?:,\s*(?:device|dtype)\s*=[^()]*)*\)", rhs)
-    n = (e.get("before") or {}).get(m.group(1)) if m else None
+    # (not the range a loop or comprehension runs over: `[f(i) for i in range(n)]`)
+    over = m is not None and re.search(r"\bin\s*$", rhs[:m.start()]) is not None
+    n = (e.get("before") or {}).get(m.group(1)) if m and not over else None
     if type(n) is int and type(_B.v) is int and 0 <= _B.v < n:
         return "size"  # positions counted up to a length a name held (`arange(T)`, T = 34)
     if re.search(r"\b(?:len|max|nunique|unique|count|bincount)\(|\.max\(\)|\.shape\b|\.size\(", rhs):

@@ -306,7 +306,7 @@ class ShimTest(unittest.TestCase):
             self.assertIn(line_of("born_keywords.py", text), lines, text)
         # the labels are a complete code from 0: five intents, one more than the head's four
         origin = b["value_chain"]["born"]
-        self.assertEqual(origin.get("population"), {"min": 0, "max": 4, "distinct": 5}, origin)
+        self.assertEqual(origin.get("population"), {"min": 0, "max": 4, "distinct": 5, "inside": 4}, origin)
 
     def test_born_bound_counted_from_a_table_that_holds_the_number(self):
         b = self.born("born_table.py")
