@@ -20,7 +20,6 @@ import os
 import re
 import sys
 import threading
-import types
 
 from . import _files
 from ._state import _S, _is_shim_file
@@ -381,22 +380,17 @@ def _population(val):
     torch = _torch()
     np = _np()
     bound = _B.n if type(_B.n) is int else None
-    inside = None
     try:
         if torch is not None and isinstance(val, torch.Tensor):
             if val.is_floating_point() or val.is_complex() or val.dtype == torch.bool or not 1 < val.numel() <= MAX_POPULATION:
                 return None
             u = torch.unique(val.detach().reshape(-1).cpu())
             lo, hi, n = int(u[0]), int(u[-1]), int(u.numel())
-            if bound is not None:
-                inside = int(((u >= 0) & (u < bound)).sum())
         elif np is not None and isinstance(val, np.ndarray):
             if val.dtype.kind not in "iu" or not 1 < val.size <= MAX_POPULATION:
                 return None
             u = np.unique(val)
             lo, hi, n = int(u[0]), int(u[-1]), int(u.size)
-            if bound is not None:
-                inside = int(((u >= 0) & (u < bound)).sum())
         elif isinstance(val, (list, tuple, dict)):
             items = list(val.values()) if isinstance(val, dict) else val
             if not 1 < len(items) <= MAX_POPULATION:
@@ -406,16 +400,16 @@ def _population(val):
             got = set(items)
             if not all(type(x) is int for x in got):
                 return None
+            u = None
             lo, hi, n = min(got), max(got), len(got)
-            if bound is not None:
-                inside = sum(1 for x in got if 0 <= x < bound)
         else:
             return None
     except (RuntimeError, TypeError, ValueError, MemoryError):
         return None
     out = {"min": lo, "max": hi, "distinct": n}
-    if inside is not None:
-        out["inside"] = inside
+    if bound is not None:
+        # the distinct values inside [0, bound): of the tensor's or array's `unique`, or the set
+        out["inside"] = int(((u >= 0) & (u < bound)).sum()) if u is not None else sum(1 for x in got if 0 <= x < bound)
     return out
 
 
@@ -604,6 +598,11 @@ def _entry(fs, name, old):
     return fs.snap.get(name)
 
 
+def _is_code(val):
+    """A module, function or class: a name of the program, holding no data (`np` has a `dtype`)."""
+    return type(val).__name__ in ("module", "function", "type", "builtin_function_or_method")
+
+
 def _holders(fs, names, bits, f=None, old=None):
     """The names of a line that held a watched value before the line ran (`old`: the entries
     the line changed, as they were)."""
@@ -617,7 +616,7 @@ def _holders(fs, names, bits, f=None, old=None):
             continue  # made by the line itself
         elif f is not None and "." not in name and name in f.f_globals:
             val = f.f_globals[name]
-            if type(val).__name__ in ("module", "function", "type", "builtin_function_or_method"):
+            if _is_code(val):
                 continue
             fl = _flags(val) & bits
             if fl:
@@ -688,8 +687,8 @@ def _numeric(f, names):
     loc = f.f_locals
     for name in names:
         val = loc.get(name, f.f_globals.get(name)) if "." not in name else None
-        if isinstance(val, (types.ModuleType, type)):
-            continue  # `np`, `torch.Tensor`: a module or class has a `dtype` and holds no number
+        if _is_code(val):
+            continue
         if isinstance(val, (int, float)) and not isinstance(val, bool):
             return True
         if hasattr(val, "dtype") or isinstance(val, (list, tuple)) and val and isinstance(val[0], (int, float)):

@@ -321,6 +321,7 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, ranged: bool, roo
     // a traced line that ran off the run's path is passed over (refuted); anything else the
     // run cannot judge (a config key, a loss setting, a bound it followed to a computation
     // static analysis names upstream) stops the search with nothing confirmed.
+
     // which side the data the run collected proves wrong (see `wrong_side`)
     let side = wrong_side(w, vorigin);
     let marker = side == Some(Side::Marker);
