@@ -3072,3 +3072,329 @@ fn a_lookup_inside_a_module_called_on_the_frame_line_is_a_candidate() {
     let got = tiered_suspects(&[("embedding_over.py", &fixed), ("parts.py", SHELF_PARTS)], "embedding_over.async.log");
     assert!(!got.iter().any(|s| s.ends_with(" strong")), "{got:?}");
 }
+
+// Six small programs run on the CPU under PyPI's torch (their logs in fixtures/cpu-pypi-torch):
+// shapes of code where the value's maker sits one step away from what the tracing read before.
+
+const DEPOTS: &str = r#"import torch
+
+
+class DepotTable:
+    def __init__(self, names):
+        self.names = list(names)
+        self.capacity = torch.rand(len(self.names))
+
+    def capacity_of(self, idx):
+        return self.capacity[idx]
+"#;
+
+const ROUTE: &str = r#"import torch
+
+from depots import DepotTable
+
+
+def next_stop(stops):
+    return stops + 1
+
+
+def run():
+    table = DepotTable([f"d{i}" for i in range(12)])
+    stops = torch.arange(12)
+    following = next_stop(stops)
+    load = table.capacity_of(following)
+    print(float(load.sum()))
+
+
+run()
+"#;
+
+const GRADE_SETTINGS: &str = r#"import json
+from dataclasses import dataclass
+
+
+@dataclass
+class Settings:
+    width: int = 16
+    n_codes: int = 0
+    steps: int = 3
+
+
+def read_settings(path, **extra):
+    with open(path) as fh:
+        raw = json.load(fh)
+    raw.update(extra)
+    return Settings(**raw)
+"#;
+
+const GRADES: &str = r#"import json
+
+import torch
+import torch.nn as nn
+
+from settings import read_settings
+
+CODES = ["A1", "A2", "B1", "B2", "C1", "C2", "D"]
+
+
+def main():
+    with open("settings.json", "w") as fh:
+        json.dump({"width": 8, "steps": 2}, fh)
+    ids = [CODES.index(c) for c in CODES]
+    cfg = read_settings("settings.json", n_codes=max(ids))
+    table = nn.Embedding(cfg.n_codes, cfg.width)
+    for _ in range(cfg.steps):
+        out = table(torch.tensor(ids))
+        print(out.shape)
+
+
+main()
+"#;
+
+const POOLING: &str = r#"import torch
+
+
+def group_total(values, groups, n_groups):
+    out = values.new_zeros(n_groups)
+    return out.index_add_(0, groups, values)
+
+
+def group_mean(values, groups, n_groups):
+    total = group_total(values, groups, n_groups)
+    count = group_total(torch.ones_like(values), groups, n_groups).clamp(min=1)
+    return total / count
+"#;
+
+const BASKET: &str = r#"import torch
+import torch.nn as nn
+
+from pooling import group_total
+
+
+class BasketScorer(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.item = nn.Linear(dim, 1)
+
+    def forward(self, feats, basket, n_baskets):
+        p_item = torch.sigmoid(self.item(feats)).squeeze(-1)
+        return group_total(p_item, basket, n_baskets)
+
+
+def train():
+    torch.manual_seed(0)
+    feats = torch.randn(40, 6)
+    basket = torch.arange(40) // 5
+    bought = (torch.rand(8) > 0.5).float()
+    model = BasketScorer(6)
+    loss_fn = nn.BCELoss()
+    p = model(feats, basket, 8)
+    loss = loss_fn(p, bought)
+    loss.backward()
+
+
+train()
+"#;
+
+const KERNELS: &str = r#"import numpy as np
+import torch
+
+
+def triangle(width):
+    w = np.bartlett(width + 2)[1:-1]
+    return torch.tensor(w / w.max(), dtype=torch.float32).view(1, 1, -1)
+"#;
+
+const DETECT: &str = r#"import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from kernels import triangle
+
+
+class OnsetDetector(nn.Module):
+    def __init__(self, n_in, width=9):
+        super().__init__()
+        self.frame = nn.Conv1d(n_in, 1, 3, padding=1)
+        self.register_buffer("kernel", triangle(width))
+
+    def forward(self, x):
+        p = torch.sigmoid(self.frame(x))
+        p = F.conv1d(p, self.kernel, padding=self.kernel.shape[-1] // 2)
+        return p.squeeze(1).mean(1)
+
+
+def fit():
+    torch.manual_seed(1)
+    x = torch.randn(4, 5, 50)
+    y = torch.tensor([1.0, 0.0, 1.0, 0.0])
+    det = OnsetDetector(5)
+    loss = F.binary_cross_entropy(det(x), y)
+    loss.backward()
+
+
+fit()
+"#;
+
+const PANEL: &str = r#"import numpy as np
+
+
+def station_codes(readings):
+    names = sorted({r["station"] for r in readings})
+    return {n: k for k, n in enumerate(names)}
+
+
+class Panel:
+    def __init__(self, readings, keep_every=4):
+        self.code = station_codes(readings)
+        rows, owners = [], []
+        for r in readings:
+            c = self.code[r["station"]]
+            if c % keep_every == 0:
+                continue
+            rows.append(r["value"])
+            owners.append(c)
+        self.x = np.array(rows, dtype=np.float32)[:, None]
+        self.owner = np.array(owners, dtype=np.int64)
+
+    def n_stations(self):
+        return len(set(self.owner.tolist()))
+"#;
+
+const FIT_PANEL: &str = r#"import random
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from panel import Panel
+
+
+def readings(n=300):
+    rnd = random.Random(4)
+    return [{"station": "st%02d" % rnd.randrange(20), "value": rnd.random()} for _ in range(n)]
+
+
+def main():
+    panel = Panel(readings())
+    head = nn.Linear(1, panel.n_stations())
+    x = torch.from_numpy(panel.x)
+    y = torch.from_numpy(panel.owner)
+    loss = F.cross_entropy(head(x), y)
+    loss.backward()
+
+
+main()
+"#;
+
+const SHELVES: &str = r#"class Shelving:
+    def __init__(self, paths):
+        pairs = [p.split("/") for p in paths]
+        self.aisle = {a: i for i, a in enumerate(sorted({a for a, _ in pairs}))}
+        self.slot = {}
+        for a in self.aisle:
+            names = sorted({s for b, s in pairs if b == a})
+            self.slot[a] = {s: j for j, s in enumerate(names)}
+        self.width = max(len(v) for v in self.slot.values())
+
+    def label(self, path):
+        a, s = path.split("/")
+        return self.aisle[a] * self.width + self.slot[a][s]
+
+    def n_labels(self):
+        return sum(len(v) for v in self.slot.values())
+"#;
+
+const PLACE: &str = r#"import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from shelves import Shelving
+
+PATHS = ["dairy/milk", "dairy/cheese", "dairy/butter", "dairy/yogurt", "bakery/bread", "bakery/rolls", "produce/apples"]
+
+
+def main():
+    shelves = Shelving(PATHS)
+    y = torch.tensor([shelves.label(p) for p in PATHS])
+    head = nn.Linear(4, shelves.n_labels())
+    logits = head(torch.randn(len(PATHS), 4))
+    F.cross_entropy(logits, y).backward()
+
+
+main()
+"#;
+
+/// `(file:line tier, message)` of a CPU run's suspects.
+fn cpu_suspects(files: &[(&str, &str)], log: &str) -> Vec<(String, String)> {
+    let (_, all) = common::cpu_run_suspects(files, log);
+    all.iter()
+        .map(|s| {
+            (
+                format!("{}:{} {}", s["file"].as_str().unwrap_or(""), s["line"], s["tier"].as_str().unwrap_or("")),
+                format!("{} {} {}", s["message"].as_str().unwrap_or(""), s["chain"], s["bound_chain"]),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_plain_tensor_indexed_on_the_tracebacks_last_line_is_the_op() {
+    // no call on the failing line names a checked op: `self.capacity[idx]` is the op, and the
+    // value is followed back to the function that made the index
+    let got = cpu_suspects(&[("depots.py", DEPOTS), ("route.py", ROUTE)], "depot_next_stop.log");
+    assert_eq!(got.first().map(|g| g.0.as_str()), Some("route.py:7 likely"), "{got:?}");
+    // the index's own line is no bound where the length was not traced further
+    assert!(!got.iter().any(|g| g.0.starts_with("depots.py:10")), "{got:?}");
+}
+
+#[test]
+fn a_dataclass_built_from_a_mapping_updated_with_keyword_overrides_takes_the_override() {
+    let files = [("settings.py", GRADE_SETTINGS), ("grades.py", GRADES)];
+    let got = cpu_suspects(&files, "grade_codes_spread.log");
+    // `n_codes=max(ids)` at the call, through `raw.update(extra)` and `Settings(**raw)`, not the
+    // field's default of 0
+    assert_eq!(got.first().map(|g| g.0.as_str()), Some("grades.py:15 strong"), "{got:?}");
+    assert!(got[0].1.contains("settings.py"), "the chain goes through the settings: {got:?}");
+    assert!(!got.iter().any(|g| g.1.contains("defaults to 0")), "{got:?}");
+}
+
+#[test]
+fn probabilities_summed_by_a_helper_are_blamed_where_they_are_handed_over() {
+    let files = [("pooling.py", POOLING), ("basket.py", BASKET)];
+    let got = cpu_suspects(&files, "basket_group_total.log");
+    assert_eq!(got.first().map(|g| g.0.as_str()), Some("basket.py:14 strong"), "{got:?}");
+    assert!(got[0].1.contains("group_total"), "{got:?}");
+    // the same model pooling with the helper's mean: no sum is left to blame
+    let mean = BASKET.replace("group_total", "group_mean");
+    let got = cpu_suspects(&[("pooling.py", POOLING), ("basket.py", &mean)], "basket_group_total.log");
+    assert!(!got.iter().any(|g| g.0.starts_with("basket.py:14") || g.0.starts_with("pooling.py")), "{got:?}");
+}
+
+#[test]
+fn a_smoothing_kernel_scaled_by_its_peak_is_named_where_it_is_divided() {
+    let files = [("kernels.py", KERNELS), ("detect.py", DETECT)];
+    let got = cpu_suspects(&files, "onset_triangle_kernel.log");
+    assert_eq!(got.first().map(|g| g.0.as_str()), Some("kernels.py:7 likely"), "{got:?}");
+    // divided by its sum it is a weighted mean: nothing there to blame
+    let by_sum = KERNELS.replace("w.max()", "w.sum()");
+    let got = cpu_suspects(&[("kernels.py", &by_sum), ("detect.py", DETECT)], "onset_triangle_kernel.log");
+    assert!(!got.iter().any(|g| g.0.starts_with("kernels.py:7") && !g.0.ends_with("possible")), "{got:?}");
+}
+
+#[test]
+fn a_head_sized_by_the_distinct_ids_a_filter_kept_is_the_bound_to_change() {
+    let files = [("panel.py", PANEL), ("fit_panel.py", FIT_PANEL)];
+    let got = cpu_suspects(&files, "station_panel_subset.log");
+    assert_eq!(got.first().map(|g| g.0.as_str()), Some("panel.py:23 likely"), "{got:?}");
+    // counting the codes the table numbers is the fix: then nothing is more than possible
+    let fixed = PANEL.replace("len(set(self.owner.tolist()))", "len(self.code)");
+    let got = cpu_suspects(&[("panel.py", &fixed), ("fit_panel.py", FIT_PANEL)], "station_panel_subset.log");
+    assert!(got.iter().all(|g| g.0.ends_with("possible")), "{got:?}");
+}
+
+#[test]
+fn labels_joined_from_lookups_by_arithmetic_name_the_arithmetic() {
+    let files = [("shelves.py", SHELVES), ("place.py", PLACE)];
+    let got = cpu_suspects(&files, "aisle_slot_labels.log");
+    assert_eq!(got.first().map(|g| g.0.as_str()), Some("shelves.py:13 likely"), "{got:?}");
+}

@@ -14,6 +14,7 @@ const KNOWN_MISSES: &[(&str, &str)] = &[
     ("242", "two processes' output spliced mid-line; one report's ending is ambiguous"),
     ("301", "category from the thread (index_select on a PyG edge_index); the log alone reads as an embedding lookup"),
     ("407", "category from the thread (an Inductor code-generation bug); the log alone reads as an index out of range"),
+    ("754", "category: a 1.10 build's ScatterGatherKernel.cu:276 is the scatter-fill kernel (one_hot), read as a label out of range"),
 ];
 
 fn misses(key: &serde_json::Value, got: &serde_json::Value) -> Vec<String> {

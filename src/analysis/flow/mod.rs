@@ -134,7 +134,8 @@ fn base_score(tag: &Tag, kind: SinkKind, ignore: Option<i64>) -> f32 {
         Tag::Sentinel(k) if Some(*k) == ignore => 0.02,
         Tag::Sentinel(_) if !probs => 0.85,
         Tag::OneBased(_) if !probs => 0.8,
-        Tag::Max => 0.6,
+        // the largest of probabilities is one too
+        Tag::Max if !probs => 0.6,
         Tag::Arith(_) if !probs => 0.6,
         Tag::Scale(_) if probs => 0.8,
         Tag::ModelOutput if probs => 0.75,
@@ -281,10 +282,22 @@ fn suspects_here(
         kinds.retain(|k| *k != SinkKind::Distribution);
     }
     let mut all = sinks::find(ix, &kinds);
+    // a traceback that stops at a line with no call the knowledge base names: an index on that
+    // line may be the op (`self.item_category[items]`, IndexKernel's check or the CPU's "index
+    // 400 is out of bounds for dimension 0"), beside the calls that reach the op elsewhere (an
+    // asynchronous traceback's line is a later one)
+    let mut subscripts = Vec::new();
+    if mode == Mode::Explain && kinds.contains(&SinkKind::Index) {
+        if let Some((path, line)) = frames.last() {
+            if !all.iter().any(|s| s.line == *line && ix.files[s.def.0].path == *path) {
+                subscripts = sinks::subscripts_on(ix, path, *line);
+            }
+        }
+    }
     if std::env::var_os("CUDASLEUTH_FLOW_DEBUG").is_some() {
         eprintln!("suspects {mode:?} category `{category}`: {} sinks, apis {apis:?}, frames {frames:?}", all.len());
     }
-    if all.is_empty() {
+    if all.is_empty() && subscripts.is_empty() {
         return Vec::new();
     }
     let keys: Vec<String> = apis.iter().map(|a| sinks::api_key(a)).collect();
@@ -304,6 +317,7 @@ fn suspects_here(
         all.retain(|s| on_frame(s) || under_frame(s));
     }
     all.truncate(12);
+    all.splice(0..0, subscripts);
     let debug = std::env::var_os("CUDASLEUTH_FLOW_DEBUG").is_some();
     let mut best: BTreeMap<(String, u32), FlowSuspect> = BTreeMap::new();
     for sink in &all {
@@ -1117,7 +1131,10 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
     }
     // the bound's own line: when the value's ranges are sound and the bound's root differs
     // (a config or a count that disagrees with the data), or nothing on the value's side broke
-    if let Some(b) = bound_origin {
+    // (an index's bound traced no further than the length of what it indexes, on its own line,
+    // says nothing)
+    let untraced = |b: usize| sink.api.as_deref() == Some(sinks::SUBSCRIPT) && nodes[b].line == sink.line;
+    if let Some(b) = bound_origin.filter(|&b| !untraced(b)) {
         let n = &nodes[b];
         let value_range = value.range();
         // only a value past the bound from above is the bound's to fix (a larger table does not
@@ -1151,7 +1168,23 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
             score = if matches!(n.tag, Tag::Config(_) | Tag::Literal(_)) && !one_based { 1.02 } else { 0.95 };
             tier = Tier::Strong;
         }
-        let why = format!("the bound: {}{}", n.what, value_range.map(|r| format!(" (the value takes {r})")).unwrap_or_default());
+        // ids that number one set of distinct values (`{name: i for i, name in
+        // enumerate(sorted(set(names)))}`) against a count of the distinct values of another
+        // (the ids a split kept, `len(np.unique(train_ids))`): a count of what is there, where
+        // the largest id + 1 is the size that holds them
+        let distinct = |s: Option<&Sym>| s.and_then(|s| s.root.as_deref()).filter(|r| r.starts_with("distinct@")).map(str::to_string);
+        let counted_apart = tier == Tier::Possible
+            && matches!(
+                (distinct(value_range.as_ref().and_then(|r| r.hi.as_ref())), distinct(bound_sym.as_ref())),
+                (Some(v), Some(b)) if v != b
+            );
+        let mut what = n.what.clone();
+        if counted_apart {
+            score = score.max(0.9);
+            tier = Tier::Likely;
+            what = format!("{what}: it counts the distinct values of another set than the one the ids number");
+        }
+        let why = format!("the bound: {}{}", what, value_range.map(|r| format!(" (the value takes {r})")).unwrap_or_default());
         out.push(at_node(ix, n, score, tier, why, bound_chain.clone(), Vec::new()));
     }
     // a marker meant to be ignored (it comes from a setting named so) reaching a loss built

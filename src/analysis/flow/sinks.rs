@@ -444,6 +444,61 @@ pub fn find(ix: &Index, kinds: &[SinkKind]) -> Vec<Sink> {
     out
 }
 
+/// The `api` of a subscript's sink.
+pub const SUBSCRIPT: &str = "__getitem__";
+
+/// The subscripts of the statement on `line` of `path` that index by a computed value
+/// (`self.item_category[items]`, `table[ids - 1]`): where a traceback stops at a line with no
+/// call the knowledge base names, its indexing is the op, checked against the length of what
+/// is indexed. Literal keys, names of columns and slices are not such an index.
+pub fn subscripts_on(ix: &Index, path: &str, line: u32) -> Vec<Sink> {
+    let mut out = Vec::new();
+    for (fi, f) in ix.files.iter().enumerate().filter(|(_, f)| f.path == path) {
+        for (di, d) in f.flow.iter().enumerate() {
+            for (si, s) in d.stmts.iter().enumerate().filter(|(_, s)| d.line(s) == line) {
+                let mut subs: Vec<Expr> = Vec::new();
+                super::trace::stmt_exprs(&s.kind, &mut |e| {
+                    if let Expr::Sub(_, i) = e {
+                        if computed_index(i) {
+                            subs.push(e.clone());
+                        }
+                    }
+                });
+                for e in subs {
+                    let Expr::Sub(base, i) = &e else { continue };
+                    let size = Expr::Call { func: Box::new(Expr::Name("len".into())), args: vec![(**base).clone()], kwargs: Vec::new() };
+                    out.push(Sink {
+                        kind: SinkKind::Index,
+                        def: (fi, di),
+                        stmt: si,
+                        line,
+                        value: (**i).clone(),
+                        input: None,
+                        call_text: short(&e),
+                        ignore_index: None,
+                        ctor: None,
+                        fields: VOCAB,
+                        ignore_expr: None,
+                        api: Some(SUBSCRIPT.to_string()),
+                        size: Some(size),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// An index computed from values (a name, an attribute, arithmetic, a call), not a literal
+/// key, a slice or a tuple holding one.
+fn computed_index(i: &Expr) -> bool {
+    match i.bare() {
+        Expr::Int(_) | Expr::Str(_) | Expr::Const(_) | Expr::Slice | Expr::Span(..) | Expr::Unary(..) => false,
+        Expr::Seq(_, xs) => xs.iter().all(computed_index),
+        _ => true,
+    }
+}
+
 /// `Trainer(model=…, train_dataset=…, data_collator=…)`: the library loops over the dataset
 /// (through the collator) and calls the model on each batch, so the model's own loss or lookup
 /// is a sink of the batches' `labels` (a classifier) or `input_ids` (a language model).

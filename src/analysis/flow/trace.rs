@@ -109,6 +109,8 @@ pub enum Scaling {
     Arith,
     /// A formula meant to give probabilities (`1 - exp(-x)`): in [0, 1] only for some inputs.
     ByHand,
+    /// Probabilities added up (`p.sum(1)`, `index_add_`): a mean once divided by a count.
+    Sum,
 }
 
 #[derive(Debug, Clone)]
@@ -143,6 +145,9 @@ pub struct Thunk {
     /// A buffer the expression's value is written into part of (a record's field filled in
     /// place): the value once evaluated is the buffer's cells joined with it.
     pub into: Option<Val>,
+    /// What the line of `cx` does to the value, said by a node of its own when it is evaluated
+    /// (`passes max(ids) as n_codes`).
+    pub what: Option<String>,
 }
 
 /// An instance of a project class: its class and the arguments of its constructor call.
@@ -450,7 +455,10 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     // a number written into a field (`dict(fill=-1)`, `{"pad": -1}`): the line
                     // that makes the value, as an assignment of it would be
                     let mut made = None;
-                    if let (Expr::Int(_), Some(_)) = (t.expr.bare(), parent) {
+                    if let Some(what) = &t.what {
+                        made = self.node(&t.cx, t.cx.at, Tag::Pass, what.clone(), parent);
+                        parent = made.or(parent);
+                    } else if let (Expr::Int(_), Some(_)) = (t.expr.bare(), parent) {
                         if let (Some(tag), what) = shape(&t.expr, None, &Val::unknown("a number")) {
                             made = self.node(&t.cx, t.cx.at, tag, what, parent);
                             parent = made.or(parent);
@@ -495,7 +503,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
     /// `e` at `cx`, evaluated when its value is used (a field of a record, an element of a
     /// returned tuple), its nodes then under `parent`.
     fn defer(&self, e: &Expr, cx: &Ctx, parent: Option<usize>) -> Val {
-        Val::Thunk(Rc::new(Thunk { expr: e.clone(), cx: cx.clone(), parent, count: self.count, into: None }))
+        Val::Thunk(Rc::new(Thunk { expr: e.clone(), cx: cx.clone(), parent, count: self.count, into: None, what: None }))
     }
 
     /// Evaluates an operand that does not carry the value (its nodes are auxiliary).
@@ -957,6 +965,19 @@ impl<'a, 'i> Tracer<'a, 'i> {
         // probabilities that arithmetic turns into something else (a weight nothing bounds, a
         // sum): the line that does it, even inside a larger expression
         let probs = |v: &Val| matches!(v.element_deep(), Val::Float(Some(Norm::Probs)));
+        // a total of probabilities divided by a count computed beside it (`total / count`,
+        // `p.sum(1) / mask.sum(1)`): a mean, in [0, 1] again
+        if op == "/" && !matches!(r.bare(), Expr::Int(_) | Expr::Float(_)) {
+            let sums: Vec<usize> =
+                (first..before_b).filter(|&i| !self.nodes[i].aux && self.nodes[i].tag == Tag::Scale(Scaling::Sum)).collect();
+            if !sums.is_empty() && matches!(a.element_deep(), Val::Float(Some(Norm::Raw))) {
+                for i in sums {
+                    self.nodes[i].tag = Tag::Pass;
+                    self.nodes[i].what = format!("adds probabilities up, then divided by `{}`: a mean", short(r));
+                }
+                return Val::Float(Some(Norm::Probs));
+            }
+        }
         // the complement of probabilities (`1 - p`) is probabilities
         let one = matches!(l.bare(), Expr::Int(1)) || matches!(l.bare(), Expr::Float(x) if *x == 1.0);
         if op == "-" && one && probs(&b) {
@@ -1118,7 +1139,8 @@ impl<'a, 'i> Tracer<'a, 'i> {
                             let mut out = Vec::with_capacity(fields.len());
                             for (key, fv) in fields {
                                 let vals = vec![(kn.to_string(), Val::unknown("a key")), (vn.to_string(), fv)];
-                                let thunk = Thunk { expr: vexpr.clone(), cx: bound(cx, &vals), parent, count: self.count, into: None };
+                                let thunk =
+                                    Thunk { expr: vexpr.clone(), cx: bound(cx, &vals), parent, count: self.count, into: None, what: None };
                                 out.push((key, Val::Thunk(Rc::new(thunk))));
                             }
                             return Val::Record(out);
@@ -1136,7 +1158,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         .into_iter()
                         .map(|key| {
                             let expr = with_key(vexpr, kn, &key);
-                            let thunk = Thunk { expr, cx: cx.clone(), parent, count: self.count, into: None };
+                            let thunk = Thunk { expr, cx: cx.clone(), parent, count: self.count, into: None, what: None };
                             (key, Val::Thunk(Rc::new(thunk)))
                         })
                         .collect();
@@ -1189,6 +1211,10 @@ impl<'a, 'i> Tracer<'a, 'i> {
         // that `xs.index(v)` and `len(xs)` of the same `xs` compare (a set's: its distinct values)
         if len.is_none() {
             len = self.fresh_root(cx, parent, if kind == SeqKind::List { "len" } else { "distinct" });
+        } else if kind == SeqKind::Set {
+            // a set of what the iterables give: its distinct values, at most as many
+            most = most.or(len);
+            len = self.fresh_root(cx, parent, "distinct");
         }
         match (kind, value) {
             (SeqKind::Dict, Some(v)) => {
@@ -1457,6 +1483,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                                                 parent: node,
                                                 count: self.count,
                                                 into: Some(buffer),
+                                                what: None,
                                             };
                                             out.push((f, Val::Thunk(Rc::new(thunk))));
                                         }
@@ -1481,7 +1508,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                                         let expr = with_key(value, kn, &k);
                                         let what = format!("stores `{}` in `{n}[\"{k}\"]`", short(&expr));
                                         let node = self.node(&c, i, Tag::Pass, what, parent);
-                                        let thunk = Thunk { expr, cx: c.clone(), parent: node, count: self.count, into: None };
+                                        let thunk = Thunk { expr, cx: c.clone(), parent: node, count: self.count, into: None, what: None };
                                         out.retain(|(f, _)| *f != k);
                                         out.push((k, Val::Thunk(Rc::new(thunk))));
                                     }
@@ -1909,7 +1936,10 @@ impl<'a, 'i> Tracer<'a, 'i> {
         }
         // the parts of a divmod put together again are the value, not arithmetic made on it
         let rejoins = self.nodes[n].children.iter().any(|&c| self.nodes[c].what.starts_with(REJOINS));
-        if !matches!(self.nodes[n].tag, Tag::Pass) || rejoins {
+        // arithmetic on the looked-up values (`top_ix[t] * stride + sub_ix[t][s]`) says more
+        // of the line than one of its lookups
+        let computed = matches!(tag, Some(Tag::Arith(_)));
+        if !(matches!(self.nodes[n].tag, Tag::Pass) || computed && self.nodes[n].tag == Tag::Lookup) || rejoins {
             return;
         }
         if let Some(tag) = tag {
@@ -2051,9 +2081,11 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 if p.star && last_star {
                     let named: Vec<&str> = d.params.iter().filter(|q| !q.star).map(|q| q.name.as_str()).collect();
                     let mut fields: Vec<(String, Val)> = Vec::new();
+                    // (each evaluated where it is read: one field's lines are not on another's chain)
                     for (k, e) in env.kwargs.iter().filter(|(k, _)| !named.contains(&k.as_str())) {
-                        let v = self.passed(caller, e, format!("passes `{}` as `{k}`", short(e)), parent);
-                        fields.push((k.to_string(), v));
+                        let what = Some(format!("passes `{}` as `{k}`", short(e)));
+                        let thunk = Thunk { expr: e.clone(), cx: caller.clone(), parent, count: self.count, into: None, what };
+                        fields.push((k.to_string(), Val::Thunk(Rc::new(thunk))));
                     }
                     for a in &env.args {
                         if let Expr::Star(inner) = a.bare() {
@@ -2862,6 +2894,13 @@ impl<'a, 'i> Tracer<'a, 'i> {
                                         return Some(v);
                                     }
                                 }
+                                if spread {
+                                    if let Some(caller) = e.caller.clone() {
+                                        if let Some(v) = self.spread_entry(&e.args, attr, &caller, parent) {
+                                            return Some(v);
+                                        }
+                                    }
+                                }
                             }
                             let node = self.node(&c2, si, Tag::Pass, format!("field `{attr}` of {c}"), parent);
                             let v = self.expr(value, &c2, node);
@@ -2874,6 +2913,53 @@ impl<'a, 'i> Tracer<'a, 'i> {
                             self.finish(node, &v);
                             return Some(v);
                         }
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// The entry `key` of the mappings spread into a call (`Config(**raw)`), where `raw` was
+    /// updated before the call (`raw.update(overrides)`, the later update winning): its value
+    /// where a mapping known to have the key sets it; None where none does.
+    fn spread_entry(&mut self, args: &[Expr], key: &str, caller: &Ctx, parent: Option<usize>) -> Option<Val> {
+        for a in args.iter().rev() {
+            let Expr::Star(inner) = a.bare() else { continue };
+            // the updates of a name before the call, last first, then what it was bound to
+            let mut parts: Vec<(Ctx, Expr)> = Vec::new();
+            if let Expr::Name(n) = inner.bare() {
+                let d = self.ix.def(caller.def);
+                for (i, st) in d.stmts.iter().enumerate().take(caller.at.min(d.stmts.len())).rev() {
+                    match &st.kind {
+                        StmtKind::Expr(Expr::Call { func, args: ua, kwargs: uk }) if matches!(func.bare(), Expr::Attr(o, m) if &**m == "update" && matches!(o.bare(), Expr::Name(x) if x == n)) =>
+                        {
+                            let c = Ctx { at: i, ..caller.clone() };
+                            if let Some((_, v)) = uk.iter().find(|(k, _)| k == key) {
+                                parts.push((c.clone(), v.clone()));
+                            }
+                            parts.extend(ua.iter().map(|u| (c.clone(), Expr::Star(Box::new(u.clone())))));
+                        }
+                        StmtKind::Assign { targets, op: None, .. }
+                            if targets.iter().any(|t| matches!(t.bare(), Expr::Name(x) if x == n)) =>
+                        {
+                            break
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            parts.push((caller.clone(), a.clone()));
+            for (c, part) in parts {
+                let Expr::Star(m) = part.bare() else {
+                    return Some(self.passed(&c, &part, format!("sets `{key}` to `{}`", short(&part)), parent));
+                };
+                // (a mapping whose keys are not known, `**vars(args)` of flags made from the
+                // fields with their defaults: the default is what a run without options reads)
+                if let Val::Record(fs) = self.aux_expr(m, &c, parent) {
+                    if fs.iter().any(|(k, _)| k == key) {
+                        let sub = Expr::Sub(m.clone(), Box::new(Expr::Str(key.into())));
+                        return Some(self.passed(&c, &sub, format!("`{key}` of `{}`", short(m)), parent));
                     }
                 }
             }
@@ -3988,6 +4074,28 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         other => other,
                     };
                 }
+                // `out.index_add_(0, index, src)`, `torch.scatter_add(out, 0, index, src)`: the
+                // source's values added into shared slots
+                "index_add" | "index_add_" | "scatter_add" | "scatter_add_" => {
+                    let function = Some(r).is_none_or_module();
+                    let at = if function { 3 } else { 2 };
+                    let Some(src) = args.get(at).or(kw("source")).or(kw("src")) else {
+                        return Val::unknown(format!("`{name}`"));
+                    };
+                    if !function {
+                        self.aux_expr(r, cx, parent);
+                    }
+                    let v = self.expr(src, cx, parent);
+                    return match v.element_deep() {
+                        Val::Float(norm) => {
+                            if matches!(norm, Some(Norm::Probs)) {
+                                self.summed(src, &name, cx, parent);
+                            }
+                            Val::Float(Some(Norm::Raw))
+                        }
+                        _ => Val::unknown(format!("a total made by `{name}`")),
+                    };
+                }
                 "sum" | "cumsum" | "count_nonzero" if matches!(r.bare(), Expr::Test(..)) || name == "cumsum" => {
                     // a count of positions (`(ids != pad).sum(1)`) or a running count: lengths
                     self.aux_expr(r, cx, parent);
@@ -4239,11 +4347,21 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 let keep = self.nodes.len();
                 self.expr(w, cx, parent);
                 let made = (keep..self.nodes.len()).find(|&i| self.nodes[i].parent == parent);
-                let normalized = made.is_some_and(|i| {
-                    let d = &self.nodes[i];
-                    d.what.contains('/') || ["softmax", "normalize", "mean", "sum("].iter().any(|k| d.what.contains(k))
-                });
-                if normalized {
+                let normalizes = |what: &str| ["softmax", "normalize", "mean", "sum("].iter().any(|k| what.contains(k));
+                // the kernel divided where it is made: by its sum or length it is normalized, by its
+                // peak or its norm (`w / w.max()`) its weights sum to more than one
+                let divided = (keep..self.nodes.len()).find(|&i| !self.nodes[i].aux && self.nodes[i].what.contains(" / "));
+                if let Some(i) = divided {
+                    let what = self.nodes[i].what.clone();
+                    let by = what.rsplit(" / ").next().unwrap_or_default();
+                    if normalizes(by) || !["max", "norm("].iter().any(|k| by.contains(k)) {
+                        return input;
+                    }
+                    self.nodes[i].tag = Tag::Scale(Scaling::Arith);
+                    self.nodes[i].what = format!("{what}: a kernel divided by its peak or norm, not its sum; its weights can add up to more than one, so the probabilities it smooths can leave [0, 1]");
+                    return Val::Float(Some(Norm::Raw));
+                }
+                if made.is_some_and(|i| normalizes(&self.nodes[i].what)) {
                     return input;
                 }
                 match made {
@@ -4622,7 +4740,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             "TensorDataset" if !self.ix.is_class("TensorDataset") => {
                 let row = |e: &Expr, c: &Ctx, p: Option<usize>, count| {
                     let expr = Expr::Sub(Box::new(e.clone()), Box::new(Expr::Int(0)));
-                    Val::Thunk(Rc::new(Thunk { expr, cx: c.clone(), parent: p, count, into: None }))
+                    Val::Thunk(Rc::new(Thunk { expr, cx: c.clone(), parent: p, count, into: None, what: None }))
                 };
                 let mut rows = Vec::new();
                 for a in args {
@@ -5160,7 +5278,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             // sum of scores stays scores
             "sum" if matches!(base.element_deep(), Val::Float(_)) => {
                 if matches!(base.element_deep(), Val::Float(Some(Norm::Probs))) {
-                    self.mark(parent, Tag::Scale(Scaling::Arith), "sums probabilities: the total can leave [0, 1]".into());
+                    self.mark(parent, Tag::Scale(Scaling::Sum), "sums probabilities: the total can leave [0, 1]".into());
                 }
                 Val::Float(Some(Norm::Raw))
             }
@@ -5196,6 +5314,32 @@ impl<'a, 'i> Tracer<'a, 'i> {
             },
             "argmax" | "argmin" => Val::Int(Range { lo: Some(Sym::num(0)), hi: None }),
             _ => Val::unknown(format!("`{name}`")),
+        }
+    }
+
+    /// Probabilities `src` added up into shared slots by `how`: the line that does it, or,
+    /// where `src` is a parameter of a function that only adds up what it is given (a project's
+    /// `scatter_sum(src, index, n)`), the caller's line that hands it probabilities.
+    fn summed(&mut self, src: &Expr, how: &str, cx: &Ctx, parent: Option<usize>) {
+        let d = self.def(cx);
+        let given = matches!(src.bare(), Expr::Name(n) if d.params.iter().any(|p| p.name == *n)) && cx.env.is_some();
+        let caller = parent.filter(|_| given).and_then(|p| {
+            let scope = self.nodes[p].scope.clone();
+            let mut at = self.nodes[p].parent;
+            while let Some(a) = at {
+                if self.nodes[a].scope != scope {
+                    return Some(a);
+                }
+                at = self.nodes[a].parent;
+            }
+            None
+        });
+        match caller {
+            Some(c) => {
+                let what = format!("hands probabilities to `{}`, which adds them up (`{how}`): a total can leave [0, 1]", d.qualified());
+                self.mark(Some(c), Tag::Scale(Scaling::Sum), what)
+            }
+            None => self.mark(parent, Tag::Scale(Scaling::Sum), format!("adds probabilities up (`{how}`): a total can leave [0, 1]")),
         }
     }
 
@@ -6235,6 +6379,8 @@ fn shape(value: &Expr, op: Option<&str>, v: &Val) -> (Option<Tag>, String) {
                 _ => (Some(Tag::Arith(op.clone())), format!("`{}`", short(top))),
             }
         }
+        // a mean of probabilities (`total / count`): in [0, 1] again
+        Expr::Bin(op, _, _) if op == "/" && matches!(v, Val::Float(Some(Norm::Probs))) => (None, String::new()),
         Expr::Bin(op, _, _) => {
             if matches!(v, Val::Float(_)) {
                 (Some(Tag::Scale(Scaling::Arith)), format!("scales the scores (`{}`)", short(top)))
