@@ -97,6 +97,7 @@ class _Born(object):
         self.modules = []  # constructions of bound-setting modules: (weight id, frame, line, holders)
         self.populations = {}  # (file, line) -> summaries taken there
         self.busy = False
+        self.armed = False
 
 
 class _Frame(object):
@@ -852,8 +853,36 @@ def start():
     _files.hide(spec, path)
     _B = _Born(spec)
     _S.born = _B
+    # a process that never imports torch never reaches the op, and only the process that does
+    # writes the pass's result: a data script run before training (`python make_data.py`)
+    # is not traced; the tracer starts when torch starts importing (install's finder calls
+    # `arm`)
+    if "torch" in sys.modules:
+        arm()
+
+
+def arm():
+    """Start tracing: new calls from now on, and the project's frames already running (the
+    module whose line imports torch, its callers) from their next line."""
+    if _B is None or _B.armed:
+        return
+    _B.armed = True
     threading.settrace(_global)
     sys.settrace(_global)
+    running = []
+    f = sys._getframe(1)
+    while f is not None:
+        running.append(f)
+        f = f.f_back
+    # outermost first: a frame's caller is known when it is entered
+    for f in reversed(running):
+        try:
+            if _traced(f.f_code):
+                local = _global(f, "call", None)
+                if local is not None:
+                    f.f_trace = local
+        except Exception:  # broad: arming must never raise into the user's import
+            continue
 
 
 def stop():

@@ -203,6 +203,8 @@ class _TorchFinder(object):
     def find_spec(self, name, path=None, target=None):
         if name != "torch" or self.busy:
             return None
+        # the born-at pass traces the processes that import torch, from here on
+        born.arm()
         self.busy = True
         try:
             spec = None

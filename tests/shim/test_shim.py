@@ -174,6 +174,7 @@ class ShimTest(unittest.TestCase):
         self.assertViolation(again)
         b = again.one("born-*.json")
         self.assertTrue(b["same_witness"], b)
+        self.born_stdout = again.stdout
         shutil.rmtree(again.out)
         shutil.rmtree(kept)
         return b
@@ -260,6 +261,14 @@ class ShimTest(unittest.TestCase):
         self.assertEqual(self.origin(b["value_chain"]),
                          ("born_positions.py", line_of("born_positions.py", "return self.tok(x) + self.pos(torch.arange(T))"), "size"))
         self.assertEqual(self.origin(b["bound_chain"]), ("born_positions.py", line_of("born_positions.py", "MAX_LEN = 8"), "made"))
+
+    def test_born_traces_from_the_import_of_torch(self):
+        # a process traces nothing before torch starts importing (a data script run before the
+        # training never reaches the op); the module importing it is traced from its next line
+        b = self.born("born_late_torch.py")
+        self.assertIn("armed False True", self.born_stdout)
+        self.assertEqual(self.origin(b["value_chain"]),
+                         ("born_late_torch.py", line_of("born_late_torch.py", "return [y + 1 for y in ys]"), "made"))
 
     def test_born_in_a_record_written_over_several_lines(self):
         # the statement spans five lines; the origin is the one that writes the -1 itself
