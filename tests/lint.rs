@@ -969,3 +969,23 @@ fn a_constant_taken_away_and_a_marker_a_named_mask_drops_reach_no_gather() {
     let (v, _) = p.json(&["--no-cache", "."]);
     assert!(v["diagnostics"].as_array().unwrap().iter().any(|d| d["message"].as_str().unwrap_or("").contains("-100")), "{v}");
 }
+
+#[test]
+fn a_csv_pipeline_is_checked_and_a_product_of_probabilities_stays_one() {
+    // a project that reads its rows with csv.DictReader (no DataLoader) is a data pipeline;
+    // the chance of at least one event, `1 - prod(1 - h)`, is a probability, a sum of them is not
+    let p = Project::new("hazard");
+    p.write(
+        "rows.py",
+        "import csv\n\n\ndef read_rows(path):\n    with open(path, newline=\"\") as fh:\n        return list(csv.DictReader(fh))\n",
+    );
+    let fit = |pooled: &str| {
+        format!(
+            "import torch\nimport torch.nn as nn\n\nfrom rows import read_rows\n\n\nclass Hazard(nn.Module):\n    def __init__(self, n_in, steps):\n        super().__init__()\n        self.head = nn.Linear(n_in, steps)\n\n    def forward(self, x):\n        h = torch.sigmoid(self.head(x))\n        return {pooled}\n\n\ndef main():\n    rows = read_rows(\"data/policies.csv\")\n    x = torch.tensor([[float(r[\"age\"]), float(r[\"premium\"])] for r in rows])\n    y = torch.tensor([float(r[\"claimed\"]) for r in rows])\n    model = Hazard(2, 6)\n    loss = nn.BCELoss()(model(x), y)\n    loss.backward()\n\n\nmain()\n"
+        )
+    };
+    p.write("fit.py", &fit("1.0 - torch.prod(1.0 - h, dim=1)"));
+    assert!(rules_of(&p.json(&["--no-cache"]).0).is_empty());
+    p.write("fit.py", &fit("h.sum(dim=1)"));
+    assert_eq!(rules_of(&p.json(&["--no-cache"]).0), [("CS118".to_string(), "fit.py".to_string(), 14)]);
+}

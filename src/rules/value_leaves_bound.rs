@@ -173,7 +173,9 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
         // found from the digests without loading the files)
         let pipeline = near.iter().any(|&i| {
             let d = files.digest(i);
-            ["DataLoader", "read_csv", "random_split", "load_dataset"].iter().any(|c| Digest::has(d.calls(), c))
+            ["DataLoader", "read_csv", "random_split", "load_dataset", "DictReader", "loadtxt", "genfromtxt"]
+                .iter()
+                .any(|c| Digest::has(d.calls(), c))
                 || ["train_dataloader", "collate_fn", "collate", "compute_loss"].iter().any(|m| Digest::has(d.defined(), m))
         });
         if pipeline {

@@ -4074,6 +4074,18 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         other => other,
                     };
                 }
+                // a product of probabilities along a dimension (`torch.prod(1 - h, dim=1)`, the
+                // chance that none happens) is a probability; of anything else, scores
+                "prod" | "cumprod" => {
+                    let function = Some(r).is_none_or_module();
+                    let of = if function { args.first().unwrap_or(r) } else { r };
+                    let base = self.expr(of, cx, parent);
+                    return match base.element_deep() {
+                        Val::Float(Some(Norm::Probs)) => Val::Float(Some(Norm::Probs)),
+                        Val::Float(_) => Val::Float(Some(Norm::Raw)),
+                        _ => Val::unknown(format!("a product made by `{name}`")),
+                    };
+                }
                 // `out.index_add_(0, index, src)`, `torch.scatter_add(out, 0, index, src)`: the
                 // source's values added into shared slots
                 "index_add" | "index_add_" | "scatter_add" | "scatter_add_" => {
