@@ -80,6 +80,8 @@ tar xzf "$HERE/logs-h100-17.tar.gz" -C "$WORK/h200"
 # batches 18 and 19 on an H100 (the card lent that day; torch 2.11), made in the fifty-third stop
 tar xzf "$HERE/logs-h100-18.tar.gz" -C "$WORK/h200"
 tar xzf "$HERE/logs-h100-19.tar.gz" -C "$WORK/h200"
+# batch 20 on an H200 (torch 2.11), late in the fifty-fourth stop
+tar xzf "$HERE/logs-h200-20.tar.gz" -C "$WORK/h200"
 for f in "$HERE"/logs-cpu/*_cpu.log; do
     id=$(basename "$f" _cpu.log)
     ln -s "$f" "$WORK/cpu/${id}_sync.log"
