@@ -3398,3 +3398,194 @@ fn labels_joined_from_lookups_by_arithmetic_name_the_arithmetic() {
     let got = cpu_suspects(&files, "aisle_slot_labels.log");
     assert_eq!(got.first().map(|g| g.0.as_str()), Some("shelves.py:13 likely"), "{got:?}");
 }
+
+// Four more small programs run on the CPU under PyPI's torch (logs in fixtures/cpu-pypi-torch):
+// records built by position and written with `asdict`, a replay memory sampled with
+// `random.sample`, a kernel made in a helper, positions in a string written out.
+
+const UNITS: &str = r#"import json
+from dataclasses import asdict, dataclass
+
+
+@dataclass
+class Unit:
+    code: int
+    name: str
+    factor: float
+
+
+UNITS = [
+    Unit(0, "gram", 1.0),
+    Unit(1, "kilogram", 1000.0),
+    Unit(3, "ounce", 28.35),
+]
+
+
+def export(path):
+    with open(path, "w") as fh:
+        json.dump([asdict(u) for u in UNITS], fh)
+
+
+def load(path):
+    with open(path) as fh:
+        return [Unit(d["code"], d["name"], d["factor"]) for d in json.load(fh)]
+"#;
+
+const EMBED_UNITS: &str = r#"import torch
+import torch.nn as nn
+
+from units import export, load
+
+
+def main():
+    export("units.json")
+    units = load("units.json")
+    table = nn.Embedding(len(units), 8)
+    codes = torch.tensor([u.code for u in units])
+    print(table(codes).shape)
+
+
+main()
+"#;
+
+const POLICY: &str = r#"import random
+
+
+def pick(legal):
+    if not legal:
+        return -1
+    return random.choice(legal)
+"#;
+
+const LEARN: &str = r#"import random
+
+import torch
+import torch.nn as nn
+
+from policy import pick
+
+N_MOVES = 5
+net = nn.Linear(3, N_MOVES)
+memory = []
+for step in range(40):
+    legal = [] if step % 7 == 6 else list(range(N_MOVES))
+    memory.append((torch.randn(3), pick(legal), 0.0))
+
+
+def update():
+    batch = random.sample(memory, 16)
+    states = torch.stack([b[0] for b in batch])
+    moves = torch.tensor([b[1] for b in batch])
+    q = net(states).gather(1, moves.unsqueeze(1))
+    return q.mean()
+
+
+random.seed(0)
+for _ in range(20):
+    update().backward()
+"#;
+
+const FILTERS: &str = r#"import torch
+
+
+def flat_kernel(width):
+    return torch.ones(1, 1, width)
+"#;
+
+const FLARE: &str = r#"import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from filters import flat_kernel
+
+
+class FlareDetector(nn.Module):
+    def __init__(self, width=5):
+        super().__init__()
+        self.score = nn.Conv1d(1, 1, 3, padding=1)
+        self.register_buffer("smooth", flat_kernel(width))
+        self.pad = width // 2
+
+    def forward(self, x):
+        p = torch.sigmoid(self.score(x))
+        return F.conv1d(p, self.smooth, padding=self.pad)
+
+
+model = FlareDetector()
+x = torch.randn(4, 1, 64) + 3.0
+y = (torch.rand(4, 1, 64) > 0.5).float()
+loss = nn.BCELoss()(model(x), y)
+loss.backward()
+"#;
+
+const LETTERS: &str = r#"ALPHABET = "abcdefghijklmnopqrstuvwxyz"
+
+
+def codes(word):
+    return [ALPHABET.index(ch) for ch in word]
+"#;
+
+const ROTATE: &str = r#"import torch
+import torch.nn as nn
+
+from letters import ALPHABET, codes
+
+SIZE = len(ALPHABET)
+table = nn.Embedding(SIZE, 16)
+
+
+def decoys(ids, k):
+    step = torch.randint(1, SIZE, (ids.shape[0], k))
+    return ids.unsqueeze(1) + step
+
+
+words = ["lantern", "quiver", "zephyr", "yonder"]
+ids = torch.tensor([c for w in words for c in codes(w)])
+torch.manual_seed(1)
+print(table(decoys(ids, 6)).sum())
+"#;
+
+#[test]
+fn records_built_by_position_and_written_with_asdict_keep_their_ids() {
+    // `Unit(3, "ounce", 28.35)` in a list of three, written with `asdict`, read back with
+    // `Unit(d["code"], …)`: the ids reach 3 against a table of `len(units)` rows
+    let files = [("units.py", UNITS), ("embed_units.py", EMBED_UNITS)];
+    let got = cpu_suspects(&files, "unit_codes_written_out.log");
+    assert_eq!(got.first().map(|g| g.0.as_str()), Some("units.py:15 strong"), "{got:?}");
+    assert!(got[0].1.contains("gives 3"), "{got:?}");
+    // numbered 0, 1, 2 the codes fit: nothing is proven
+    let fixed = UNITS.replace("Unit(3,", "Unit(2,");
+    let got = cpu_suspects(&[("units.py", &fixed), ("embed_units.py", EMBED_UNITS)], "unit_codes_written_out.log");
+    assert!(!got.iter().any(|g| g.0.ends_with("strong")), "{got:?}");
+}
+
+#[test]
+fn a_marker_kept_in_a_replay_memory_is_followed_through_random_sample() {
+    let files = [("policy.py", POLICY), ("learn.py", LEARN)];
+    let got = cpu_suspects(&files, "replay_no_move.log");
+    assert_eq!(got.first().map(|g| g.0.as_str()), Some("policy.py:6 strong"), "{got:?}");
+    assert!(got[0].1.contains("learn.py"), "the chain goes through the memory: {got:?}");
+}
+
+#[test]
+fn a_kernel_that_sums_is_named_where_a_helper_makes_it() {
+    let files = [("filters.py", FILTERS), ("flare.py", FLARE)];
+    let got = cpu_suspects(&files, "flare_flat_kernel.log");
+    assert_eq!(got.first().map(|g| g.0.as_str()), Some("filters.py:5 strong"), "{got:?}");
+    // a sigmoid is on the way: the loss is not said to get raw scores
+    assert!(!got.iter().any(|g| g.1.contains("no sigmoid or softmax on the way")), "{got:?}");
+    // the kernel divided by its width is a mean: nothing left to blame there
+    let mean = FILTERS.replace("torch.ones(1, 1, width)", "torch.ones(1, 1, width) / width");
+    let got = cpu_suspects(&[("filters.py", &mean), ("flare.py", FLARE)], "flare_flat_kernel.log");
+    assert!(!got.iter().any(|g| g.0.starts_with("filters.py") && !g.0.ends_with("possible")), "{got:?}");
+}
+
+#[test]
+fn positions_in_a_string_written_out_are_below_its_length() {
+    // `ALPHABET.index(ch)` takes 0..25 and the table has `len(ALPHABET)` rows: the decoys drawn
+    // from 1 up and added reach 50, proven at the sum (not at the setting the draw is bounded by)
+    let files = [("letters.py", LETTERS), ("rotate.py", ROTATE)];
+    let got = cpu_suspects(&files, "letter_decoys.log");
+    assert_eq!(got.first().map(|g| g.0.as_str()), Some("rotate.py:12 strong"), "{got:?}");
+    assert!(got[0].1.contains("the bound is 26"), "{got:?}");
+}

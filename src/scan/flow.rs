@@ -60,6 +60,9 @@ pub struct Def {
     pub decorators: Vec<Text>,
     /// A class's bases (for a `Class` def).
     pub bases: Vec<Expr>,
+    /// A class body's annotated fields in order (`name: int`, `size: int = 3`): the parameters
+    /// of the constructor a dataclass or a `NamedTuple` is given.
+    pub fields: Vec<Param>,
     pub stmts: Vec<Stmt>,
     pub span: Span,
 }
@@ -750,6 +753,7 @@ impl<'s> Build<'s> {
                         params,
                         decorators,
                         bases: Vec::new(),
+                        fields: Vec::new(),
                         stmts: Vec::new(),
                         span,
                     },
@@ -759,8 +763,10 @@ impl<'s> Build<'s> {
             _ => {
                 let bases: Vec<Expr> =
                     n.field(F::Superclasses).map(|s| named(s).into_iter().map(|x| self.expr(x, 0)).collect()).unwrap_or_default();
+                let mut fields = Vec::new();
                 if let Some(b) = n.field(F::Body) {
                     self.block(b, 0, &mut stmts, Some(&name), None, depth);
+                    fields = self.annotated_fields(b);
                 }
                 self.push(
                     Def {
@@ -771,6 +777,7 @@ impl<'s> Build<'s> {
                         params: Vec::new(),
                         decorators,
                         bases,
+                        fields,
                         stmts: Vec::new(),
                         span,
                     },
@@ -778,6 +785,19 @@ impl<'s> Build<'s> {
                 );
             }
         }
+    }
+
+    /// The annotated assignments directly in a class body (`x: int`, `x: int = 3`), in order.
+    fn annotated_fields(&self, body: Node) -> Vec<Param> {
+        let mut out = Vec::new();
+        for s in named(body).into_iter().filter(|s| s.kind_name() == "expression_statement") {
+            for a in named(s).into_iter().filter(|a| a.kind_name() == "assignment" && a.field(F::Type).is_some()) {
+                if let Some(l) = a.field(F::Left).filter(|l| l.kind_name() == "identifier") {
+                    out.push(Param { name: text(self, l).into(), default: a.field(F::Right).map(|r| self.expr(r, 0)), star: false });
+                }
+            }
+        }
+        out
     }
 
     fn push(&mut self, mut def: Def, stmts: Vec<(u32, u16, StmtKind)>) {
@@ -814,6 +834,7 @@ pub fn defs(root: Node, text: &str) -> Vec<Def> {
                         params: Vec::new(),
                         decorators: Vec::new(),
                         bases: Vec::new(),
+                        fields: Vec::new(),
                         stmts: Vec::new(),
                         span: span_of(s),
                     };
@@ -835,6 +856,18 @@ mod tests {
         p.set_language(&tree_sitter_python::LANGUAGE.into()).unwrap();
         let tree = p.parse(src, None).unwrap();
         defs(tree.root_node(), src)
+    }
+
+    #[test]
+    fn a_class_body_lists_its_annotated_fields_in_order() {
+        let src = "@dataclass\nclass Unit:\n    code: int\n    name: str = \"g\"\n    SCALE = 3\n    def f(self):\n        x: int = 1\n";
+        let defs = parse(src);
+        let body = defs.iter().find(|d| d.kind == DefKind::Class).unwrap();
+        let fields: Vec<&str> = body.fields.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(fields, ["code", "name"]);
+        assert_eq!(body.fields[1].default, Some(Expr::Str("g".into())));
+        // a method's annotated local is no field
+        assert!(defs.iter().filter(|d| d.kind != DefKind::Class).all(|d| d.fields.is_empty()));
     }
 
     #[test]

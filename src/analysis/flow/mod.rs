@@ -573,6 +573,19 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
     // on another part of what was traced (a tuple's other position, a branch narrowed later)
     let root_fits =
         !probs && nodes.first().and_then(|n| n.out.as_ref()).is_some_and(|r| breaks(r, bound_sym.as_ref(), ignore) == Some(false));
+    // the least the bound can be, where it is a range
+    let bound_least: Option<Sym> = match &bound_val {
+        Some(Val::Int(r)) => r.lo.clone(),
+        _ => None,
+    };
+    // the value's largest is the bound's own count less something (the same root on both
+    // sides): it fits whatever the data holds
+    let fits_by_construction = !probs
+        && nodes
+            .first()
+            .and_then(|n| n.out.as_ref())
+            .and_then(|r| r.hi.as_ref())
+            .is_some_and(|h| h.root.is_some() && bound_least.as_ref().is_some_and(|b| b.root == h.root && h.off < b.off));
     // the bound's node `j` reads a setting the bound is exactly (not a size derived from data
     // the setting generates)
     let bare = |j: &usize| bound_sym.is_some() && nodes[*j].out.as_ref().map(|r| &r.hi) == Some(&bound_sym);
@@ -871,6 +884,12 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                 "{why}: a {what} that fills the bound{}, and a later line adds to it",
                 bound_text.as_ref().map(|b| format!(" ({b})")).unwrap_or_default()
             );
+        }
+        // a line whose values the tracing does not know, under a value that fits the bound by
+        // construction (ids numbered over the very set the bound counts): not what made this op
+        // fail
+        if fits_by_construction && n.out.is_none() && tier != Tier::Strong {
+            score *= 0.3;
         }
         if score < 0.1 {
             continue;
@@ -1291,6 +1310,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                             && (below(&nodes, i, |n| matches!(n.tag, Tag::Normalize(_)))
                                 || nodes[i].what.starts_with(trace::SCALES_PROBS)
                                 || nodes[i].what.starts_with(trace::PROBS_TIMES)
+                                || nodes[i].what.ends_with(trace::KERNEL_SUMS_PROBS)
                                 || weight && nodes[i].parent.is_some_and(|p| probs_below(&nodes, p)))
                     })
                     .map(|i| (ix.files[nodes[i].file].path.clone(), nodes[i].line))
@@ -1441,7 +1461,8 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
         }
     }
     if !probs {
-        if let Some(s) = counted_column(ix, &nodes, value_nodes, &slice, &bound_chain) {
+        // (ids numbered over the very values the bound counts fit it whatever the data holds)
+        if let Some(s) = counted_column(ix, &nodes, value_nodes, &slice, &bound_chain).filter(|_| !fits_by_construction) {
             out.push(s);
         }
         if let Some(s) = bound_origin.and_then(|b| counted_values(ix, &nodes, value_nodes, b, &slice)) {
@@ -1817,7 +1838,10 @@ fn lost_on_way(nodes: &[Node], i: usize) -> bool {
 fn scaled_on_way(nodes: &[Node], i: usize) -> bool {
     let (mut at, mut hops) = (nodes[i].parent, 0);
     while let Some(a) = at.filter(|_| hops < 64) {
-        if matches!(&nodes[a].tag, Tag::Arith(o) if matches!(o.as_str(), "//" | "*" | "%" | ">>")) {
+        // (or limits a draw: `x + randint(1, n)` takes the setting as the draw's end)
+        if matches!(&nodes[a].tag, Tag::Arith(o) if matches!(o.as_str(), "//" | "*" | "%" | ">>"))
+            || matches!(nodes[a].tag, Tag::OneBased(_))
+        {
             return true;
         }
         at = nodes[a].parent;

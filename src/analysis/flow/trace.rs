@@ -165,25 +165,35 @@ impl Object {
         Object { class, ctor, also: Vec::new() }
     }
 
-    /// The instances one of which this value is (most `MAX_ALTS`).
+    /// The instances one of which this value is (most `MAX_ALTS`): of other classes, and of
+    /// the same class built by other constructor calls (a list of records, each written out:
+    /// `[Spec(1, "fridge"), Spec(2, "kettle")]`).
     pub fn alternatives(a: &Rc<Object>, b: &Rc<Object>) -> Rc<Object> {
         let mut also: Vec<Rc<Object>> = a.also.clone();
         for o in std::iter::once(b).chain(b.also.iter()) {
             let plain = Rc::new(Object { class: o.class.clone(), ctor: o.ctor.clone(), also: Vec::new() });
-            if plain.class != a.class && !also.iter().any(|x| x.class == plain.class) && also.len() < MAX_ALTS {
+            if !plain.same(a) && !also.iter().any(|x| x.same(&plain)) && also.len() < MAX_ALTS {
                 also.push(plain);
             }
         }
         Rc::new(Object { class: a.class.clone(), ctor: a.ctor.clone(), also })
     }
+
+    /// The same class built by the same call (or both with no call known).
+    pub fn same(&self, other: &Object) -> bool {
+        let site = |o: &Object| o.ctor.as_ref().map(|e| (e.caller.as_ref().map(|c| (c.def, c.at)), e.args.clone(), e.kwargs.clone()));
+        self.class == other.class && site(self) == site(other)
+    }
 }
 
 /// The classes one value may be an instance of, followed at a call.
-const MAX_ALTS: usize = 4;
+const MAX_ALTS: usize = 8;
 
 /// How the reading of a column from a file the project does not hold ends its description
 /// (`slice_sink` keeps such a reading only when its cells reach the op).
 pub const UNREAD_COLUMN: &str = "(its file is not in the project)";
+/// The end of what a column of a file the scan did not read is (`column `family` of …`).
+const UNREAD_TABLE: &str = "of a table the scan did not read";
 /// Said of a column whose cells are text (names, codes), not numbers.
 pub const TEXT_COLUMN: &str = "distinct values)";
 /// Said of a line that selects the cells that are not a marker (`labels[labels != -100]`).
@@ -1171,7 +1181,8 @@ impl<'a, 'i> Tracer<'a, 'i> {
         let mut first = None;
         // `[data[i : i + n] for i in starts]`: the names the clauses bind only pick elements, so
         // the iterables are positions, not the values (traced aside)
-        let picks = self.count.map_or(true, |(_, d)| d > 0) && value.is_none() && positions_only(elt, gens);
+        // (and `[make() for _ in range(n)]`, an element that does not read them: they only count)
+        let picks = self.count.map_or(true, |(_, d)| d > 0) && value.is_none() && (positions_only(elt, gens) || counts_only(elt, gens));
         if let ([(t, it)], SeqKind::List | SeqKind::Gen) = (gens, kind) {
             let v = if picks { self.aux_expr(it, cx, parent) } else { self.expr(it, cx, parent) };
             match v {
@@ -1206,15 +1217,21 @@ impl<'a, 'i> Tracer<'a, 'i> {
             let el = self.iterate(&v);
             bind_pattern(t, &el, &mut vals);
         }
-        let elem = self.in_elem(|tr| tr.with_vals(cx, &vals, |tr, c| tr.expr(elt, c, parent)));
+        // (a dict's keys are traced aside: the lines that make a key are not its values' chain)
+        let elem = if value.is_some() {
+            self.in_elem(|tr| tr.with_vals(cx, &vals, |tr, c| tr.aux_expr(elt, c, parent)))
+        } else {
+            self.in_elem(|tr| tr.with_vals(cx, &vals, |tr, c| tr.expr(elt, c, parent)))
+        };
         // a length the iterables do not give is a root of its own, named where it is made, so
         // that `xs.index(v)` and `len(xs)` of the same `xs` compare (a set's: its distinct values)
         if len.is_none() {
             len = self.fresh_root(cx, parent, if kind == SeqKind::List { "len" } else { "distinct" });
         } else if kind == SeqKind::Set {
             // a set of what the iterables give: its distinct values, at most as many
+            let of = Val::Seq { elem: Box::new(elem.clone()), len: len.clone(), most: None };
             most = most.or(len);
-            len = self.fresh_root(cx, parent, "distinct");
+            len = self.distinct_root(cx, parent, &of);
         }
         match (kind, value) {
             (SeqKind::Dict, Some(v)) => {
@@ -2516,7 +2533,16 @@ impl<'a, 'i> Tracer<'a, 'i> {
         match &base {
             Val::Obj(o) => {
                 let o = o.clone();
-                if let Some(v) = self.field(&o, attr, cx, parent) {
+                // the field of each instance the value may be
+                let mut out = self.field(&o, attr, cx, parent);
+                if out.is_some() {
+                    for alt in o.also.clone() {
+                        if let Some(v) = self.field(&alt, attr, cx, parent) {
+                            join_into(&mut out, v);
+                        }
+                    }
+                }
+                if let Some(v) = out {
                     return v;
                 }
             }
@@ -2861,6 +2887,16 @@ impl<'a, 'i> Tracer<'a, 'i> {
             if let (Some((_, arg)), Some(caller)) = (e.kwargs.iter().find(|(k, _)| k == attr), &e.caller) {
                 return Some(self.passed(caller, arg, format!("builds {} with `{attr}={}`", o.class, short(arg)), parent));
             }
+            // built with the fields by position (`Recording(mains, sub, apps)`): the fields in
+            // the order the class bodies declare them, a base's first
+            let pos = self.declared_fields(&o.class).iter().position(|f| f == attr);
+            let plain = e.args.iter().take(pos.map_or(0, |p| p + 1)).all(|a| !matches!(a.bare(), Expr::Star(_)));
+            if let (Some(pos), true, Some(caller)) = (pos, plain, &e.caller) {
+                if let Some(arg) = e.args.get(pos) {
+                    let arg = arg.clone();
+                    return Some(self.passed(caller, &arg, format!("builds {} with `{}` as `{attr}`", o.class, short(&arg)), parent));
+                }
+            }
         }
         for c in &mro {
             let props = self.ix.method(c, attr);
@@ -2918,6 +2954,47 @@ impl<'a, 'i> Tracer<'a, 'i> {
             }
         }
         None
+    }
+
+    /// The length in characters of a string written out, named or as it is (a module's
+    /// constant bound once).
+    fn literal_text(&self, e: &Expr, cx: &Ctx) -> Option<usize> {
+        // (text the scan kept as written: no escapes, no f-string fields, not clipped)
+        let plain = |t: &str| (!t.contains(['\\', '{']) && t.len() < 40).then(|| t.chars().count());
+        match e.bare() {
+            Expr::Str(t) => plain(t),
+            Expr::Name(n) => {
+                // (the module's own, where several modules name one)
+                let sites: Vec<&StmtId> = self.ix.globals(n).iter().collect();
+                let here: Vec<&StmtId> = sites.iter().copied().filter(|(g, _)| g.0 == cx.def.0).collect();
+                let pick = if here.is_empty() { &sites[..] } else { &here[..] };
+                let [(gid, gi)] = pick else { return None };
+                match &self.ix.def(*gid).stmts[*gi].kind {
+                    StmtKind::Assign { value, op: None, .. } => match value.bare() {
+                        Expr::Str(t) => plain(t),
+                        _ => None,
+                    },
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// A class's annotated fields (a dataclass's, a `NamedTuple`'s) in the order its
+    /// constructor takes them: a base's first.
+    fn declared_fields(&self, class: &str) -> Vec<String> {
+        let mut order: Vec<String> = Vec::new();
+        for c in self.ix.mro(class).iter().rev() {
+            for &body in self.ix.class_bodies(c) {
+                for p in &self.ix.def(body).fields {
+                    if !order.iter().any(|f| **f == *p.name) {
+                        order.push(p.name.to_string());
+                    }
+                }
+            }
+        }
+        order
     }
 
     /// The entry `key` of the mappings spread into a call (`Config(**raw)`), where `raw` was
@@ -3727,7 +3804,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 }
                 // read as it is from data the project does not hold: the line that takes it is
                 // where its range (ids from 1, gaps) would have to be mapped
-                let v = Val::unknown(format!("column `{key}` of a table the scan did not read"));
+                let v = Val::unknown(format!("column `{key}` {UNREAD_TABLE}"));
                 self.unread_column(key, cx, parent, &v);
                 return v;
             }
@@ -3843,6 +3920,15 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         self.columns_aside(before_base, &taken);
                         return Val::Seq { elem: Box::new(p), len: len.clone(), most: most.clone() };
                     }
+                }
+            }
+        }
+        // one column of rows written as lists (`[[user, item] for c in clicks]`, `pairs[:, 1]`):
+        // the rows' cells, not a row
+        if let (Val::Seq { elem, len, most }, Expr::Seq(SeqKind::Tuple, ix2)) = (&base, idx.bare()) {
+            if let (Val::Seq { elem: cell, .. }, [rows, col]) = (&**elem, ix2.as_slice()) {
+                if matches!(rows.bare(), Expr::Slice | Expr::Span(None, None)) && int_literal(col).is_some() {
+                    return Val::Seq { elem: cell.clone(), len: len.clone(), most: most.clone() };
                 }
             }
         }
@@ -4007,9 +4093,26 @@ impl<'a, 'i> Tracer<'a, 'i> {
                             return self.force(v);
                         }
                     }
-                    let v = base.element();
+                    // (a dict's value for the key; iterating it would give its keys)
+                    let v = match base {
+                        Val::Map { val, .. } => *val,
+                        other => other.element(),
+                    };
                     if let Some(d) = args.get(1) {
                         let dv = self.expr(d, cx, parent);
+                        // a pair of ids or its default pair (`lookup.get(sku, (-1, -1))`): each
+                        // position beside its default
+                        if let (Val::Tuple(xs), Val::Tuple(ds)) = (&v, &dv) {
+                            if xs.len() == ds.len() {
+                                let mut parts = Vec::with_capacity(xs.len());
+                                for (x, d) in xs.clone().into_iter().zip(ds.clone()) {
+                                    let (x, d) = (self.force(x), self.force(d));
+                                    self.sentinel_check(&x, &d, parent);
+                                    parts.push(x.join(&d));
+                                }
+                                return Val::Tuple(parts);
+                            }
+                        }
                         self.sentinel_check(&v, &dv, parent);
                         return v.join(&dv);
                     }
@@ -4055,6 +4158,11 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 }
                 "index" => {
                     let base = self.expr(r, cx, parent);
+                    // a position in a string written out (`RANKS = "23456789TJQKA"`,
+                    // `RANKS.index(card[0])`): below its length
+                    if let Some(n) = self.literal_text(r, cx) {
+                        return Val::Int(Range { lo: Some(Sym::num(0)), hi: Some(Sym::num(n as i64 - 1)) });
+                    }
                     return match base.len() {
                         Some(l) => Val::Int(Range { lo: Some(Sym::num(0)), hi: Some(l.plus(-1)) }),
                         None => Val::Int(Range { lo: Some(Sym::num(0)), hi: None }),
@@ -4377,9 +4485,17 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     return input;
                 }
                 match made {
-                    Some(i) => {
+                    Some(mut i) => {
+                        // where the weights are made: down a kernel handed along unchanged
+                        // (`self.register_buffer("k", box(w))` to `return torch.ones(…)`)
+                        while let [c] = self.nodes[i].children.iter().copied().filter(|&c| !self.nodes[c].aux).collect::<Vec<_>>()[..] {
+                            if self.nodes[c].tag != Tag::Pass || self.nodes[i].tag != Tag::Pass {
+                                break;
+                            }
+                            i = c;
+                        }
                         self.nodes[i].tag = Tag::Scale(Scaling::Arith);
-                        self.nodes[i].what = format!("{}: a kernel that sums probabilities (not normalized)", self.nodes[i].what);
+                        self.nodes[i].what = format!("{}: {KERNEL_SUMS_PROBS}", self.nodes[i].what);
                     }
                     None => {
                         self.mark(parent, Tag::Scale(Scaling::Arith), "convolves probabilities with a kernel that is not normalized".into())
@@ -4397,6 +4513,10 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     return v;
                 }
                 self.mark(parent, Tag::Len(Length::Of), "a length".into());
+                // a string written out (`len(ALPHABET)`): its characters
+                if let Some(n) = self.literal_text(&args[0], cx) {
+                    return Val::Int(Range::exact(Sym::num(n as i64)));
+                }
                 return self.dim_size(&args[0], 0, cx, parent);
             }
             "max" | "min" if args.len() == 1 && self.count.is_some() && matches!(args[0].bare(), Expr::Comp { .. }) => {
@@ -4477,7 +4597,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 let v = args.first().map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("set"));
                 let len = match v.distinct() {
                     Some(d) => Some(Sym::num(d)),
-                    None => self.fresh_root(cx, parent, "distinct"),
+                    None => self.distinct_root(cx, parent, &v),
                 };
                 return Val::Seq { elem: Box::new(v.element()), len, most: None };
             }
@@ -4595,6 +4715,15 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     _ => Val::unknown(format!("a draw from `{}`", short(&args[0]))),
                 };
             }
+            // draws of several from a population (`random.choices(moves, k=8)`): a list of its
+            // elements (`random.sample(buffer, 32)` passes its population on)
+            "choices" if !args.is_empty() && recv.is_some() => {
+                let pop = self.expr(&args[0], cx, parent);
+                if matches!(pop, Val::Seq { .. } | Val::Tuple(_) | Val::Map { .. }) {
+                    return Val::Seq { elem: Box::new(pop.element()), len: None, most: None };
+                }
+                return Val::unknown(format!("a draw from `{}`", short(&args[0])));
+            }
             // the places a mask or an array holds something (`np.flatnonzero(board == 0)`): positions
             // of it, from 0 to its length less one
             "flatnonzero" | "nonzero" | "argwhere" if args.len() <= 1 => {
@@ -4631,6 +4760,25 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     fields.push((k.to_string(), self.defer(v, cx, parent)));
                 }
                 return Val::Record(fields);
+            }
+            // `dataclasses.asdict(x)` of an instance: a record of its declared fields, each read
+            // from the instance where it is used
+            "asdict" if args.len() == 1 && recv.map_or(true, |r| r.dotted().as_deref() == Some("dataclasses")) => {
+                if let Val::Obj(o) = self.aux_expr(&args[0], cx, parent) {
+                    let fields = self.declared_fields(&o.class);
+                    if !fields.is_empty() {
+                        let out = fields
+                            .into_iter()
+                            .map(|f| {
+                                let read = Expr::Attr(Box::new(args[0].clone()), f.as_str().into());
+                                let v = self.defer(&read, cx, parent);
+                                (f, v)
+                            })
+                            .collect();
+                        return Val::Record(out);
+                    }
+                }
+                return Val::unknown("no model for `asdict`");
             }
             // an empty dict, filled later
             "dict" | "OrderedDict" if args.is_empty() && kwargs.is_empty() && recv.is_none_or_module() => {
@@ -5384,6 +5532,22 @@ impl<'a, 'i> Tracer<'a, 'i> {
         }
     }
 
+    /// The number of distinct values of a sequence: of one column of a file the scan did not
+    /// read, over one list (`{t.family for t in taxa}` in one module, `set(t.family for t in
+    /// taxa)` in another), the same number wherever it is counted; else a root of its own.
+    fn distinct_root(&mut self, cx: &Ctx, parent: Option<usize>, of: &Val) -> Option<Sym> {
+        let column = match of.element() {
+            Val::Unknown(why) => {
+                why.strip_prefix("column `").and_then(|r| r.strip_suffix(&format!("` {UNREAD_TABLE}"))).map(str::to_string)
+            }
+            _ => None,
+        };
+        match (column, of.len().and_then(|l| l.root.clone().map(|r| (r, l.off)))) {
+            (Some(c), Some((over, off))) => Some(Sym::root(&format!("distinct@`{c}` of {over}{off:+}"))),
+            _ => self.fresh_root(cx, parent, "distinct"),
+        }
+    }
+
     /// A new shared root for a size the tracing cannot compute, named by where it is made.
     fn fresh_root(&mut self, cx: &Ctx, parent: Option<usize>, what: &str) -> Option<Sym> {
         let line = parent.map(|p| self.nodes[p].line).unwrap_or(self.def(cx).span.line);
@@ -5472,7 +5636,7 @@ impl NoneOrModule for Option<&Expr> {
     fn is_none_or_module(&self) -> bool {
         match self {
             None => true,
-            Some(e) => matches!(e.dotted().as_deref(), Some("np" | "numpy" | "torch" | "builtins" | "math")),
+            Some(e) => matches!(e.dotted().as_deref(), Some("np" | "numpy" | "torch" | "builtins" | "math" | "random")),
         }
     }
 }
@@ -6038,12 +6202,23 @@ fn positions_only(elt: &Expr, gens: &[(Expr, Expr)]) -> bool {
         }
     }
     let Expr::Sub(base, _) = e else { return false };
+    reads_none_bound(base, gens)
+}
+
+/// Whether a comprehension's element reads none of the names its clauses bind: its iterables
+/// only say how many elements it has.
+fn counts_only(elt: &Expr, gens: &[(Expr, Expr)]) -> bool {
+    reads_none_bound(elt, gens)
+}
+
+/// Whether `e` reads none of the names the `for` clauses bind (and they bind some).
+fn reads_none_bound(e: &Expr, gens: &[(Expr, Expr)]) -> bool {
     let mut bound = Vec::new();
     for (t, _) in gens {
         t.names(&mut bound);
     }
     let mut used = Vec::new();
-    base.names(&mut used);
+    e.names(&mut used);
     !bound.is_empty() && !used.iter().any(|n| bound.contains(n))
 }
 
@@ -6428,6 +6603,8 @@ fn shape(value: &Expr, op: Option<&str>, v: &Val) -> (Option<Tag>, String) {
 /// by the ranking of a probability sink.
 /// A node's text for arithmetic on probabilities (`p + 0.1`, `p / t`).
 pub const SCALES_PROBS: &str = "scales probabilities";
+/// What a convolution's kernel whose weights are not normalized does to probabilities.
+pub const KERNEL_SUMS_PROBS: &str = "a kernel that sums probabilities (not normalized)";
 /// A node's text for probabilities multiplied by a factor (`p * w`): in [0, 1] while the factor is.
 pub const PROBS_TIMES: &str = "multiplies probabilities by a factor";
 pub const HAND_MADE_PROBS: &str = "maps scores onto probabilities by hand";

@@ -231,8 +231,9 @@ impl Val {
             (Val::Seq { elem, len, most }, b @ Val::Int(_)) | (b @ Val::Int(_), Val::Seq { elem, len, most }) => {
                 Val::Seq { elem: Box::new(elem.join(b)), len: len.clone(), most: most.clone() }
             }
-            // instances of different classes (a factory's branches): either one
-            (Val::Obj(a), Val::Obj(b)) if a.class != b.class || !b.also.is_empty() => Val::Obj(super::trace::Object::alternatives(a, b)),
+            // instances of different classes (a factory's branches), or of one class built by
+            // different calls (a list of records written out): either one
+            (Val::Obj(a), Val::Obj(b)) if !a.same(b) || !b.also.is_empty() => Val::Obj(super::trace::Object::alternatives(a, b)),
             (a, _) => a.clone(),
         }
     }
