@@ -4057,7 +4057,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 // `np.ascontiguousarray(x)`, `torch.flatten(x)`: the library's function takes the
                 // value first; `x.flatten()` is a method of it
                 m if is_pass_method(m) => {
-                    let of = if Some(r).is_none_or_module() { args.first().unwrap_or(r) } else { r };
+                    let of = subject(r, args);
                     return self.expr(of, cx, parent);
                 }
                 "clamp" | "clip" | "clamp_" | "clip_" => {
@@ -4067,7 +4067,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 "softmax" | "sigmoid" | "sigmoid_" => return Val::Float(Some(Norm::Probs)),
                 "exp" | "expm1" | "exp2" | "exp_" | "logsumexp" => {
                     // `torch.exp(x)` takes the value first, `x.exp()` is a method of it
-                    let of = if Some(r).is_none_or_module() { args.first().unwrap_or(r) } else { r };
+                    let of = subject(r, args);
                     return self.exponential(of, cx, parent);
                 }
                 "map" | "apply" | "replace" => {
@@ -4185,9 +4185,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 // a product of probabilities along a dimension (`torch.prod(1 - h, dim=1)`, the
                 // chance that none happens) is a probability; of anything else, scores
                 "prod" | "cumprod" => {
-                    let function = Some(r).is_none_or_module();
-                    let of = if function { args.first().unwrap_or(r) } else { r };
-                    let base = self.expr(of, cx, parent);
+                    let base = self.expr(subject(r, args), cx, parent);
                     return match base.element_deep() {
                         Val::Float(Some(Norm::Probs)) => Val::Float(Some(Norm::Probs)),
                         Val::Float(_) => Val::Float(Some(Norm::Raw)),
@@ -4246,13 +4244,13 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 }
                 // `torch.unique(x, dim=1)`: whole rows or columns kept as they are
                 "unique" if kwargs.iter().any(|(k, _)| k == "dim") => {
-                    let of = if Some(r).is_none_or_module() { args.first().unwrap_or(r) } else { r };
+                    let of = subject(r, args);
                     return self.expr(of, cx, parent);
                 }
                 "unique" | "nunique" | "argmax" | "argmin" | "max" | "min" | "sum" | "size" | "numel" | "__len__" | "count" => {
                     // `torch.unique(x)`: the function of a library module takes the value first
                     let function = Some(r).is_none_or_module();
-                    let of = if function { args.first().unwrap_or(r) } else { r };
+                    let of = subject(r, args);
                     let keep = self.nodes.len();
                     let base = self.expr(of, cx, parent);
                     if name == "sum" {
@@ -6203,6 +6201,16 @@ fn positions_only(elt: &Expr, gens: &[(Expr, Expr)]) -> bool {
     }
     let Expr::Sub(base, _) = e else { return false };
     reads_none_bound(base, gens)
+}
+
+/// What a call of a library name with receiver `r` works on: the first argument of a module's
+/// function (`torch.flatten(x)`, `np.unique(x)`), else the receiver of a method (`x.flatten()`).
+fn subject<'e>(r: &'e Expr, args: &'e [Expr]) -> &'e Expr {
+    if Some(r).is_none_or_module() {
+        args.first().unwrap_or(r)
+    } else {
+        r
+    }
 }
 
 /// Whether a comprehension's element reads none of the names its clauses bind: its iterables
