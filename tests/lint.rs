@@ -989,3 +989,350 @@ fn a_csv_pipeline_is_checked_and_a_product_of_probabilities_stays_one() {
     p.write("fit.py", &fit("h.sum(dim=1)"));
     assert_eq!(rules_of(&p.json(&["--no-cache"]).0), [("CS118".to_string(), "fit.py".to_string(), 14)]);
 }
+
+#[test]
+fn a_hand_batched_script_whose_ids_the_code_proves_past_the_table() {
+    // no DataLoader: the batches are slices of one stream and the step calls `backward()`; the
+    // duration ids are `base + steps` with steps up to the block's size (one past its last id)
+    let p = Project::new("events");
+    p.write("vocab.py", VOCAB_PY);
+    p.write("train.py", EVENTS_TRAIN);
+    assert_eq!(rules_of(&p.json(&[]).0), [("CS118".to_string(), "vocab.py".to_string(), 8)]);
+    p.write("vocab.py", &VOCAB_PY.replace("return DUR_BASE + steps", "return DUR_BASE + steps - 1"));
+    assert!(rules_of(&p.json(&[]).0).is_empty());
+}
+
+const VOCAB_PY: &str = r#"N_PITCH = 12
+N_DUR = 8
+DUR_BASE = N_PITCH
+VOCAB = N_PITCH + N_DUR
+
+
+def dur_token(steps):
+    return DUR_BASE + steps
+
+
+def encode(notes):
+    out = []
+    for pitch, steps in notes:
+        out.append(pitch % N_PITCH)
+        out.append(dur_token(min(steps, N_DUR)))
+    return out
+"#;
+
+const EVENTS_TRAIN: &str = r#"import random
+
+import torch
+from torch import nn
+
+from vocab import VOCAB, encode
+
+
+def make_song(n):
+    return [(random.randrange(60, 72), random.randint(1, 8)) for _ in range(n)]
+
+
+def main():
+    stream = torch.tensor(encode(make_song(400)))
+    emb = nn.Embedding(VOCAB, 32)
+    head = nn.Linear(32, VOCAB)
+    opt = torch.optim.SGD(list(emb.parameters()) + list(head.parameters()), lr=0.1)
+    for i in range(0, len(stream) - 17, 16):
+        x = stream[i:i + 16]
+        y = stream[i + 1:i + 17]
+        loss = nn.functional.cross_entropy(head(emb(x)), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+main()
+"#;
+
+#[test]
+fn a_head_size_held_in_a_toml_experiment_is_reported_at_its_key() {
+    // the experiment file is named by the run script only; its section is read with an empty
+    // default (`raw.get("model", {})`) and spread into a dataclass whose default differs
+    let p = Project::new("tomlbound");
+    std::fs::create_dir_all(p.dir.join("exp")).unwrap();
+    p.write("exp/small.toml", SMALL_TOML);
+    p.write("settings.py", LEVEL_SETTINGS);
+    p.write("train.py", LEVEL_TRAIN);
+    p.write("run.sh", "#!/bin/bash\nset -e\npython3 train.py exp/small.toml\n");
+    p.write("essays.csv", "words,errors,level\n120,4,A2\n340,1,C1\n80,9,A1\n");
+    assert_eq!(rules_of(&p.json(&[]).0), [("CS118".to_string(), "exp/small.toml".to_string(), 3)]);
+    p.write("exp/small.toml", &SMALL_TOML.replace("n_levels = 4", "n_levels = 5"));
+    assert!(rules_of(&p.json(&[]).0).is_empty());
+}
+
+const SMALL_TOML: &str = r#"[model]
+hidden = 32
+n_levels = 4
+
+[train]
+lr = 0.05
+"#;
+
+const LEVEL_SETTINGS: &str = r#"import tomllib
+from dataclasses import dataclass, fields
+
+
+@dataclass
+class ModelCfg:
+    hidden: int = 16
+    n_levels: int = 6
+
+
+def load(path):
+    with open(path, "rb") as fh:
+        raw = tomllib.load(fh)
+    section = raw.get("model", {})
+    names = {f.name for f in fields(ModelCfg)}
+    return ModelCfg(**{k: v for k, v in section.items() if k in names})
+"#;
+
+const LEVEL_TRAIN: &str = r#"import argparse
+import csv
+
+import torch
+from torch import nn
+
+from settings import load
+
+LEVELS = ["A1", "A2", "B1", "B2", "C1"]
+
+
+def read(path):
+    with open(path, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    x = torch.tensor([[float(r["words"]), float(r["errors"])] for r in rows])
+    y = torch.tensor([LEVELS.index(r["level"]) for r in rows])
+    return x, y
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("experiment")
+    args = ap.parse_args()
+    cfg = load(args.experiment)
+    x, y = read("essays.csv")
+    model = nn.Sequential(nn.Linear(2, cfg.hidden), nn.ReLU(), nn.Linear(cfg.hidden, cfg.n_levels))
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    for _ in range(3):
+        loss = nn.functional.cross_entropy(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+#[test]
+fn what_a_script_beside_the_trainer_saves_is_what_the_trainer_reads() {
+    // make_data.py (imported by nothing) saves the expert's moves with np.savez; train.py reads
+    // them back with np.load and its config from `sys.argv[1] if … else "config.yaml"`: the
+    // "stay" move (`size * size`) is one past the head the config sizes
+    let p = Project::new("writer");
+    p.write("config.yaml", GRID_CONFIG);
+    p.write("grid.py", GRID_PY);
+    p.write("make_data.py", GRID_MAKE);
+    p.write("train.py", GRID_TRAIN);
+    let found = rules_of(&p.json(&[]).0);
+    assert_eq!(found, [("CS118".to_string(), "grid.py".to_string(), 6)]);
+    p.write("config.yaml", &GRID_CONFIG.replace("n_actions: 16", "n_actions: 17"));
+    assert!(rules_of(&p.json(&[]).0).is_empty());
+}
+
+const GRID_CONFIG: &str = r#"grid: 4
+policy:
+  hidden: 32
+  n_actions: 16
+train:
+  lr: 0.01
+"#;
+
+const GRID_PY: &str = r#"def cell(r, c, size):
+    return r * size + c
+
+
+def stay(size):
+    return size * size
+"#;
+
+const GRID_MAKE: &str = r#"import sys
+
+import numpy as np
+import yaml
+
+from grid import cell, stay
+
+
+def main(cfg_path):
+    with open(cfg_path) as fh:
+        cfg = yaml.safe_load(fh)
+    size = cfg["grid"]
+    states, moves = [], []
+    for r in range(size):
+        for c in range(size):
+            states.append([r / size, c / size])
+            moves.append(cell(r, (c + 1) % size, size))
+    states.append([1.0, 1.0])
+    moves.append(stay(size))
+    np.savez("demos.npz", state=np.array(states, dtype=np.float32), move=np.array(moves, dtype=np.int64))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "config.yaml")
+"#;
+
+const GRID_TRAIN: &str = r#"import sys
+
+import numpy as np
+import torch
+import yaml
+from torch import nn
+
+
+def load_demos(path="demos.npz"):
+    d = np.load(path)
+    return torch.from_numpy(d["state"]), torch.from_numpy(d["move"])
+
+
+def main(cfg_path):
+    with open(cfg_path) as fh:
+        cfg = yaml.safe_load(fh)
+    pc = cfg["policy"]
+    states, moves = load_demos()
+    policy = nn.Sequential(nn.Linear(2, pc["hidden"]), nn.Tanh(), nn.Linear(pc["hidden"], pc["n_actions"]))
+    opt = torch.optim.Adam(policy.parameters(), lr=cfg["train"]["lr"])
+    for _ in range(20):
+        logp = torch.log_softmax(policy(states), dim=1)
+        loss = -logp.gather(1, moves[:, None]).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "config.yaml")
+"#;
+
+#[test]
+fn markers_taken_out_before_the_op_are_not_reported() {
+    // the marker -100 is selected out by a mask kept in a name (`batch["start"][has]`),
+    // replaced by `torch.where`, or clamped away; `cal.weekday(day)` is a method, not the
+    // model's `self.weekday` table; make_data.py's `--n-items` flag is no setting of train.py
+    let p = Project::new("narrowed");
+    p.write("make_data.py", SESSIONS_MAKE);
+    p.write("model.py", SESSIONS_MODEL);
+    p.write("train.py", SESSIONS_TRAIN);
+    assert!(rules_of(&p.json(&[]).0).is_empty(), "{}", p.json(&[]).0);
+    // each narrowing taken away, the marker is found
+    for (narrowed, plain) in [
+        ("gold = batch[\"start\"][has]", "gold = batch[\"start\"]"),
+        ("safe = torch.where(batch[\"start\"] != IGNORE, batch[\"start\"], torch.zeros_like(batch[\"start\"]))", "safe = batch[\"start\"]"),
+        ("batch[\"start\"].clamp(min=0)", "batch[\"start\"]"),
+    ] {
+        assert!(SESSIONS_TRAIN.contains(narrowed));
+        p.write("train.py", &SESSIONS_TRAIN.replace(narrowed, plain));
+        let found = rules_of(&p.json(&[]).0);
+        assert_eq!(found, [("CS118".to_string(), "make_data.py".to_string(), 16)], "{plain}");
+    }
+}
+
+const SESSIONS_MAKE: &str = r#"import argparse
+import json
+import random
+
+from model import IGNORE
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n-items", type=int, default=90)
+    ap.add_argument("--sessions", type=int, default=200)
+    args = ap.parse_args()
+    rows = []
+    for _ in range(args.sessions):
+        items = [random.randrange(args.n_items) for _ in range(8)]
+        start = IGNORE if random.random() < 0.3 else random.randrange(8)
+        rows.append({"items": items, "start": start, "day": random.randint(0, 59)})
+    with open("sessions.json", "w") as fh:
+        json.dump(rows, fh)
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+const SESSIONS_MODEL: &str = r#"import torch
+from torch import nn
+
+IGNORE = -100
+
+
+class Calendar:
+    def __init__(self, first_weekday):
+        self.first_weekday = first_weekday
+
+    def weekday(self, day):
+        return (day + self.first_weekday) % 7
+
+
+class SessionModel(nn.Module):
+    def __init__(self, n_items, dim=16):
+        super().__init__()
+        self.items = nn.Embedding(n_items, dim)
+        self.weekday = nn.Embedding(7, dim)
+        self.out = nn.Linear(dim, 8)
+
+    def forward(self, items, weekday):
+        h = self.items(items).mean(1) + self.weekday(weekday)
+        return self.out(h)
+"#;
+
+const SESSIONS_TRAIN: &str = r#"import json
+
+import torch
+
+from model import IGNORE, Calendar, SessionModel
+
+
+def batches(rows, size):
+    for i in range(0, len(rows), size):
+        part = rows[i:i + size]
+        yield {
+            "items": torch.tensor([r["items"] for r in part]),
+            "start": torch.tensor([r["start"] for r in part]),
+            "day": torch.tensor([r["day"] for r in part]),
+        }
+
+
+def main():
+    with open("sessions.json") as fh:
+        rows = json.load(fh)
+    n_items = max(i for r in rows for i in r["items"]) + 1
+    model = SessionModel(n_items)
+    cal = Calendar(first_weekday=3)
+    order = torch.arange(8)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for batch in batches(rows, 32):
+        logits = model(batch["items"], cal.weekday(batch["day"]))
+        logp = logits.log_softmax(-1)
+        has = batch["start"] != IGNORE
+        gold = batch["start"][has]
+        picked = logp[has].gather(1, gold[:, None])
+        safe = torch.where(batch["start"] != IGNORE, batch["start"], torch.zeros_like(batch["start"]))
+        ranks = order.index_select(0, safe)
+        kept = logp.gather(1, batch["start"].clamp(min=0)[:, None])
+        loss = -(picked.sum() + kept[has].sum()) / max(int(has.sum()), 1) + 0.0 * ranks.float().mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+if __name__ == "__main__":
+    main()
+"#;

@@ -264,7 +264,11 @@ fn apply(
     at: Place<'_>,
 ) -> LintResult {
     let Place { root, cwd, stdin } = at;
-    let reported = |path: &str| wanted.as_ref().map_or(true, |w| w.contains(path)) && !cfg.excluded(path);
+    // a settings file (TOML, INI) is no file the walk keeps: a finding at one of its keys is
+    // reported when the run covers every file the walk keeps
+    let whole = wanted.as_ref().map_or(true, |w| files.paths().iter().all(|p| w.contains(p)));
+    let settings = |path: &str| whole && crate::scan::ini::is_settings_path(path);
+    let reported = |path: &str| (wanted.as_ref().map_or(true, |w| w.contains(path)) || settings(path)) && !cfg.excluded(path);
 
     findings.retain(|f| {
         let rule = rules::find_rule(f.rule).expect("findings come from registered rules");

@@ -1,3 +1,4 @@
+use crate::analysis::flow::index::module_name;
 use crate::analysis::flow::{self, FlowSuspect, Tier};
 use rustc_hash::FxHashSet;
 use std::collections::HashMap;
@@ -26,11 +27,16 @@ them over, unless the function or its parameter says it takes logits.
 
 Without a crash log (`lint`) it reports only a disagreement the ranges prove on the value's
 path that comes through the data (a loader loop, a Dataset, a data column, a config key or
-flag), or scores proven raw on their way to a loss that takes probabilities; it runs in
-projects with a data pipeline (a DataLoader, a CSV read, a split, a collate or Lightning data
-hook, a Trainer's `compute_loss`), and a finding is reported in whichever linted file it
-is on. A bound held in a YAML or JSON config is reported at its key when the run covers that
-file (a run on the Python files alone reports only them). With a log (`explain --project`) it
+flag), a range the code itself proves past a bound it knows (`base + steps` with steps up to
+the block's size) where no `if` above the lines that make it may rule the range out, or
+scores proven raw on their way to a loss that takes probabilities; it runs in projects with a
+data pipeline or a training step (a DataLoader, a CSV read, a split, a collate or Lightning
+data hook, a Trainer's `compute_loss`, a `backward()` call), follows values into the files a
+script beside them saves (`np.savez`, `json.dump`, `to_csv` in a `make_data.py` nothing
+imports) and reads the settings files a run script names, and a finding is reported in
+whichever linted file it is on. A bound held in a YAML or JSON config is reported at its key
+when the run covers that file (a run on the Python files alone reports only them); one held
+in a TOML or INI file, when the run covers the whole project. With a log (`explain --project`) it
 ranks every line of the slice by what it does to the value, and the chain between the line and
 the op call is the evidence.
 
@@ -54,19 +60,9 @@ Use instead:
 ```"#
 );
 
-/// The module name a file is imported by (`pkg/data.py` → `data`, `pkg/__init__.py` → `pkg`).
-fn module_of(path: &str) -> &str {
-    let stem = path.rsplit('/').next().unwrap_or(path).trim_end_matches(".py").trim_end_matches(".ipynb");
-    if stem == "__init__" {
-        path.rsplit('/').nth(1).unwrap_or(stem)
-    } else {
-        stem
-    }
-}
-
 /// How far a lint follows values from a file: the files within three imports of it (either way,
-/// a package's `__init__` not counted), at most this many, and the project's config and data
-/// files.
+/// a package's `__init__` not counted) and the scripts beside them that write files, at most
+/// this many, and the project's config and data files.
 const NEIGHBOURS: usize = 24;
 
 /// The import graph of a lint run, from the digests: which files a module name is, which
@@ -77,15 +73,18 @@ struct Graph {
     /// A module name's hash → the files that import it.
     importers: HashMap<u32, Vec<usize>>,
     data: Vec<usize>,
+    /// Scripts no file imports that write files (`np.savez`, `json.dump`, `to_csv`): a
+    /// preprocessing step whose output the modules beside it read back.
+    writers: Vec<usize>,
 }
 
 impl Graph {
     fn new(files: &crate::analysis::project::Files<'_>) -> Graph {
-        let mut g = Graph { modules: HashMap::new(), importers: HashMap::new(), data: Vec::new() };
-        let data = [".yaml", ".yml", ".json", ".csv", ".tsv"];
+        let mut g = Graph { modules: HashMap::new(), importers: HashMap::new(), data: Vec::new(), writers: Vec::new() };
         for i in 0..files.len() {
             let path = files.path(i);
-            if data.iter().any(|x| path.ends_with(x)) {
+            // (the settings files too: TOML, INI)
+            if is_config_path(path) || [".csv", ".tsv"].iter().any(|x| path.ends_with(x)) {
                 if g.data.len() < NEIGHBOURS {
                     g.data.push(i);
                 }
@@ -94,9 +93,19 @@ impl Graph {
             if !path.ends_with(".py") {
                 continue;
             }
-            g.modules.entry(name_hash(module_of(path))).or_default().push(i);
+            g.modules.entry(name_hash(module_name(path))).or_default().push(i);
             for &h in files.digest(i).imports() {
                 g.importers.entry(h).or_default().push(i);
+            }
+        }
+        const WRITES: [&str; 9] = ["save", "savez", "savez_compressed", "dump", "to_csv", "writerow", "writerows", "tofile", "write_text"];
+        for i in 0..files.len() {
+            let path = files.path(i);
+            if path.ends_with(".py")
+                && !g.importers.contains_key(&name_hash(module_name(path)))
+                && WRITES.iter().any(|w| Digest::has(files.digest(i).calls(), w))
+            {
+                g.writers.push(i);
             }
         }
         g
@@ -116,7 +125,7 @@ impl Graph {
             let mut next = Vec::new();
             for &a in &frontier {
                 let imported = self.imported(files, a);
-                let importing = self.importers.get(&name_hash(module_of(files.path(a)))).into_iter().flatten();
+                let importing = self.importers.get(&name_hash(module_name(files.path(a)))).into_iter().flatten();
                 for &b in imported.chain(importing) {
                     if out.len() + next.len() >= NEIGHBOURS {
                         break;
@@ -136,6 +145,19 @@ impl Graph {
             }
             out.extend(&next);
             frontier = next;
+        }
+        // the scripts beside these files that write what they may read back
+        let folder = |i: usize| files.path(i).rsplit_once('/').map_or("", |(d, _)| d);
+        // (and the modules they import: what they write is made there)
+        for &w in &self.writers {
+            if out.len() < NEIGHBOURS && !out.contains(&w) && out.iter().any(|&i| folder(i) == folder(w)) {
+                out.push(w);
+                for &c in self.imported(files, w) {
+                    if out.len() < NEIGHBOURS && !out.contains(&c) {
+                        out.push(c);
+                    }
+                }
+            }
         }
         out.extend(&self.data);
         out
@@ -173,7 +195,7 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
         // found from the digests without loading the files)
         let pipeline = near.iter().any(|&i| {
             let d = files.digest(i);
-            ["DataLoader", "read_csv", "random_split", "load_dataset", "DictReader", "loadtxt", "genfromtxt"]
+            ["DataLoader", "read_csv", "random_split", "load_dataset", "DictReader", "loadtxt", "genfromtxt", "backward"]
                 .iter()
                 .any(|c| Digest::has(d.calls(), c))
                 || ["train_dataloader", "collate_fn", "collate", "compute_loss"].iter().any(|m| Digest::has(d.defined(), m))

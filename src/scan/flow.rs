@@ -176,6 +176,25 @@ impl Expr {
         }
     }
 
+    /// The place a name/attribute chain with constant keys names (`batch["start"]`,
+    /// `self.y[0]`), written out, if it is one: two expressions that name the same place read
+    /// the same value.
+    pub fn place(&self) -> Option<String> {
+        match self {
+            Expr::Sub(o, k) => {
+                let key = match k.bare() {
+                    Expr::Str(s) => format!("{s:?}"),
+                    Expr::Int(i) => i.to_string(),
+                    _ => return None,
+                };
+                o.place().map(|o| format!("{o}[{key}]"))
+            }
+            Expr::Attr(o, a) => o.place().map(|s| format!("{s}.{a}")),
+            Expr::At(_, x) => x.place(),
+            other => other.dotted(),
+        }
+    }
+
     /// The expression without its line marker.
     pub fn bare(&self) -> &Expr {
         match self {

@@ -248,7 +248,7 @@ pub fn read_referenced_data(root: &Path, facts: &mut Facts) {
 
 /// The project's run scripts, with their text: shell scripts and Makefiles at the top level and
 /// in `scripts/` (at most 32, each at most 256 KB).
-fn run_script_paths(root: &Path) -> Vec<(String, String)> {
+pub fn run_script_paths(root: &Path) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for dir in ["", "scripts"] {
         let Ok(entries) = std::fs::read_dir(root.join(dir)) else { continue };

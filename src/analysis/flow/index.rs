@@ -35,6 +35,9 @@ pub struct Index<'a> {
     calls: HashMap<String, Vec<StmtId>>,
     /// Classes by the last segment of each of their bases (`class B(pkg.A)` under `A`).
     subclasses: HashMap<&'a str, Vec<&'a str>>,
+    /// For each file, the files that import it (by its module name, a package's `__init__` by
+    /// its folder's).
+    importers: std::sync::OnceLock<Vec<Vec<usize>>>,
 }
 
 /// A call that enters a definition: the statement, its arguments, and how the callee's
@@ -80,6 +83,7 @@ impl<'a> Index<'a> {
             key_stores: HashMap::new(),
             calls: HashMap::new(),
             subclasses: HashMap::new(),
+            importers: std::sync::OnceLock::new(),
         };
         let files = ix.files.clone();
         for (fi, f) in files.iter().enumerate() {
@@ -248,6 +252,44 @@ impl<'a> Index<'a> {
             self.method(class, "__call__")
         } else {
             fwd
+        }
+    }
+
+    /// Whether files `a` and `b` run in one program: one of them, or a file that imports
+    /// both (through at most a few modules), is where it starts. A flag parsed by another
+    /// script (a data generator's `--heroes`) is not a setting of this one.
+    pub fn same_program(&self, a: usize, b: usize) -> bool {
+        // (made when first asked: most slices never read a flag)
+        let importers = self.importers.get_or_init(|| {
+            let files = &self.files;
+            files
+                .iter()
+                .map(|f| {
+                    let module = module_name(&f.path);
+                    (0..files.len()).filter(|&j| f.path.ends_with(".py") && files[j].imports_module(module)).collect()
+                })
+                .collect()
+        });
+        let above = |f: usize| {
+            let mut seen = vec![f];
+            let mut frontier = vec![f];
+            for _ in 0..4 {
+                let mut next = Vec::new();
+                for &x in &frontier {
+                    for &y in importers.get(x).into_iter().flatten() {
+                        if !seen.contains(&y) {
+                            seen.push(y);
+                            next.push(y);
+                        }
+                    }
+                }
+                frontier = next;
+            }
+            seen
+        };
+        a == b || {
+            let up = above(a);
+            above(b).iter().any(|f| up.contains(f))
         }
     }
 
@@ -632,5 +674,15 @@ pub fn registered_field(k: &StmtKind) -> Option<(&str, &Expr)> {
     match (args.first().map(Expr::bare), args.get(1)) {
         (Some(Expr::Str(name)), Some(v)) => Some((name.as_ref(), v)),
         _ => None,
+    }
+}
+
+/// The module name a file is imported by (`pkg/data.py` → `data`, `pkg/__init__.py` → `pkg`).
+pub fn module_name(path: &str) -> &str {
+    let stem = path.rsplit('/').next().unwrap_or(path).trim_end_matches(".py").trim_end_matches(".ipynb");
+    if stem == "__init__" {
+        path.rsplit('/').nth(1).unwrap_or(stem)
+    } else {
+        stem
     }
 }

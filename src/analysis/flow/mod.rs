@@ -70,6 +70,12 @@ pub struct FlowSuspect {
     /// The chain comes through the data: a loader loop, a Dataset's `__getitem__`, a Lightning
     /// batch, a data column, a config key or flag.
     pub data: bool,
+    /// The line is where the value's range, traced in the code, first breaks a bound the slice
+    /// knows (one size, not 0): a proof that needs no crash to point at the op.
+    pub bounded: bool,
+    /// The proof's range passes a line that comes after a decision in its function (an `if`
+    /// above it), which the ranges do not follow: without a crash, not proof enough.
+    pub decided: bool,
 }
 
 /// The failure classes of the knowledge base, as the sink kinds that reach them.
@@ -332,7 +338,8 @@ fn suspects_here(
             );
         }
         let probs = sink.kind.takes_probabilities();
-        let keep = |s: &FlowSuspect| mode == Mode::Explain || s.data || probs && s.tier == Tier::Strong;
+        // (a range the code itself proves past a known bound needs no data path)
+        let keep = |s: &FlowSuspect| mode == Mode::Explain || s.data || s.bounded && !s.decided || probs && s.tier == Tier::Strong;
         let exact = on_frame(sink);
         // a sink above a frame's line in that frame's function (an asynchronous traceback that
         // noticed the error a few lines later): the function was still called from where the
@@ -573,6 +580,10 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
     // on another part of what was traced (a tuple's other position, a branch narrowed later)
     let root_fits =
         !probs && nodes.first().and_then(|n| n.out.as_ref()).is_some_and(|r| breaks(r, bound_sym.as_ref(), ignore) == Some(false));
+    // the value that reaches the op is never below 0 (a clamp on the way, `y.clamp(min=0)`): a
+    // line whose value is negative is not what reaches it
+    let root_not_negative = !probs
+        && nodes.first().and_then(|n| n.out.as_ref()).and_then(|r| r.lo.as_ref()).and_then(|s| s.constant()).is_some_and(|lo| lo >= 0);
     // the least the bound can be, where it is a range
     let bound_least: Option<Sym> = match &bound_val {
         Some(Val::Int(r)) => r.lo.clone(),
@@ -750,6 +761,8 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
         if wide {
             score = score.max(1.0);
         }
+        let mut bounded = false;
+        let mut decided = false;
         let mut tier = if wide {
             Tier::Strong
         } else if score >= 0.6 {
@@ -760,7 +773,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
         if !probs && !lost {
             if let Some(r) = &n.out {
                 match breaks(r, bound_sym.as_ref(), ignore) {
-                    Some(true) if root_fits => score *= 0.3,
+                    Some(true) if root_fits || root_not_negative && !break_sides(r, bound_sym.as_ref(), ignore).1 => score *= 0.3,
                     Some(true) => {
                         // the divergence: this node breaks the bound and none of its inputs does
                         // (an input whose own range is not known, a record holding the dict looked up,
@@ -853,6 +866,8 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                             score = if from_one && matches!(n.tag, Tag::Shift(k) if k > 0) { 1.02 } else { 1.0 };
                             tier = Tier::Strong;
                             proven = true;
+                            bounded = bound_sym.as_ref().is_some_and(|b| b.constant() != Some(0));
+                            decided = decided_before(ix, &nodes, i);
                             why = format!(
                                 "{why}: gives {r}{}",
                                 bound_text.as_ref().map(|b| format!(", the bound is {b}")).unwrap_or_default()
@@ -894,7 +909,10 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
         if score < 0.1 {
             continue;
         }
-        out.push(at_node(ix, n, score, tier, why, slice.chain(i, ix, false), bound_chain.clone()));
+        let mut s = at_node(ix, n, score, tier, why, slice.chain(i, ix, false), bound_chain.clone());
+        s.bounded = bounded && tier == Tier::Strong;
+        s.decided = decided;
+        out.push(s);
     }
     // the value's side reads the setting the bound is sized by, and the value goes past it: the
     // value's lines add to the setting on purpose, the bound's use of it as it is is the line (a
@@ -967,8 +985,9 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
         for (i, n) in nodes[..value_nodes].iter().enumerate() {
             let exact = n.out.as_ref().filter(|r| r.lo == r.hi).and_then(|r| r.lo.as_ref()).and_then(|s| s.constant());
             let Some(k) = exact.filter(|&k| (k < 0 || k == 255) && !n.aux) else { continue };
-            // a marker taken out on the way (`t.masked_fill(t == k, 0)`) does not reach the op
-            if masked_above(&nodes, n.parent, k) {
+            // a marker taken out on the way (`t.masked_fill(t == k, 0)`) does not reach the op,
+            // nor a negative one where the op's value is never below 0 (a clamp)
+            if masked_above(&nodes, n.parent, k) || k < 0 && root_not_negative {
                 continue;
             }
             let key = match &n.tag {
@@ -1045,6 +1064,8 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                     chain: slice.chain(w, ix, false),
                     bound_chain: bound_chain.clone(),
                     data: false,
+                    bounded: false,
+                    decided: false,
                 });
                 continue;
             }
@@ -1090,6 +1111,8 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                     chain: slice.chain(at, ix, false),
                     bound_chain: bound_chain.clone(),
                     data: false,
+                    bounded: false,
+                    decided: false,
                 });
             }
         }
@@ -1145,6 +1168,8 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                 chain: slice.chain(k, ix, false),
                 bound_chain: bound_chain.clone(),
                 data: false,
+                bounded: false,
+                decided: false,
             });
         }
     }
@@ -1246,6 +1271,8 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                 chain: slice.chain(m, ix, false),
                 bound_chain: bound_chain.clone(),
                 data: false,
+                bounded: false,
+                decided: false,
             });
         }
     }
@@ -1285,6 +1312,8 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                 chain: vec![test, call],
                 bound_chain: bound_chain.clone(),
                 data: false,
+                bounded: false,
+                decided: false,
             });
         }
     }
@@ -1454,6 +1483,8 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                         chain: nodes.first().map(|_| slice.chain(0, ix, false)).unwrap_or_default(),
                         bound_chain: Vec::new(),
                         data: false,
+                        bounded: false,
+                        decided: false,
                     });
                 }
             }
@@ -1481,6 +1512,30 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
         });
     }
     out
+}
+
+/// Whether a line on the value's side of node `i` (the node and the lines below it) comes
+/// after a decision in its function (an `if`, `while` or `assert` above it): the range that
+/// breaks the bound may be one the decision rules out (`if c < size - 1: return cell(r, c + 1)`),
+/// which the tracing, one range per value, does not see.
+fn decided_before(ix: &Index, nodes: &[Node], i: usize) -> bool {
+    let mut stack = vec![i];
+    let mut seen = 0;
+    while let Some(m) = stack.pop() {
+        seen += 1;
+        if seen > 256 {
+            return true;
+        }
+        let n = &nodes[m];
+        if let Some(((fi, di), si)) = ix.stmt_at(n.file, n.line) {
+            let d = &ix.files[fi].flow[di];
+            if d.stmts[..si].iter().any(|st| matches!(st.kind, crate::scan::flow::StmtKind::Cond(_))) {
+                return true;
+            }
+        }
+        stack.extend(n.children.iter().copied().filter(|&c| !nodes[c].aux));
+    }
+    false
 }
 
 /// Whether no node from `at` up to the sink (a node's parent is the node it flows into) has a
@@ -1651,6 +1706,8 @@ fn counted_values(ix: &Index, nodes: &[Node], value_nodes: usize, b: usize, slic
         chain: slice.chain(same, ix, false),
         bound_chain: slice.chain(b, ix, true),
         data: false,
+        bounded: false,
+        decided: false,
     })
 }
 
@@ -1752,6 +1809,8 @@ fn at_node(ix: &Index, n: &Node, score: f32, tier: Tier, why: String, chain: Vec
         chain,
         bound_chain,
         data: false,
+        bounded: false,
+        decided: false,
     }
 }
 

@@ -264,6 +264,16 @@ fn ctor_at(ix: &Index, func: &Expr, def: DefId, stmt: usize, hops: usize) -> Opt
         Expr::Attr(obj, a) => {
             let mine = d.class.as_deref().filter(|_| matches!(&**obj, Expr::Name(s) if d.params.first().is_some_and(|p| p.name == *s)));
             let mro = mine.map(|c| ix.mro(c)).unwrap_or_default();
+            // a method of the project's by that name (`bank.weekday(day)` where a `DayBank`
+            // defines `weekday`, beside a model's `self.weekday = nn.Embedding(7, d)`): the
+            // call may be the method's, whatever module another class keeps under the name
+            let method = match mine {
+                Some(c) => !ix.method(c, a).is_empty(),
+                None => !ix.methods_named(a).is_empty(),
+            };
+            if method {
+                return None;
+            }
             let stores: Vec<_> = ix
                 .stores(a)
                 .iter()

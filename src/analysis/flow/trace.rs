@@ -3075,7 +3075,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         }
         // argparse: add_argument("--num-classes", default=…)
         let flag_sites: Vec<_> = self.ix.calling("add_argument").to_vec();
-        for (sid, si) in flag_sites {
+        for (sid, si) in flag_sites.into_iter().filter(|(sid, _)| self.ix.same_program(sid.0, cx.def.0)) {
             let sd = self.ix.def(sid);
             let mut hit = None;
             stmt_exprs(&sd.stmts[si].kind, &mut |e| {
@@ -3207,6 +3207,15 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 }
                 self.config_string(a)
             }
+            // a path the command line may give, else the project's own (`sys.argv[1] if
+            // len(sys.argv) > 1 else "config.yaml"`): the one the script reads when run as it
+            // is, as for a flag's default
+            Expr::IfElse(a, _, b) => match (self.string_of(a, cx, hops + 1), self.string_of(b, cx, hops + 1)) {
+                (Some(x), Some(y)) => (x == y).then_some(x),
+                (Some(x), None) if from_outside(b) => Some(x),
+                (None, Some(y)) if from_outside(a) => Some(y),
+                _ => None,
+            },
             // a key of a loaded config (`d["participants"]` where the YAML says `participants:
             // participants.json`)
             Expr::Sub(_, k) => match k.bare() {
@@ -3385,10 +3394,10 @@ impl<'a, 'i> Tracer<'a, 'i> {
             _ => return None,
         };
         let Expr::Test(op, xs) = test.bare() else { return None };
-        let target = obj.dotted()?;
+        let target = obj.place()?;
         let other = match xs.as_slice() {
-            [a, b] if &**op == want && a.dotted().as_deref() == Some(target.as_str()) => b,
-            [a, b] if &**op == want && b.dotted().as_deref() == Some(target.as_str()) => a,
+            [a, b] if &**op == want && a.place().as_deref() == Some(target.as_str()) => b,
+            [a, b] if &**op == want && b.place().as_deref() == Some(target.as_str()) => a,
             _ => return None,
         };
         match self.aux_expr(other, cx, None) {
@@ -4100,6 +4109,17 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     };
                     if let Some(d) = args.get(1) {
                         let dv = self.expr(d, cx, parent);
+                        // an empty default (`raw.get("model", {})`) only says the key may be
+                        // missing: where the value is not known, nothing is
+                        let empty = |z: &Option<Sym>| z.as_ref().and_then(|z| z.constant()) == Some(0);
+                        let nothing = match &dv {
+                            Val::Map { len, .. } | Val::Seq { len, .. } => empty(len),
+                            Val::Record(fs) => fs.is_empty(),
+                            _ => false,
+                        };
+                        if nothing && matches!(v, Val::Unknown(_)) {
+                            return v;
+                        }
                         // a pair of ids or its default pair (`lookup.get(sku, (-1, -1))`): each
                         // position beside its default
                         if let (Val::Tuple(xs), Val::Tuple(ds)) = (&v, &dv) {
@@ -4852,8 +4872,27 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 return Val::Seq { elem: Box::new(v), len: None, most: None };
             }
             "where" if args.len() == 3 => {
-                let a = self.expr(&args[1], cx, parent);
-                let b = self.expr(&args[2], cx, parent);
+                // the value where it is not the marker, something else where it is
+                // (`torch.where(t != k, t, 0)`, `torch.where(t == k, 0, t)`): the marker is
+                // replaced
+                let kept = |tr: &mut Self, at: usize, v: &Expr, cond: &Expr| match at {
+                    1 => tr.masked_out(v, cond, cx),
+                    _ => tr.masked_out_eq(v, cond, cx),
+                };
+                let side = |tr: &mut Self, at: usize| match kept(tr, at, &args[at], &args[0]) {
+                    Some(k) => {
+                        let under = tr.narrow_under(cx, parent, k);
+                        let v = tr.expr(&args[at], cx, under);
+                        let v = without_marker(&tr.force(v), k);
+                        if under != parent {
+                            tr.finish(under, &v);
+                        }
+                        v
+                    }
+                    None => tr.expr(&args[at], cx, parent),
+                };
+                let a = side(self, 1);
+                let b = side(self, 2);
                 // a number put beside measurements (`np.where(side == 0, -8, x)` with x drawn
                 // uniformly) is a coordinate, not a marker in ids: the cells are floats
                 let floats = |v: &Val| matches!(v.element_deep(), Val::Float(_));
@@ -5699,6 +5738,19 @@ pub fn positional(args: &[Expr], pi: usize, offset: usize) -> Option<Expr> {
         }
     }
     None
+}
+
+/// Whether `e` is read from outside the program when it runs: a command-line argument
+/// (`sys.argv[1]`) or an environment variable (`os.environ["CFG"]`, `os.getenv("CFG")`).
+fn from_outside(e: &Expr) -> bool {
+    let outside = |f: &Expr| {
+        f.dotted().is_some_and(|d| d.ends_with("argv") || d.ends_with("environ") || d.ends_with("getenv") || d.ends_with("environ.get"))
+    };
+    match e.bare() {
+        Expr::Sub(o, _) => outside(o),
+        Expr::Call { func, .. } => outside(func),
+        _ => false,
+    }
 }
 
 /// The argument a call gives parameter `name` at position `pi`, by keyword or by position
