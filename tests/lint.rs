@@ -1223,7 +1223,7 @@ if __name__ == "__main__":
 fn markers_taken_out_before_the_op_are_not_reported() {
     // the marker -100 is selected out by a mask kept in a name (`batch["start"][has]`),
     // replaced by `torch.where`, or clamped away; `cal.weekday(day)` is a method, not the
-    // model's `self.weekday` table; make_data.py's `--n-items` flag is no setting of train.py
+    // model's `self.weekday` table
     let p = Project::new("narrowed");
     p.write("make_data.py", SESSIONS_MAKE);
     p.write("model.py", SESSIONS_MODEL);
