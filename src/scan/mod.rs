@@ -226,13 +226,9 @@ pub fn read_referenced_data(root: &Path, facts: &mut Facts) {
         .collect();
     // configs and data the project's run scripts pass on a command line (`python -m pkg.train
     // --config configs/small.json` in run.sh or a Makefile): a flag with no default takes them
-    let scripts = run_script_paths(root);
+    let scripts = run_script_refs(root);
     let mut refs = refs;
-    for (rel, text) in &scripts {
-        for p in data::script_paths(text) {
-            refs.push((rel.as_str(), p));
-        }
-    }
+    refs.extend(scripts.iter().map(|(rel, p)| (rel.as_str(), p.clone())));
     // a data path held in a config (`data_path: data/intents.csv`, `intents: data/intents.json`)
     for f in facts.files.iter().filter(|f| f.path.ends_with(".yaml") || f.path.ends_with(".yml") || f.is_config()) {
         for a in &f.assigns {
@@ -246,9 +242,18 @@ pub fn read_referenced_data(root: &Path, facts: &mut Facts) {
     facts.files.extend(data);
 }
 
+/// The config and data paths the project's run scripts pass on their command lines, each with
+/// the script that names it (read by the scan and by the cached lint alike).
+pub fn run_script_refs(root: &Path) -> Vec<(String, String)> {
+    run_script_paths(root)
+        .into_iter()
+        .flat_map(|(rel, text)| data::script_paths(&text).into_iter().map(move |p| (rel.clone(), p)))
+        .collect()
+}
+
 /// The project's run scripts, with their text: shell scripts and Makefiles at the top level and
 /// in `scripts/` (at most 32, each at most 256 KB).
-pub fn run_script_paths(root: &Path) -> Vec<(String, String)> {
+fn run_script_paths(root: &Path) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for dir in ["", "scripts"] {
         let Ok(entries) = std::fs::read_dir(root.join(dir)) else { continue };

@@ -688,16 +688,8 @@ impl Summary {
         let mut refs: Vec<(&str, &str)> =
             p_paths.iter().zip(&p_digests).flat_map(|(p, d)| d.data_refs.iter().map(move |r| (p.as_str(), r.as_str()))).collect();
         // (and those the run scripts pass on a command line, as a scan without the cache reads)
-        let scripts: Vec<(String, Vec<String>)> = crate::scan::run_script_paths(root)
-            .into_iter()
-            .map(|(rel, text)| {
-                let ps = crate::scan::data::script_paths(&text);
-                (rel, ps)
-            })
-            .collect();
-        for (rel, ps) in &scripts {
-            refs.extend(ps.iter().map(|p| (rel.as_str(), p.as_str())));
-        }
+        let scripts = crate::scan::run_script_refs(root);
+        refs.extend(scripts.iter().map(|(rel, p)| (rel.as_str(), p.as_str())));
         for f in crate::scan::read_data(root, refs.into_iter()) {
             p_paths.push(f.path.clone());
             p_digests.push(Digest::of(&f, rules::MARKS));
