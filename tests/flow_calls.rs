@@ -1498,3 +1498,182 @@ fn keywords_bound_by_partial_reach_the_collate_function() {
     let got = tiered_suspects(&[("batches.py", &zero), ("train.py", PARTIAL_TRAIN)], "embedding_neg.async.log");
     assert!(!got.iter().any(|s| s.starts_with("batches.py") && s.ends_with(" strong")), "{got:?}");
 }
+
+const ROUTER_MODEL: &str = r#"import numpy as np
+import torch
+import torch.nn as nn
+
+
+class TicketRouter:
+    """A scikit-learn style classifier over ticket embeddings."""
+
+    def __init__(self, width=64, rounds=3, device="cpu"):
+        self.width = width
+        self.rounds = rounds
+        self.device = device
+
+    def _make_net(self):
+        return nn.Sequential(
+            nn.Linear(self.n_inputs_, self.width),
+            nn.Tanh(),
+            nn.Linear(self.width, len(self.classes_)),
+        ).to(self.device)
+
+    def _as_tensors(self, X, y=None):
+        xt = torch.tensor(X, dtype=torch.float32, device=self.device)
+        if y is None:
+            return xt
+        yt = torch.tensor(y, dtype=torch.long, device=self.device)
+        return xt, yt
+
+    def _epoch(self, xt, yt, loss_fn, opt):
+        for start in range(0, len(xt), 32):
+            out = self.net_(xt[start:start + 32])
+            loss = loss_fn(out, yt[start:start + 32])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        self.n_inputs_ = X.shape[1]
+        self.net_ = self._make_net()
+        opt = torch.optim.SGD(self.net_.parameters(), lr=0.05)
+        loss_fn = nn.CrossEntropyLoss()
+        xt, yt = self._as_tensors(X, y)
+        for _ in range(self.rounds):
+            self._epoch(xt, yt, loss_fn, opt)
+        return self
+
+    def predict(self, X):
+        with torch.no_grad():
+            scores = self.net_(self._as_tensors(X))
+        return self.classes_[scores.argmax(1).cpu().numpy()]
+"#;
+
+const ROUTER_MAIN: &str = r#"import numpy as np
+
+from router import TicketRouter
+
+DESKS = ["billing", "refunds", "login", "shipping", "returns", "warranty", "api", "mobile",
+         "desktop", "privacy", "abuse", "partners", "sales", "press", "legal", "other"]
+
+
+def load(n=600, seed=0):
+    rng = np.random.default_rng(seed)
+    desk = [DESKS.index(name) for name in rng.choice(["login", "api", "legal", "other"], size=n)]
+    X = rng.normal(size=(n, 24)).astype(np.float32)
+    return X, np.array(desk)
+
+
+def main():
+    X, y = load()
+    router = TicketRouter().fit(X, y)
+    print(router.predict(X[:5]))
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+/// An estimator's `fit` sizes its head by the labels' distinct values (`np.unique(y)`), but
+/// passes the labels on as the desk numbers they are (positions in a list of 16 desks, of which
+/// four occur): the count is 4, the largest label 15. The labels reach the loss through a
+/// helper whose other branch (`if y is None: return xt`, for `predict`) returns no tuple — a
+/// branch the call `self._as_tensors(X, y)` cannot take — and the head through the estimator's
+/// own factory method (`self.net_ = self._make_net()`).
+#[test]
+fn an_estimator_head_sized_by_distinct_labels_is_found_through_its_helper_methods() {
+    let files = [("router.py", ROUTER_MODEL), ("main.py", ROUTER_MAIN)];
+    let got = tiered_suspects(&files, "ce_1d_over.sync.log");
+    assert_eq!(got.first().map(|s| s.split(' ').next().unwrap_or("")), Some("router.py:18"), "{got:?}");
+}
+
+const KITCHEN_SETTINGS: &str = r#"class Settings:
+    N_TOOLS = 4
+    N_STEPS = 6
+    HIDDEN = 32
+    LR = 0.01
+"#;
+
+const KITCHEN_DATA: &str = r#"import numpy as np
+
+STEPS = ["fetch", "wash", "cut", "mix", "heat", "plate", "serve"]
+
+
+def expert_episode(rng):
+    phase, out = 0, []
+    while phase < len(STEPS):
+        out.append(phase)
+        if rng.random() < 0.4:
+            phase += 1
+    return out
+
+
+def main():
+    rng = np.random.default_rng(0)
+    step = np.concatenate([expert_episode(rng) for _ in range(40)])
+    n = len(step)
+    tool = (step * 3 + rng.integers(0, 2, size=n)) % 4
+    x = (rng.normal(size=(n, 12)) + step[:, None] * 0.1).astype(np.float32)
+    done = (rng.random(n) < 0.3).astype(np.float32)
+    np.savez("kitchen.npz", x=x, tool=tool, step=step, done=done)
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+const KITCHEN_TRAIN: &str = r#"import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from settings import Settings
+
+
+class StepPolicy(nn.Module):
+    def __init__(self, n_in):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(n_in, Settings.HIDDEN), nn.ReLU())
+        self.tool_head = nn.Linear(Settings.HIDDEN, Settings.N_TOOLS)
+        self.step_head = nn.Linear(Settings.HIDDEN, Settings.N_STEPS)
+
+    def forward(self, x, step):
+        h = self.body(x)
+        done_logit = self.step_head(h).gather(1, step.view(-1, 1)).squeeze(1)
+        return self.tool_head(h), done_logit
+
+
+def main():
+    d = np.load("kitchen.npz")
+    x = torch.from_numpy(d["x"])
+    tool = torch.from_numpy(d["tool"])
+    step = torch.from_numpy(d["step"])
+    done = torch.from_numpy(d["done"])
+    net = StepPolicy(x.shape[1])
+    opt = torch.optim.Adam(net.parameters(), lr=Settings.LR)
+    for i in range(0, len(x), 64):
+        tool_logits, done_logit = net(x[i:i + 64], step[i:i + 64])
+        loss = F.cross_entropy(tool_logits, tool[i:i + 64])
+        loss = loss + F.binary_cross_entropy_with_logits(done_logit, done[i:i + 64])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+/// The CPU's "index 6 is out of bounds for dimension 1 with size 6" fits a gather and a
+/// cross-entropy alike; the traceback stops at the gather (`self.step_head(h).gather(1, …)`), so
+/// the setting that sized the gathered head comes before the one that sized the other head,
+/// which only the cross-entropy two lines further on reads (neither value's range is known: the
+/// steps come out of a loop the tracing does not count).
+#[test]
+fn the_op_on_the_failing_line_outranks_an_op_of_another_kind_elsewhere() {
+    let files = [("settings.py", KITCHEN_SETTINGS), ("make_data.py", KITCHEN_DATA), ("train.py", KITCHEN_TRAIN)];
+    let (got, _) = common::cpu_run_suspects(&files, "kitchen_steps.log");
+    assert_eq!(got.first().map(String::as_str), Some("settings.py:3"), "{got:?}");
+}

@@ -3589,3 +3589,124 @@ fn positions_in_a_string_written_out_are_below_its_length() {
     assert_eq!(got.first().map(|g| g.0.as_str()), Some("rotate.py:12 strong"), "{got:?}");
     assert!(got[0].1.contains("the bound is 26"), "{got:?}");
 }
+
+const GAUGES_IO: &str = r#"import csv
+
+import numpy as np
+
+
+class Readings:
+    def __init__(self, station, level, hour):
+        self.station = np.asarray(station, dtype=np.int64)
+        self.level = np.asarray(level, dtype=np.float32)
+        self.hour = np.asarray(hour, dtype=np.int64)
+
+    @classmethod
+    def load(cls, path):
+        columns = {"station": [], "level": [], "hour": []}
+        with open(path, newline="") as fh:
+            for rec in csv.DictReader(fh):
+                columns["station"].append(int(rec["station_no"]))
+                columns["level"].append(float(rec["level_m"]))
+                columns["hour"].append(int(rec["hour"]))
+        return cls(**columns)
+"#;
+
+const GAUGES_TRAIN: &str = r#"import torch
+import torch.nn as nn
+
+from stations_io import Readings
+
+N_STATIONS = 40
+
+
+class LevelNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.station = nn.Embedding(N_STATIONS, 8)
+        self.out = nn.Linear(9, 1)
+
+    def forward(self, station, level):
+        return self.out(torch.cat([self.station(station), level[:, None]], dim=1))
+
+
+def main():
+    data = Readings.load("gauges.csv")
+    net = LevelNet()
+    st = torch.from_numpy(data.station)
+    lv = torch.from_numpy(data.level)
+    print(net(st, lv).mean())
+
+
+main()
+"#;
+
+/// The station numbers are read from a CSV into lists kept in a dict (`columns["station"]
+/// .append(int(rec["station_no"]))`) and handed to the constructor with `**columns`: the line
+/// that reads them as they are is the origin of the ids that reach the table (the file is not in
+/// the project, so how they are numbered is not known), not the empty list the dict starts with.
+#[test]
+fn ids_appended_to_a_list_kept_in_a_dict_are_traced_to_the_line_that_reads_them() {
+    let got = tiered_suspects(&[("stations_io.py", GAUGES_IO), ("train.py", GAUGES_TRAIN)], "embedding_over.sync.log");
+    assert_eq!(got.first().map(|s| s.split(' ').next().unwrap_or("")), Some("stations_io.py:17"), "{got:?}");
+}
+
+const SKY_PREP: &str = r#"import numpy as np
+
+NO_MAJORITY = -1
+
+
+def majority(votes, share=0.6):
+    frac = votes / votes.sum(axis=1, keepdims=True)
+    cls = np.argmax(frac, axis=1)
+    cls[frac.max(axis=1) < share] = NO_MAJORITY
+    return cls
+
+
+def main():
+    rng = np.random.default_rng(3)
+    votes = rng.integers(0, 20, size=(500, 3))
+    feats = rng.normal(size=(500, 6)).astype(np.float32)
+    np.save("feats.npy", feats)
+    np.save("cls.npy", majority(votes).astype("uint8"))
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+const SKY_TRAIN: &str = r#"import numpy as np
+import torch
+import torch.nn as nn
+
+from prep import NO_MAJORITY
+
+
+def main():
+    x = torch.from_numpy(np.load("feats.npy"))
+    y = torch.from_numpy(np.load("cls.npy")).long()
+    net = nn.Linear(6, 3)
+    loss_fn = nn.CrossEntropyLoss(ignore_index=NO_MAJORITY)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    for i in range(0, len(x), 50):
+        loss = loss_fn(net(x[i:i + 50]), y[i:i + 50])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+/// Objects without a majority get the marker -1, which the loss ignores (`ignore_index=
+/// NO_MAJORITY`); but the classes are saved as unsigned bytes, and -1 comes back as 255, which
+/// the loss does not ignore. The cast is the line that made the value that fails.
+#[test]
+fn a_marker_cast_to_unsigned_bytes_is_found_at_the_cast() {
+    let got = tiered_suspects(&[("prep.py", SKY_PREP), ("train.py", SKY_TRAIN)], "ce_1d_over.sync.log");
+    assert_eq!(got.first().map(String::as_str), Some("prep.py:18 strong"), "{got:?}");
+    let fixed = SKY_PREP.replace(".astype(\"uint8\")", ".astype(\"int8\")");
+    let got = tiered_suspects(&[("prep.py", &fixed), ("train.py", SKY_TRAIN)], "ce_1d_over.sync.log");
+    assert!(!got.iter().any(|s| s.starts_with("prep.py:18")), "{got:?}");
+}

@@ -1336,3 +1336,68 @@ def main():
 if __name__ == "__main__":
     main()
 "#;
+
+/// A marker (-1 for reviews the raters split on) that the loss ignores, saved as unsigned bytes
+/// by the data script and read back by the training script as 255: the cast is the line that
+/// made the value, and lint names it without a crash (the saved file carries the data from one
+/// script to the other).
+#[test]
+fn a_marker_saved_as_unsigned_bytes_is_reported_at_the_cast() {
+    let p = Project::new("reviews");
+    p.write("prepare.py", REVIEWS_PREP);
+    p.write("train.py", REVIEWS_TRAIN);
+    assert_eq!(rules_of(&p.json(&[]).0), [("CS118".to_string(), "prepare.py".to_string(), 21)]);
+    p.write("prepare.py", &REVIEWS_PREP.replace("np.uint8", "np.int16"));
+    assert!(rules_of(&p.json(&[]).0).is_empty());
+}
+
+const REVIEWS_PREP: &str = r#"import numpy as np
+
+SPLIT = -1
+
+
+def rater_label(scores):
+    if scores.ndim == 1:
+        scores = scores[None]
+    pos = (scores >= 4).mean(axis=1)
+    out = np.where(pos > 0.5, 1, 0)
+    out[np.abs(pos - 0.5) < 0.2] = SPLIT
+    return out
+
+
+def main():
+    rng = np.random.default_rng(7)
+    scores = rng.integers(1, 6, size=(800, 5))
+    emb = rng.normal(size=(800, 16)).astype(np.float32)
+    np.save("emb.npy", emb)
+    labels = rater_label(scores)
+    np.save("labels.npy", labels.astype(np.uint8))
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+const REVIEWS_TRAIN: &str = r#"import numpy as np
+import torch
+import torch.nn as nn
+
+from prepare import SPLIT
+
+
+def main():
+    emb = torch.from_numpy(np.load("emb.npy"))
+    labels = torch.from_numpy(np.load("labels.npy")).long()
+    clf = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 2))
+    loss_fn = nn.CrossEntropyLoss(ignore_index=SPLIT)
+    opt = torch.optim.Adam(clf.parameters(), lr=1e-3)
+    for start in range(0, len(emb), 32):
+        loss = loss_fn(clf(emb[start:start + 32]), labels[start:start + 32])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+if __name__ == "__main__":
+    main()
+"#;

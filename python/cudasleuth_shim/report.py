@@ -2,6 +2,7 @@
 (written once before the provenance analysis and once after it), one line on stderr, and the
 exit (status 86) or, in an interactive session, a RuntimeError."""
 
+import math
 import os
 import sys
 
@@ -35,7 +36,8 @@ def _batch_sample(cur, tensor, pos):
 
 
 def _fmt_val(x):
-    if isinstance(x, float) and x == int(x) and abs(x) < 1e15:
+    # (a NaN or an infinity has no integer part to compare with)
+    if isinstance(x, float) and math.isfinite(x) and x == int(x) and abs(x) < 1e15:
         return repr(x)
     return str(x)
 

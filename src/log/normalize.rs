@@ -132,13 +132,14 @@ pub fn strip_ansi(seg: &[u8]) -> Vec<u8> {
     out
 }
 
-/// `[0m`, `[1;31m`, `[0K`: an SGR/erase sequence whose ESC was lost.
+/// `[0m`, `[1;31m`, `[0K`: an SGR/erase sequence whose ESC was lost. One closed by `]` is a
+/// subscript in a code line (`p[m]`, `scores[A]`), not a remnant.
 fn remnant_len(s: &[u8]) -> Option<usize> {
     let mut j = 1;
     while j < s.len() && (s[j].is_ascii_digit() || s[j] == b';') {
         j += 1;
     }
-    if j > 12 {
+    if j > 12 || s.get(j + 1) == Some(&b']') {
         return None;
     }
     match s.get(j) {
@@ -353,6 +354,9 @@ mod tests {
     fn strips_ansi_and_remnants() {
         assert_eq!(c("\x1b[31mRuntimeError\x1b[0m: x").0, "RuntimeError: x");
         assert_eq!(c("[1;31mRuntimeError[0m: x").0, "RuntimeError: x");
+        // a mask or a key named like a sequence's letter, in a traceback's code line
+        assert_eq!(c("    loss = F.binary_cross_entropy(p[m], d[m])").0, "    loss = F.binary_cross_entropy(p[m], d[m])");
+        assert_eq!(c("    s = scores[A] + b[K]").0, "    s = scores[A] + b[K]");
         assert_eq!(c("block: [0,0,0]").0, "block: [0,0,0]");
     }
 

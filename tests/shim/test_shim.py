@@ -501,6 +501,13 @@ class ShimTest(unittest.TestCase):
                 self.assertEqual(w["category"], cat)
                 self.assertEqual(w["tensor"], tensor)
                 self.assertEqual(w["bad"][0]["value"], value)
+        # a NaN probability fails the kernel's `0 <= x <= 1` check too; the report of it must not
+        # die formatting the value (`int(nan)`)
+        shutil.rmtree(os.path.join(self.tmp, "out"), ignore_errors=True)
+        r = self.run_script("ops.py", "bce_nan")
+        self.assertViolation(r)
+        self.assertNotIn("ValueError", r.stderr)
+        self.assertEqual(r.witness["bad"][0]["value"], "nan")
         shutil.rmtree(os.path.join(self.tmp, "out"), ignore_errors=True)
         w = self.run_script("ops.py", "mask").witness
         self.assertEqual(w["op"], "index")

@@ -262,7 +262,21 @@ pub fn suspects_each(
                 let ix = Index::new(files.to_vec());
                 // a sink's slice, by the sink (its kind, place, operands and settings)
                 let mut sliced: FxHashMap<String, Vec<FlowSuspect>> = FxHashMap::default();
-                categories.iter().map(|c| suspects_here(&ix, &mut sliced, c, frames, apis, mode)).collect()
+                let mut each: Vec<(Vec<FlowSuspect>, bool)> =
+                    categories.iter().map(|c| suspects_here(&ix, &mut sliced, c, frames, apis, mode)).collect();
+                // a message that fits several kinds of op (the CPU's "index 5 is out of bounds"):
+                // where the failing line holds an op of one kind, the suspects of another kind's
+                // ops elsewhere are weaker (the traceback names the op that failed)
+                if each.iter().any(|(_, at)| *at) {
+                    for (list, at) in each.iter_mut() {
+                        if !*at {
+                            for s in list.iter_mut() {
+                                s.score *= 0.5;
+                            }
+                        }
+                    }
+                }
+                each.into_iter().map(|(list, _)| list).collect()
             })
             .ok()
             .and_then(|h| h.join().ok())
@@ -280,7 +294,7 @@ fn suspects_here(
     frames: &[(String, u32)],
     apis: &[String],
     mode: Mode,
-) -> Vec<FlowSuspect> {
+) -> (Vec<FlowSuspect>, bool) {
     let mut kinds = kinds_for(category);
     if mode == Mode::Lint {
         // a sampler's weights need not be probabilities (multinomial takes any non-negative
@@ -304,7 +318,7 @@ fn suspects_here(
         eprintln!("suspects {mode:?} category `{category}`: {} sinks, apis {apis:?}, frames {frames:?}", all.len());
     }
     if all.is_empty() && subscripts.is_empty() {
-        return Vec::new();
+        return (Vec::new(), false);
     }
     let keys: Vec<String> = apis.iter().map(|a| sinks::api_key(a)).collect();
     let named = |s: &Sink| s.api.as_deref().is_some_and(|a| keys.contains(&sinks::api_key(a)));
@@ -322,6 +336,9 @@ fn suspects_here(
     if all.iter().any(on_frame) {
         all.retain(|s| on_frame(s) || under_frame(s));
     }
+    // an op of this kind on the innermost frame's own line (or an index the traceback stops at)
+    let on_last =
+        !subscripts.is_empty() || frames.last().is_some_and(|(f, l)| all.iter().any(|s| s.line == *l && ix.files[s.def.0].path == *f));
     all.truncate(12);
     all.splice(0..0, subscripts);
     let debug = std::env::var_os("CUDASLEUTH_FLOW_DEBUG").is_some();
@@ -374,7 +391,7 @@ fn suspects_here(
     }
     let mut out: Vec<FlowSuspect> = best.into_values().collect();
     out.sort_by(|a, b| b.score.partial_cmp(&a.score).unwrap_or(std::cmp::Ordering::Equal).then((&a.file, a.line).cmp(&(&b.file, b.line))));
-    out
+    (out, on_last)
 }
 
 /// Whether the sink sits in the function a traceback frame runs in, above the frame's line.
@@ -1508,6 +1525,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                 || c.what.starts_with("reads column")
                 || c.what.starts_with("config key")
                 || c.what.starts_with("flag `--")
+                || c.what.contains(trace::READ_BACK)
                 || c.what.starts_with("returned by") && c.what.ends_with("__getitem__")
         });
     }

@@ -138,7 +138,18 @@ fn through_factory(ix: &Index, found: (Expr, DefId, usize), hops: usize) -> (Exp
     if hops > 3 || ix.is_class(name) {
         return found;
     }
-    let Some(&f) = ix.functions(name).first() else { return found };
+    // a method of the instance's own (`self._build()` in an estimator's `fit`), else a function
+    let d0 = ix.def(found.1);
+    let own = match &found.0 {
+        Expr::Call { func, .. } => match func.bare() {
+            Expr::Attr(o, m) if matches!(o.bare(), Expr::Name(s) if d0.params.first().is_some_and(|p| p.name == *s)) => {
+                d0.class.as_deref().and_then(|c| ix.method(c, m).first().copied())
+            }
+            _ => None,
+        },
+        _ => None,
+    };
+    let Some(f) = own.or_else(|| ix.functions(name).first().copied()) else { return found };
     let d = ix.def(f);
     for (i, s) in d.stmts.iter().enumerate().rev() {
         if let StmtKind::Return(Some(e)) = &s.kind {

@@ -292,6 +292,9 @@ type ModuleCall = ((DefId, usize), Vec<Expr>, Vec<(Text, Expr)>);
 /// How deep the evaluation of expressions may nest (names through assignments through calls).
 pub const MAX_DEPTH: u32 = 160;
 
+/// How a save the project reads back later is said on the chain (data the pipeline made).
+pub const READ_BACK: &str = ", read back later";
+
 pub(super) fn is_pass_method(m: &str) -> bool {
     matches!(
         m,
@@ -1367,6 +1370,9 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 StmtKind::Return(Some(e)) | StmtKind::Yield(e) => e,
                 _ => continue,
             };
+            if self.branch_not_taken(d, cx, i) {
+                continue;
+            }
             let c = Ctx { at: i, ..cx.clone() };
             let n = self.node(&c, i, Tag::Pass, format!("returned by {}", d.qualified()), parent);
             let v = self.expr(e, &c, n);
@@ -1375,6 +1381,50 @@ impl<'a, 'i> Tracer<'a, 'i> {
             join_into(&mut out, v);
         }
         out.unwrap_or_else(|| Val::unknown(format!("{} returns nothing the tracing reads", d.qualified())))
+    }
+
+    /// Whether statement `i` of `d` sits in a branch the call `cx` was entered from cannot take:
+    /// its block's test asks whether a parameter is `None` (`if y is None: return X`), and the
+    /// call passes a value that is not (`self._tensors(X, y)`), or the reverse. Only that test
+    /// is decided, only from the argument as written; anything else may be taken.
+    fn branch_not_taken(&mut self, d: &'a Def, cx: &Ctx, i: usize) -> bool {
+        let Some(env) = cx.env.clone() else { return false };
+        let Some(caller) = env.caller.clone() else { return false };
+        let nest = d.stmts[i].nest;
+        let Some(head) = nest.checked_sub(1) else { return false };
+        // the block's header: the nearest statement before it on the level above
+        let Some(j) = (0..i).rev().find(|&j| d.stmts[j].nest <= head) else { return false };
+        let StmtKind::Cond(test) = &d.stmts[j].kind else { return false };
+        if d.stmts[j].nest != head {
+            return false;
+        }
+        let (negated, test) = match test.bare() {
+            Expr::Unary(op, x) if op.as_str() == "not" => (true, x.bare()),
+            t => (false, t),
+        };
+        let Expr::Test(op, xs) = test else { return false };
+        let asks_none = match op.as_str() {
+            "is" => true,
+            "is not" => false,
+            _ => return false,
+        };
+        let [Expr::Name(p), Expr::Const(k)] = xs.iter().map(Expr::bare).collect::<Vec<_>>()[..] else { return false };
+        if k.as_str() != "None" {
+            return false;
+        }
+        let Some(pi) = d.params.iter().position(|q| q.name == *p && !q.star) else { return false };
+        let offset = usize::from(d.is_method());
+        let arg = self.argument(&env.args, &env.kwargs, p, pi, offset, &caller);
+        let is_none = match arg.as_ref().or(d.params[pi].default.as_ref()).map(Expr::bare) {
+            None => return false,
+            Some(a) => match none_as_written(a, self.def(&caller)) {
+                Some(b) => b,
+                None => return false,
+            },
+        };
+        // the test holds when the value's none-ness is what it asks for
+        let holds = is_none == asks_none;
+        holds == negated
     }
 
     fn lookup_env(&self, cx: &Ctx, name: &str) -> Option<Val> {
@@ -1756,6 +1806,8 @@ impl<'a, 'i> Tracer<'a, 'i> {
         };
         let writes = |e: &Expr| match e.bare() {
             Expr::Call { func, args, kwargs } => match func.bare() {
+                // a list or set kept under the key, filled in place (`cols["ccd"].append(v)`)
+                Expr::Attr(o, m) if matches!(&**m, "append" | "extend" | "insert" | "add") && matches!(o.bare(), Expr::Sub(..)) => names(o),
                 Expr::Attr(o, m) if matches!(&**m, "update" | "setdefault" | "pop" | "__setitem__") => {
                     matches!(o.bare(), Expr::Name(x) if x == n)
                         || kwargs.iter().any(|(k, _)| k == key)
@@ -3606,7 +3658,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
     ) -> Val {
         match obj {
             Some(obj) => {
-                let node = self.node(c, at, Tag::Pass, format!("saves `{}` to `{name}`, read back later", short(obj)), parent);
+                let node = self.node(c, at, Tag::Pass, format!("saves `{}` to `{name}`{READ_BACK}", short(obj)), parent);
                 let v = self.expr(obj, c, node);
                 self.finish(node, &v);
                 v
@@ -3619,7 +3671,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 let parts: Vec<(&str, &Expr)> =
                     names.iter().map(String::as_str).zip(&args[1..]).chain(kwargs.iter().map(|(k, e)| (&**k, e))).collect();
                 let shown = parts.iter().map(|(k, _)| *k).collect::<Vec<_>>().join("`, `");
-                let node = self.node(c, at, Tag::Pass, format!("saves `{shown}` to `{name}`, read back later"), parent);
+                let node = self.node(c, at, Tag::Pass, format!("saves `{shown}` to `{name}`{READ_BACK}"), parent);
                 Val::Record(parts.iter().map(|(k, e)| (k.to_string(), self.defer(e, c, node))).collect())
             }
         }
@@ -4067,7 +4119,20 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 // value first; `x.flatten()` is a method of it
                 m if is_pass_method(m) => {
                     let of = subject(r, args);
-                    return self.expr(of, cx, parent);
+                    let v = self.expr(of, cx, parent);
+                    // a cast to unsigned bytes wraps a negative marker (`labels.astype(np.uint8)`:
+                    // -1 becomes 255, which `ignore_index=-1` no longer matches)
+                    let to_bytes = m == "byte"
+                        || matches!(m, "astype" | "to" | "type") && args.iter().chain(kwargs.iter().map(|(_, e)| e)).any(names_uint8);
+                    if to_bytes {
+                        let v = self.force(v);
+                        if let Some((k, w)) = wrapped_marker(&v) {
+                            self.mark(parent, Tag::Sentinel(w), format!("casts to unsigned bytes: the marker {k} becomes {w}"));
+                            return map_ints(v, &|_| Range { lo: Some(Sym::num(0)), hi: Some(Sym::num(255)) });
+                        }
+                        return v;
+                    }
+                    return v;
                 }
                 "clamp" | "clip" | "clamp_" | "clip_" => {
                     let v = self.expr(r, cx, parent);
@@ -5648,7 +5713,11 @@ impl<'a, 'i> Tracer<'a, 'i> {
         if let Some(n) = node.filter(|&n| self.aux == 0 || self.nodes[n].aux) {
             if matches!(self.nodes[n].tag, Tag::Pass | Tag::Lookup) {
                 self.nodes[n].tag = tag;
-                self.nodes[n].what = what;
+                // (a save on the same line stays said: the data went through a file)
+                self.nodes[n].what = match &self.nodes[n].what {
+                    old if old.ends_with(READ_BACK) => format!("{what} ({old})"),
+                    _ => what,
+                };
             }
         }
     }
@@ -5726,6 +5795,53 @@ impl JoinMax for Option<Sym> {
 /// The argument a positional parameter (`pi`, after `offset` receivers) gets at a call: the
 /// argument in its place, or a position of the tuple a `*args` spreads (`f(*inputs)` gives
 /// parameter 3 `inputs[3]`).
+/// Whether an argument, as written in the function `at` that passes it, is `None`: a literal
+/// `None` is, a literal, display or call is not, and a name is not when `at` never binds it
+/// to `None` (no `None` assigned, no `None` default); anything else is not known.
+fn none_as_written(a: &Expr, at: &Def) -> Option<bool> {
+    match a {
+        Expr::Const(k) => Some(k.as_str() == "None"),
+        Expr::Int(_)
+        | Expr::Float(_)
+        | Expr::Str(_)
+        | Expr::Seq(..)
+        | Expr::Dict(_)
+        | Expr::Comp { .. }
+        | Expr::Call { .. }
+        | Expr::Bin(..) => Some(false),
+        Expr::Sub(..) => Some(false),
+        Expr::Name(n) => {
+            let none = |x: &Expr| match x.bare() {
+                Expr::Const(k) => k.as_str() == "None",
+                // `d.get(k)`, `a if c else None`: may be
+                Expr::IfElse(..) => true,
+                Expr::Call { func, .. } => matches!(func.bare(), Expr::Attr(_, m) if m.as_str() == "get"),
+                _ => false,
+            };
+            let mut bound = false;
+            for q in at.params.iter().filter(|q| q.name == *n) {
+                bound = true;
+                if q.default.as_ref().is_some_and(none) {
+                    return None;
+                }
+            }
+            for s in &at.stmts {
+                if let StmtKind::Assign { targets, value, .. } = &s.kind {
+                    if targets.iter().any(|t| matches!(t.bare(), Expr::Name(x) if x == n)) {
+                        bound = true;
+                        if none(value) {
+                            return None;
+                        }
+                    }
+                }
+            }
+            bound.then_some(false)
+        }
+        Expr::At(_, x) => none_as_written(x, at),
+        _ => None,
+    }
+}
+
 pub fn positional(args: &[Expr], pi: usize, offset: usize) -> Option<Expr> {
     let k = pi.checked_sub(offset)?;
     for (j, a) in args.iter().enumerate() {
@@ -6257,6 +6373,33 @@ fn positions_only(elt: &Expr, gens: &[(Expr, Expr)]) -> bool {
 
 /// What a call of a library name with receiver `r` works on: the first argument of a module's
 /// function (`torch.flatten(x)`, `np.unique(x)`), else the receiver of a method (`x.flatten()`).
+/// Whether a dtype argument names unsigned bytes (`np.uint8`, `torch.uint8`, `"uint8"`, `"u1"`).
+fn names_uint8(e: &Expr) -> bool {
+    match e.bare() {
+        Expr::Str(s) => matches!(s.as_str(), "uint8" | "u1" | "B"),
+        other => matches!(other.last_name(), Some("uint8" | "ubyte")),
+    }
+}
+
+/// The negative marker a value holds (its lowest value, a constant from -128 to -1), and the
+/// byte it becomes cast to unsigned bytes.
+fn wrapped_marker(v: &Val) -> Option<(i64, i64)> {
+    let Val::Int(r) = v.element_deep() else { return None };
+    let k = r.lo.as_ref()?.constant()?;
+    (-128..0).contains(&k).then_some((k, 256 + k))
+}
+
+/// `v` with each integer range inside it (through sequences, tuples, records) replaced by `f`'s.
+fn map_ints(v: Val, f: &dyn Fn(&Range) -> Range) -> Val {
+    match v {
+        Val::Int(r) => Val::Int(f(&r)),
+        Val::Seq { elem, len, most } => Val::Seq { elem: Box::new(map_ints(*elem, f)), len, most },
+        Val::Tuple(xs) => Val::Tuple(xs.into_iter().map(|x| map_ints(x, f)).collect()),
+        Val::Record(xs) => Val::Record(xs.into_iter().map(|(k, x)| (k, map_ints(x, f))).collect()),
+        other => other,
+    }
+}
+
 fn subject<'e>(r: &'e Expr, args: &'e [Expr]) -> &'e Expr {
     if Some(r).is_none_or_module() {
         args.first().unwrap_or(r)

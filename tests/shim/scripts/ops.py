@@ -19,6 +19,8 @@ elif op == 'multinomial':
     torch.multinomial(torch.tensor([[0.5, 0.5], [0.0, 0.0]]), 1)
 elif op == 'bce':
     F.binary_cross_entropy(torch.tensor([0.2, 1.5]), torch.tensor([0.0, 1.0]))
+elif op == 'bce_nan':
+    F.binary_cross_entropy(torch.tensor([float('nan'), 0.5]), torch.tensor([0.0, 1.0]))
 elif op == 'bce_target':
     F.binary_cross_entropy(torch.tensor([0.2, 0.5]), torch.tensor([0.0, 2.0]))
 elif op == 'index':
