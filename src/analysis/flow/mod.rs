@@ -336,9 +336,9 @@ fn suspects_here(
     if all.iter().any(on_frame) {
         all.retain(|s| on_frame(s) || under_frame(s));
     }
-    // an op of this kind on the innermost frame's own line (or an index the traceback stops at)
-    let on_last =
-        !subscripts.is_empty() || frames.last().is_some_and(|(f, l)| all.iter().any(|s| s.line == *l && ix.files[s.def.0].path == *f));
+    // an op of this kind on the innermost frame's own line, or in a module or function that
+    // line calls (a subscript the line holds is only a guess at the op: it claims nothing)
+    let on_last = frames.last().is_some_and(|(f, l)| all.iter().any(|s| s.line == *l && ix.files[s.def.0].path == *f || under_frame(s)));
     all.truncate(12);
     all.splice(0..0, subscripts);
     let debug = std::env::var_os("CUDASLEUTH_FLOW_DEBUG").is_some();
@@ -1525,7 +1525,6 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                 || c.what.starts_with("reads column")
                 || c.what.starts_with("config key")
                 || c.what.starts_with("flag `--")
-                || c.what.contains(trace::READ_BACK)
                 || c.what.starts_with("returned by") && c.what.ends_with("__getitem__")
         });
     }

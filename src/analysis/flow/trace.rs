@@ -293,7 +293,7 @@ type ModuleCall = ((DefId, usize), Vec<Expr>, Vec<(Text, Expr)>);
 pub const MAX_DEPTH: u32 = 160;
 
 /// How a save the project reads back later is said on the chain (data the pipeline made).
-pub const READ_BACK: &str = ", read back later";
+const READ_BACK: &str = ", read back later";
 
 pub(super) fn is_pass_method(m: &str) -> bool {
     matches!(
@@ -4124,15 +4124,13 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     // -1 becomes 255, which `ignore_index=-1` no longer matches)
                     let to_bytes = m == "byte"
                         || matches!(m, "astype" | "to" | "type") && args.iter().chain(kwargs.iter().map(|(_, e)| e)).any(names_uint8);
-                    if to_bytes {
-                        let v = self.force(v);
-                        if let Some((k, w)) = wrapped_marker(&v) {
-                            self.mark(parent, Tag::Sentinel(w), format!("casts to unsigned bytes: the marker {k} becomes {w}"));
-                            return map_ints(v, &|_| Range { lo: Some(Sym::num(0)), hi: Some(Sym::num(255)) });
-                        }
+                    if !to_bytes {
                         return v;
                     }
-                    return v;
+                    let v = self.force(v);
+                    let Some((k, w)) = wrapped_marker(&v) else { return v };
+                    self.mark(parent, Tag::Sentinel(w), format!("casts to unsigned bytes: the marker {k} becomes {w}"));
+                    return map_ints(v, &|_| Range { lo: Some(Sym::num(0)), hi: Some(Sym::num(255)) });
                 }
                 "clamp" | "clip" | "clamp_" | "clip_" => {
                     let v = self.expr(r, cx, parent);
@@ -5796,11 +5794,19 @@ impl JoinMax for Option<Sym> {
 /// argument in its place, or a position of the tuple a `*args` spreads (`f(*inputs)` gives
 /// parameter 3 `inputs[3]`).
 /// Whether an argument, as written in the function `at` that passes it, is `None`: a literal
-/// `None` is, a literal, display or call is not, and a name is not when `at` never binds it
-/// to `None` (no `None` assigned, no `None` default); anything else is not known.
+/// `None` is, a literal, display, arithmetic or a call (but `d.get(k)`) is not, and a name is not
+/// when `at` never binds it to what may be `None` (`None`, `d.get(k)`, `a if c else b`, a `None`
+/// default); anything else is not known.
 fn none_as_written(a: &Expr, at: &Def) -> Option<bool> {
+    let may_be_none = |x: &Expr| match x.bare() {
+        Expr::Const(k) => k.as_str() == "None",
+        Expr::IfElse(..) => true,
+        Expr::Call { func, .. } => matches!(func.bare(), Expr::Attr(_, m) if m.as_str() == "get"),
+        _ => false,
+    };
     match a {
         Expr::Const(k) => Some(k.as_str() == "None"),
+        Expr::Call { .. } if may_be_none(a) => None,
         Expr::Int(_)
         | Expr::Float(_)
         | Expr::Str(_)
@@ -5808,20 +5814,13 @@ fn none_as_written(a: &Expr, at: &Def) -> Option<bool> {
         | Expr::Dict(_)
         | Expr::Comp { .. }
         | Expr::Call { .. }
-        | Expr::Bin(..) => Some(false),
-        Expr::Sub(..) => Some(false),
+        | Expr::Bin(..)
+        | Expr::Sub(..) => Some(false),
         Expr::Name(n) => {
-            let none = |x: &Expr| match x.bare() {
-                Expr::Const(k) => k.as_str() == "None",
-                // `d.get(k)`, `a if c else None`: may be
-                Expr::IfElse(..) => true,
-                Expr::Call { func, .. } => matches!(func.bare(), Expr::Attr(_, m) if m.as_str() == "get"),
-                _ => false,
-            };
             let mut bound = false;
             for q in at.params.iter().filter(|q| q.name == *n) {
                 bound = true;
-                if q.default.as_ref().is_some_and(none) {
+                if q.default.as_ref().is_some_and(may_be_none) {
                     return None;
                 }
             }
@@ -5829,7 +5828,7 @@ fn none_as_written(a: &Expr, at: &Def) -> Option<bool> {
                 if let StmtKind::Assign { targets, value, .. } = &s.kind {
                     if targets.iter().any(|t| matches!(t.bare(), Expr::Name(x) if x == n)) {
                         bound = true;
-                        if none(value) {
+                        if may_be_none(value) {
                             return None;
                         }
                     }
