@@ -265,8 +265,11 @@ impl<'a> Index<'a> {
             files
                 .iter()
                 .map(|f| {
+                    if !f.path.ends_with(".py") {
+                        return Vec::new();
+                    }
                     let module = module_name(&f.path);
-                    (0..files.len()).filter(|&j| f.path.ends_with(".py") && files[j].imports_module(module)).collect()
+                    (0..files.len()).filter(|&j| files[j].imports_module(module)).collect()
                 })
                 .collect()
         });

@@ -328,7 +328,8 @@ fn suspects_here(
     }
     // the calls a traceback names come first; the others stay (an asynchronous traceback points
     // at a later line)
-    let on_frame = |s: &Sink| frames.iter().any(|(f, l)| *l == s.line && ix.files[s.def.0].path == *f);
+    let at_frame = |s: &Sink, (f, l): &(String, u32)| *l == s.line && ix.files[s.def.0].path == *f;
+    let on_frame = |s: &Sink| frames.iter().any(|fr| at_frame(s, fr));
     // a frame's line that holds several calls (`torch.cat([self.store(s), self.hier(d, c, i)])`):
     // a sink in a module one of them calls is on that line as much as one written there (an
     // asynchronous traceback stops at the line, not inside the module's `forward`)
@@ -338,7 +339,7 @@ fn suspects_here(
     }
     // an op of this kind on the innermost frame's own line, or in a module or function that
     // line calls (a subscript the line holds is only a guess at the op: it claims nothing)
-    let on_last = frames.last().is_some_and(|(f, l)| all.iter().any(|s| s.line == *l && ix.files[s.def.0].path == *f || under_frame(s)));
+    let on_last = frames.last().is_some_and(|fr| all.iter().any(|s| at_frame(s, fr) || under_frame(s)));
     all.truncate(12);
     all.splice(0..0, subscripts);
     let debug = std::env::var_os("CUDASLEUTH_FLOW_DEBUG").is_some();

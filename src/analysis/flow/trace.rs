@@ -4130,7 +4130,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     let v = self.force(v);
                     let Some((k, w)) = wrapped_marker(&v) else { return v };
                     self.mark(parent, Tag::Sentinel(w), format!("casts to unsigned bytes: the marker {k} becomes {w}"));
-                    return map_ints(v, &|_| Range { lo: Some(Sym::num(0)), hi: Some(Sym::num(255)) });
+                    return with_ints(v, &Range { lo: Some(Sym::num(0)), hi: Some(Sym::num(255)) });
                 }
                 "clamp" | "clip" | "clamp_" | "clip_" => {
                     let v = self.expr(r, cx, parent);
@@ -6388,13 +6388,13 @@ fn wrapped_marker(v: &Val) -> Option<(i64, i64)> {
     (-128..0).contains(&k).then_some((k, 256 + k))
 }
 
-/// `v` with each integer range inside it (through sequences, tuples, records) replaced by `f`'s.
-fn map_ints(v: Val, f: &dyn Fn(&Range) -> Range) -> Val {
+/// `v` with each integer range inside it (through sequences, tuples, records) replaced by `r`.
+fn with_ints(v: Val, r: &Range) -> Val {
     match v {
-        Val::Int(r) => Val::Int(f(&r)),
-        Val::Seq { elem, len, most } => Val::Seq { elem: Box::new(map_ints(*elem, f)), len, most },
-        Val::Tuple(xs) => Val::Tuple(xs.into_iter().map(|x| map_ints(x, f)).collect()),
-        Val::Record(xs) => Val::Record(xs.into_iter().map(|(k, x)| (k, map_ints(x, f))).collect()),
+        Val::Int(_) => Val::Int(r.clone()),
+        Val::Seq { elem, len, most } => Val::Seq { elem: Box::new(with_ints(*elem, r)), len, most },
+        Val::Tuple(xs) => Val::Tuple(xs.into_iter().map(|x| with_ints(x, r)).collect()),
+        Val::Record(xs) => Val::Record(xs.into_iter().map(|(k, x)| (k, with_ints(x, r))).collect()),
         other => other,
     }
 }
