@@ -3710,3 +3710,236 @@ fn a_marker_cast_to_unsigned_bytes_is_found_at_the_cast() {
     let got = tiered_suspects(&[("prep.py", &fixed), ("train.py", SKY_TRAIN)], "ce_1d_over.sync.log");
     assert!(!got.iter().any(|s| s.starts_with("prep.py:18")), "{got:?}");
 }
+
+const BINS_DATA: &str = r#"import numpy as np
+import torch
+
+PAD_BIN = -100
+EDGES = np.array([4.0, 8.0, 12.0, 16.0])
+N_BINS = len(EDGES) + 1
+
+
+def distance_bins(xyz):
+    d = np.linalg.norm(xyz[:, None, :] - xyz[None, :, :], axis=-1)
+    bins = np.digitize(np.nan_to_num(d), EDGES)
+    bins[np.isnan(d)] = -1
+    return bins.astype(np.int64)
+
+
+def make_chains(rng, n=16):
+    chains = []
+    for _ in range(n):
+        length = int(rng.integers(8, 14))
+        xyz = rng.normal(scale=6.0, size=(length, 3))
+        xyz[rng.integers(0, length)] = np.nan
+        chains.append(xyz)
+    return chains
+
+
+def pad_batch(chains):
+    width = max(len(c) for c in chains)
+    out = np.full((len(chains), width, width), PAD_BIN, dtype=np.int64)
+    for i, c in enumerate(chains):
+        out[i, :len(c), :len(c)] = distance_bins(c)
+    return torch.from_numpy(out)
+"#;
+
+const BINS_TRAIN: &str = r#"import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from data import N_BINS, PAD_BIN, make_chains, pad_batch
+
+
+class PairHead(nn.Module):
+    def __init__(self, n_bins):
+        super().__init__()
+        self.proj = nn.Conv2d(1, n_bins, 1)
+
+    def forward(self, x):
+        return self.proj(x)
+
+
+def main():
+    rng = np.random.default_rng(0)
+    chains = make_chains(rng)
+    model = PairHead(N_BINS)
+    opt = torch.optim.Adam(model.parameters(), 1e-3)
+    for s in range(0, len(chains), 4):
+        target = pad_batch(chains[s:s + 4])
+        x = torch.randn(target.shape[0], 1, target.shape[1], target.shape[2])
+        loss = F.cross_entropy(model(x), target, ignore_index=PAD_BIN)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+/// Pairs with a missing coordinate get the marker -1; the padding a batch adds is -100, which the
+/// loss ignores (`ignore_index=PAD_BIN`). The -1 is not ignored: the line that writes it is the
+/// one to change, not the loss (whose ignored marker is the padding's, named so).
+#[test]
+fn a_marker_beside_the_padding_the_loss_ignores_is_found_where_it_is_written() {
+    let (got, _) = common::cpu_run_suspects(&[("data.py", BINS_DATA), ("train.py", BINS_TRAIN)], "distance_bins_marker.log");
+    assert_eq!(got.first().map(String::as_str), Some("data.py:12"), "{got:?}");
+}
+
+const CONTACT_MODEL: &str = r#"import torch
+import torch.nn as nn
+
+
+class ContactNet(nn.Module):
+    def __init__(self, n_tokens=21, dim=16):
+        super().__init__()
+        self.emb = nn.Embedding(n_tokens, dim)
+        self.pair = nn.Linear(2 * dim, 1)
+
+    @staticmethod
+    def near_diagonal(length):
+        i = torch.arange(length)
+        return ((i[None, :] - i[:, None]).abs() <= 1).float()
+
+    def forward(self, tokens):
+        h = self.emb(tokens)
+        length = tokens.shape[1]
+        left = h[:, :, None, :].expand(-1, -1, length, -1)
+        right = h[:, None, :, :].expand(-1, length, -1, -1)
+        p = torch.sigmoid(self.pair(torch.cat([left, right], dim=-1)).squeeze(-1))
+        p = 0.5 * (p + p.transpose(1, 2))
+        return p + self.near_diagonal(length)
+"#;
+
+const CONTACT_TRAIN: &str = r#"import torch
+import torch.nn as nn
+
+from model import ContactNet
+
+
+def contact_map(length, rng):
+    m = (torch.rand(length, length, generator=rng) < 0.1).float()
+    return torch.maximum(m, m.t())
+
+
+def main():
+    rng = torch.Generator().manual_seed(0)
+    net = ContactNet()
+    bce = nn.BCELoss()
+    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    for step in range(20):
+        tokens = torch.randint(0, 21, (4, 12), generator=rng)
+        target = torch.stack([contact_map(12, rng) for _ in range(4)])
+        loss = bce(net(tokens), target)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+/// A sigmoid's probabilities averaged with their transpose (`0.5 * (p + p.transpose(1, 2))`) are
+/// still probabilities; the band added to them after (`p + near_diagonal`) is what leaves [0, 1].
+#[test]
+fn a_mean_of_probabilities_stays_in_range_and_the_sum_after_it_does_not() {
+    let files = [("model.py", CONTACT_MODEL), ("train.py", CONTACT_TRAIN)];
+    let (got, _) = common::cpu_run_suspects(&files, "contact_mean_band.log");
+    assert_eq!(got.first().map(String::as_str), Some("model.py:23"), "{got:?}");
+    assert!(!got.iter().any(|s| s == "model.py:22"), "{got:?}");
+}
+
+const CROP_DATA: &str = r#"import csv
+import random
+
+CROP_CODES = [111, 112, 121, 131, 141, 152, 163, 171, 185]
+
+
+def main():
+    rnd = random.Random(4)
+    with open("fields.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["field", "crop_code", "ndvi", "rain"])
+        for i in range(300):
+            w.writerow([i, rnd.choice(CROP_CODES), round(rnd.random(), 3), round(rnd.uniform(0, 90), 1)])
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+const CROP_CONFIG: &str = r#"data:
+  path: fields.csv
+model:
+  hidden: 32
+  n_classes: 7
+train:
+  lr: 0.01
+  batch_size: 32
+"#;
+
+const CROP_FIELDS: &str = r#"import csv
+
+import numpy as np
+
+
+def read_rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def crop_index(rows):
+    codes = sorted({int(r["crop_code"]) for r in rows})
+    return {code: i for i, code in enumerate(codes)}
+
+
+def arrays(rows, index):
+    x = np.array([[float(r["ndvi"]), float(r["rain"]) / 90.0] for r in rows], dtype=np.float32)
+    y = np.array([index[int(r["crop_code"])] for r in rows], dtype=np.int64)
+    return x, y
+"#;
+
+const CROP_TRAIN: &str = r#"import torch
+import torch.nn as nn
+import yaml
+
+from fields import arrays, crop_index, read_rows
+
+
+def build(cfg):
+    return nn.Sequential(nn.Linear(2, cfg["model"]["hidden"]), nn.ReLU(), nn.Linear(cfg["model"]["hidden"], cfg["model"]["n_classes"]))
+
+
+def main():
+    with open("config.yaml") as f:
+        cfg = yaml.safe_load(f)
+    rows = read_rows(cfg["data"]["path"])
+    x, y = arrays(rows, crop_index(rows))
+    x, y = torch.from_numpy(x), torch.from_numpy(y)
+    net = build(cfg)
+    opt = torch.optim.SGD(net.parameters(), lr=cfg["train"]["lr"])
+    bs = cfg["train"]["batch_size"]
+    for s in range(0, len(x), bs):
+        loss = nn.functional.cross_entropy(net(x[s:s + bs]), y[s:s + bs])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+/// The crop ids number the distinct codes the CSV holds (`enumerate(sorted({…}))`), right by
+/// construction; the head's size is a number written in the config: that number is the line to
+/// change, not the column the codes are read from.
+#[test]
+fn a_head_sized_by_hand_against_ids_numbering_the_data_is_the_bound_to_change() {
+    let files = [("make_data.py", CROP_DATA), ("config.yaml", CROP_CONFIG), ("fields.py", CROP_FIELDS), ("train.py", CROP_TRAIN)];
+    let (got, all) = common::cpu_run_suspects(&files, "crop_codes_fixed_head.log");
+    assert_eq!(got.first().map(String::as_str), Some("config.yaml:5"), "{got:?}");
+    assert_eq!(all[0]["tier"], "likely", "{all:?}");
+}

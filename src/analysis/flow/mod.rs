@@ -339,7 +339,11 @@ fn suspects_here(
     }
     // an op of this kind on the innermost frame's own line, or in a module or function that
     // line calls (a subscript the line holds is only a guess at the op: it claims nothing)
-    let on_last = frames.last().is_some_and(|fr| all.iter().any(|s| at_frame(s, fr) || under_frame(s)));
+    // a library call none of the failing op's APIs names (a `cross_entropy` where a gather
+    // kernel failed): it cannot have launched the op, and the traceback's line holding it says
+    // nothing (an asynchronous traceback stops at a later call)
+    let reaches = |s: &Sink| apis.is_empty() || s.api.is_none() || named(s);
+    let on_last = frames.last().is_some_and(|fr| all.iter().filter(|s| reaches(s)).any(|s| at_frame(s, fr) || under_frame(s)));
     all.truncate(12);
     all.splice(0..0, subscripts);
     let debug = std::env::var_os("CUDASLEUTH_FLOW_DEBUG").is_some();
@@ -374,6 +378,9 @@ fn suspects_here(
         }
         let slice = sliced.entry(format!("{sink:?}")).or_insert_with(|| slice_sink(ix, sink, pins));
         for mut s in slice.iter().filter(|s| keep(s)).cloned() {
+            if !reaches(sink) {
+                s.score *= 0.5;
+            }
             if let Some((_, _, place)) = cleared.iter().find(|(f, l, _)| *f == s.file && *l == s.line) {
                 s.score *= 0.5;
                 s.message = format!("{}: its value reached the same op first through the call at {place}, which passed", s.message);
@@ -1240,11 +1247,26 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                 (distinct(value_range.as_ref().and_then(|r| r.hi.as_ref())), distinct(bound_sym.as_ref())),
                 (Some(v), Some(b)) if v != b
             );
+        // ids numbered densely over what the data holds (`enumerate(sorted(set(codes)))`: 0 up
+        // to the count less one) against a number set by hand: the numbering is right by
+        // construction, the number is what disagrees with the data
+        let dense = |r: &Range| {
+            r.lo.as_ref().and_then(Sym::constant) == Some(0)
+                && r.hi.as_ref().is_some_and(|h| {
+                    h.off == -1 && h.root.as_deref().is_some_and(|x| x.starts_with("distinct@") || x.starts_with("len@"))
+                })
+        };
+        let fixed_against_data =
+            tier == Tier::Possible && matches!(n.tag, Tag::Config(_) | Tag::Literal(_)) && value_range.as_ref().is_some_and(dense);
         let mut what = n.what.clone();
         if counted_apart {
             score = score.max(0.9);
             tier = Tier::Likely;
             what = format!("{what}: it counts the distinct values of another set than the one the ids number");
+        } else if fixed_against_data {
+            score = score.max(0.9);
+            tier = Tier::Likely;
+            what = format!("{what}: a number set by hand, where the ids number what the data holds");
         }
         let why = format!("the bound: {}{}", what, value_range.map(|r| format!(" (the value takes {r})")).unwrap_or_default());
         out.push(at_node(ix, n, score, tier, why, bound_chain.clone(), Vec::new()));
@@ -1257,7 +1279,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
             let lower = text.to_lowercase();
             words.iter().any(|w| lower.contains(w))
         };
-        let meant = |m: usize| {
+        let meant = |m: usize, k: i64| {
             let mut stack = vec![m];
             let mut seen = 0;
             while let Some(i) = stack.pop() {
@@ -1270,13 +1292,16 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                 if named {
                     return true;
                 }
+                // another marker below this one (the padding a collate fills with, which the
+                // loss does ignore) names that marker, not this one
+                let other = |c: usize| matches!(nodes[c].tag, Tag::Sentinel(j) if j != k);
                 if seen < 64 {
-                    stack.extend(n.children.iter().copied().filter(|&c| c < value_nodes));
+                    stack.extend(n.children.iter().copied().filter(|&c| c < value_nodes && !other(c)));
                 }
             }
             false
         };
-        let marker = (0..value_nodes).find(|&i| matches!(nodes[i].tag, Tag::Sentinel(k) if Some(k) != ignore) && !nodes[i].aux && meant(i));
+        let marker = (0..value_nodes).find(|&i| matches!(nodes[i].tag, Tag::Sentinel(k) if Some(k) != ignore && !nodes[i].aux && meant(i, k)));
         if let Some(m) = marker {
             let Tag::Sentinel(k) = nodes[m].tag else { unreachable!() };
             let (file, line) = sink.built_at(ix);

@@ -920,6 +920,13 @@ impl<'a, 'i> Tracer<'a, 'i> {
             self.mark(parent, Tag::Scale(Scaling::Arith), what);
             return a.join(&b);
         }
+        // a mean of two probabilities (`0.5 * (p + p.transpose(1, 2))`, `(p + q) / 2`): in [0, 1]
+        // again, where both parts are
+        if let Some((p, q)) = mean_terms(op, l, r).filter(|&(p, q)| self.both_probs(p, q, cx)) {
+            self.expr(p, cx, parent);
+            self.expr(q, cx, parent);
+            return Val::Float(Some(Norm::Probs));
+        }
         // the two parts of `q, r = divmod(x, k)` put back together by the same k (`q * k + r`,
         // or `r * k + q`, a transposed grid cell): the same cells as x, renumbered
         if let Some(x) = (op == "+").then(|| self.divmod_rejoined(l, r, cx)).flatten() {
@@ -2263,6 +2270,16 @@ impl<'a, 'i> Tracer<'a, 'i> {
         let probs = |v: &Val| matches!(v.element_deep(), Val::Float(Some(Norm::Probs)));
         let a = self.expr(p, cx, None);
         let yes = probs(&a) || probs(&self.expr(q, cx, None));
+        self.cut(keep);
+        yes
+    }
+
+    /// Whether both expressions are probabilities (nothing is kept of their trace).
+    fn both_probs(&mut self, p: &Expr, q: &Expr, cx: &Ctx) -> bool {
+        let keep = self.nodes.len();
+        let probs = |v: &Val| matches!(v.element_deep(), Val::Float(Some(Norm::Probs)));
+        let a = self.expr(p, cx, None);
+        let yes = probs(&a) && probs(&self.expr(q, cx, None));
         self.cut(keep);
         yes
     }
@@ -6078,6 +6095,29 @@ fn blend<'e>(l: &'e Expr, r: &'e Expr) -> Option<(&'e Expr, &'e Expr)> {
     None
 }
 
+/// The two terms of a mean written by hand: `c * (x + y)` with 0 < c <= 1/2, `(x + y) / d`
+/// with d >= 2 (literals).
+fn mean_terms<'e>(op: &str, l: &'e Expr, r: &'e Expr) -> Option<(&'e Expr, &'e Expr)> {
+    let lit = |e: &Expr| match e.bare() {
+        Expr::Float(v) => Some(*v),
+        Expr::Int(k) => Some(*k as f64),
+        _ => None,
+    };
+    let sum = |e: &'e Expr| match e.bare() {
+        Expr::Bin(op, x, y) if op == "+" => Some((&**x, &**y)),
+        _ => None,
+    };
+    match op {
+        "*" => match (lit(l), lit(r)) {
+            (Some(c), None) if c > 0.0 && c <= 0.5 => sum(r),
+            (None, Some(c)) if c > 0.0 && c <= 0.5 => sum(l),
+            _ => None,
+        },
+        "/" => lit(r).filter(|&d| d >= 2.0).and_then(|_| sum(l)),
+        _ => None,
+    }
+}
+
 /// The tensor whose sizes `e` lists: `x.shape`, `x.size()`.
 fn shape_of(e: &Expr) -> Option<&Expr> {
     match e.bare() {
@@ -6768,8 +6808,9 @@ fn shape(value: &Expr, op: Option<&str>, v: &Val) -> (Option<Tag>, String) {
                 _ => (Some(Tag::Arith(op.clone())), format!("`{}`", short(top))),
             }
         }
-        // a mean of probabilities (`total / count`): in [0, 1] again
+        // a mean of probabilities (`total / count`, `0.5 * (p + q)`): in [0, 1] again
         Expr::Bin(op, _, _) if op == "/" && matches!(v, Val::Float(Some(Norm::Probs))) => (None, String::new()),
+        Expr::Bin(op, l, r) if mean_terms(op, l, r).is_some() && matches!(v, Val::Float(Some(Norm::Probs))) => (None, String::new()),
         Expr::Bin(op, _, _) => {
             if matches!(v, Val::Float(_)) {
                 (Some(Tag::Scale(Scaling::Arith)), format!("scales the scores (`{}`)", short(top)))
