@@ -3943,3 +3943,75 @@ fn a_head_sized_by_hand_against_ids_numbering_the_data_is_the_bound_to_change() 
     assert_eq!(got.first().map(String::as_str), Some("config.yaml:5"), "{got:?}");
     assert_eq!(all[0]["tier"], "likely", "{all:?}");
 }
+
+const TALLY_TAXA: &str = r#"import csv
+from collections import Counter
+
+import numpy as np
+
+
+def read_checklist(path):
+    with open(path, newline="") as fh:
+        return [row["code"] for row in csv.DictReader(fh)]
+
+
+def encode(codes, checklist):
+    index = {code: i for i, code in enumerate(checklist)}
+    return np.array([index[c] for c in codes], dtype=np.int64)
+
+
+def tally(y):
+    counts = Counter(y.tolist())
+    for k in sorted(counts):
+        print(k, counts[k])
+    return counts
+"#;
+
+const TALLY_TRAIN: &str = r#"import csv
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+from taxa import encode, read_checklist, tally
+
+
+def write_data():
+    codes = ["BUB", "TAU", "GRE", "RAN", "HYL", "PEL", "LIT", "ALY", "XEN", "OLD1"]
+    with open("checklist.csv", "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["code"])
+        for c in codes:
+            w.writerow([c])
+    rng = np.random.default_rng(1)
+    return list(rng.choice(codes[2:], size=200))
+
+
+def main():
+    calls = write_data()
+    checklist = read_checklist("checklist.csv")
+    y = torch.from_numpy(encode(calls, checklist))
+    n_species = len(tally(y))
+    x = torch.randn(len(y), 12)
+    net = nn.Linear(12, n_species)
+    opt = torch.optim.SGD(net.parameters(), lr=0.05)
+    for s in range(0, len(y), 25):
+        loss = nn.functional.cross_entropy(net(x[s:s + 25]), y[s:s + 25])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+/// Species ids number every code of a checklist; the head is sized by the number of species the
+/// samples hold (`len(Counter(y))`): species no sample has still hold ids, so the largest id is
+/// past the count. The count is the line to change.
+#[test]
+fn a_head_sized_by_the_ids_seen_against_ids_of_a_whole_list_is_the_bound_to_change() {
+    let (got, all) = common::cpu_run_suspects(&[("taxa.py", TALLY_TAXA), ("train.py", TALLY_TRAIN)], "checklist_tally_head.log");
+    assert_eq!(got.first().map(String::as_str), Some("train.py:25"), "{got:?}");
+    assert_eq!(all[0]["tier"], "likely", "{all:?}");
+}

@@ -1258,11 +1258,24 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
         };
         let fixed_against_data =
             tier == Tier::Possible && matches!(n.tag, Tag::Config(_) | Tag::Literal(_)) && value_range.as_ref().is_some_and(dense);
+        // ids numbering every entry of a list (`{t.code: i for i, t in enumerate(taxa)}`) against
+        // a count of the distinct values seen (`len(Counter(y))`): entries no sample has still
+        // hold ids, so the largest id may be past the count
+        let listed = |r: &Range| {
+            r.lo.as_ref().and_then(Sym::constant) == Some(0)
+                && r.hi.as_ref().is_some_and(|h| h.off == -1 && h.root.as_deref().is_some_and(|x| x.starts_with("len@")))
+        };
+        let seen_against_listed =
+            tier == Tier::Possible && distinct(bound_sym.as_ref()).is_some() && value_range.as_ref().is_some_and(listed);
         let mut what = n.what.clone();
         if counted_apart {
             score = score.max(0.9);
             tier = Tier::Likely;
             what = format!("{what}: it counts the distinct values of another set than the one the ids number");
+        } else if seen_against_listed {
+            score = score.max(0.9);
+            tier = Tier::Likely;
+            what = format!("{what}: it counts the distinct values seen, where the ids number every entry of a list");
         } else if fixed_against_data {
             score = score.max(0.9);
             tier = Tier::Likely;

@@ -4691,6 +4691,16 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 };
                 return Val::Map { key: Box::new(Val::unknown("a key")), val: Box::new(empty), len: None };
             }
+            // a tally (`Counter(labels)`): one entry per distinct value, each counted
+            "Counter" if args.len() == 1 && kwargs.is_empty() => {
+                let v = self.expr(&args[0], cx, parent);
+                let len = match v.distinct() {
+                    Some(d) => Some(Sym::num(d)),
+                    None => self.distinct_root(cx, parent, &v),
+                };
+                let counts = Val::Int(Range { lo: Some(Sym::num(1)), hi: None });
+                return Val::Map { key: Box::new(v.element()), val: Box::new(counts), len };
+            }
             "set" | "frozenset" | "unique" => {
                 let v = args.first().map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("set"));
                 let len = match v.distinct() {
