@@ -4015,3 +4015,72 @@ fn a_head_sized_by_the_ids_seen_against_ids_of_a_whole_list_is_the_bound_to_chan
     assert_eq!(got.first().map(String::as_str), Some("train.py:25"), "{got:?}");
     assert_eq!(all[0]["tier"], "likely", "{all:?}");
 }
+
+const HR_ZONES: &str = r#"import numpy as np
+
+N_ZONES = 8
+
+
+def zone_edges(hr):
+    return np.quantile(hr, np.linspace(0.0, 1.0, N_ZONES + 1)[1:-1])
+
+
+def label_space():
+    n_classes = 2 * N_ZONES - 1
+    shift = N_ZONES // 2
+    return n_classes, shift
+
+
+def windows(hr, edges, width=12):
+    zone = np.digitize(hr, edges)
+    n_classes, shift = label_space()
+    xs, ys = [], []
+    for t in range(width, len(hr) - 1):
+        change = int(zone[t + 1]) - int(zone[t])
+        xs.append(hr[t - width:t])
+        ys.append(change + shift)
+    return np.array(xs, dtype=np.float32), np.array(ys, dtype=np.int64), n_classes
+"#;
+
+const HR_TRAIN: &str = r#"import numpy as np
+import torch
+import torch.nn as nn
+
+from zones import windows, zone_edges
+
+
+def heart_rate(rng, n=2000):
+    base = 70 + 25 * np.sin(np.linspace(0, 30, n))
+    jumps = rng.choice([0.0, 40.0, -40.0], size=n, p=[0.9, 0.05, 0.05])
+    return base + np.cumsum(rng.normal(0, 1, n)) * 0.1 + jumps
+
+
+def main():
+    rng = np.random.default_rng(2)
+    hr = heart_rate(rng)
+    x, y, n_classes = windows(hr, zone_edges(hr))
+    x, y = torch.from_numpy(x), torch.from_numpy(y)
+    net = nn.Sequential(nn.Linear(x.shape[1], 32), nn.ReLU(), nn.Linear(32, n_classes))
+    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    for s in range(0, len(y), 64):
+        loss = nn.functional.cross_entropy(net(x[s:s + 64]), y[s:s + 64])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+/// A change of heart-rate zone (`zone[t + 1] - zone[t]`, signed on purpose) is made a class by
+/// adding a shift (`change + shift`); the shift is half what it must be, and a drop of several
+/// zones gives a negative class. The addition, where the difference is meant to come back into
+/// range, comes before the subtraction.
+#[test]
+fn an_offset_added_to_a_difference_outranks_the_difference() {
+    let (got, _) = common::cpu_run_suspects(&[("zones.py", HR_ZONES), ("train.py", HR_TRAIN)], "zone_change_shift.log");
+    let at = |p: &str| got.iter().position(|s| s == p);
+    assert_eq!(got.first().map(String::as_str), Some("zones.py:23"), "{got:?}");
+    assert!(at("zones.py:21").is_some_and(|i| i > 0), "{got:?}");
+}

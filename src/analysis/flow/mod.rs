@@ -712,10 +712,32 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                         && nodes[p].children.iter().any(|&c| c != j && !nodes[c].aux && !matches!(nodes[c].tag, Tag::Literal(_)))
                 })
         };
+        // a difference (`lb[t] - lb[t - 1]`, signed on purpose) with an offset added to it later
+        // to make it a class: the addition is where the difference is meant to come back into
+        // range, so it comes before the subtraction it takes
+        let shifts_difference = |j: usize| {
+            matches!(&nodes[j].tag, Tag::Arith(o) if o == "+") && {
+                let mut stack: Vec<usize> = nodes[j].children.iter().copied().filter(|&c| !nodes[c].aux).collect();
+                let mut hit = false;
+                while let Some(c) = stack.pop() {
+                    match &nodes[c].tag {
+                        Tag::Arith(o) if o == "-" => {
+                            hit = true;
+                            break;
+                        }
+                        Tag::Pass => stack.extend(nodes[c].children.iter().copied().filter(|&d| !nodes[d].aux)),
+                        _ => {}
+                    }
+                }
+                hit
+            }
+        };
         if offset_draw(i) {
             score *= 0.5;
         } else if matches!(&n.tag, Tag::Arith(o) if o == "+") && n.children.iter().any(|&c| offset_draw(c)) {
             score = score.max(0.85);
+        } else if shifts_difference(i) {
+            score = score.max(0.65);
         }
         // running counts (`cumsum`) are where each block ends: as ids or offsets of a class they
         // are one block too far unless shifted back (the exclusive sum starts at 0)
