@@ -414,6 +414,31 @@ def _population(val):
     return out
 
 
+_LEN_OF = re.compile(r"\blen\(\s*([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*\)")
+
+
+def _counted(f, rhs):
+    """A count's line (`n = len(freq)`): the integers of what it counted, summarized like a
+    population (a dict's keys, a set's or list's elements), or None (text, floats, no `len`)."""
+    m = _LEN_OF.search(rhs)
+    if m is None:
+        return None
+    parts = m.group(1).split(".")
+    val = f.f_locals.get(parts[0], f.f_globals.get(parts[0]))
+    try:
+        for attr in parts[1:]:
+            val = getattr(val, attr)
+    except Exception:  # broad: a property of a user type may raise anything
+        return None
+    if isinstance(val, dict):
+        val = list(val.keys())
+    elif isinstance(val, (set, frozenset)):
+        val = list(val)
+    if not isinstance(val, (list, tuple)):
+        return None
+    return _population(val)
+
+
 def _summarize(fs, line, val):
     key = (fs.file, line)
     taken = _B.populations.get(key, 0)
@@ -713,13 +738,16 @@ def _local_for(fs):
                 numeric = _numeric(f, rhs_names)
                 owner = id(f.f_locals.get("self")) if any(n.startswith("self.") for n, _b, _v in started) else None
                 layer = _B.range is not None and _layer_called(f, rhs_names)
+                # a count's line: what it counted (a bound that counts ids past their number)
+                counted = _counted(f, _rhs(_text(fs.file, line))) if any(b & BOUND for _n, b, _v in started) else None
                 for name, bits, val in started:
                     _record({"kind": "set", "frame": fs.serial, "parent": fs.parent, "file": fs.file,
                              "line": line, "function": fs.code.co_name, "var": name, "bits": bits,
                              "oid": id(val), "after": _lite(val), "inputs": inputs, "before": before,
                              "mark": fs.mark, "rank": _rank(val), "numeric": numeric, "layer": layer,
                              "owner": owner if name.startswith("self.") else None,
-                             "population": _summarize(fs, line, val) if bits & VALUE and not _B.range else None})
+                             "population": _summarize(fs, line, val) if bits & VALUE and not _B.range else None,
+                             "counted": counted if bits & BOUND else None})
             if _B.watch:
                 _watch_hit(fs, f, line)
             if ev == "return":
@@ -1560,6 +1588,8 @@ def _describe(chain, born, reason):
         pop = next((e.get("population") for e in reversed(chain) if e.get("population")), None)
         if pop:
             b["population"] = pop
+        if born.get("counted"):
+            b["counted"] = born["counted"]
         out["born"] = b
     else:
         out["reason"] = reason

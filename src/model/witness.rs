@@ -202,6 +202,9 @@ pub struct BornStep {
     /// On the origin: the first container of integers that collected the value on its way to
     /// the op (the origin itself, or the list its numbers were gathered into), summarized.
     pub population: Option<Population>,
+    /// On a bound's origin that counts (`n = len(freq)`): the integers of what it counted (a
+    /// dict's keys, a set's or list's elements), summarized.
+    pub counted: Option<Population>,
 }
 
 /// The integer values a container held, summarized by the born-at pass.

@@ -323,7 +323,7 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, ranged: bool, roo
     // static analysis names upstream) stops the search with nothing confirmed.
 
     // which side the data the run collected proves wrong (see `wrong_side`)
-    let side = wrong_side(w, vorigin);
+    let side = counted_past(w, borigin).or_else(|| wrong_side(w, vorigin));
     let marker = side == Some(Side::Marker);
     // a marker read as it came (from a file, by a library) is data, and the line that read it
     // is right in itself; one the line put in from a constant it named (`.get(name, UNLABELED)`,
@@ -610,6 +610,17 @@ enum Side {
 /// one value apart from them that is not the next code (0..3 and 255, a head of four) hold a
 /// marker. Anything else (gaps, a sample that does not hold every code, values some line
 /// computed) proves neither.
+/// The bound is a count the run saw made (`n = len(freq)`), and what it counted are integer ids
+/// that reach past their own number (bins 0..25 of which 20 occur, counted 20): the ids have
+/// gaps, and a count of them is not the size that holds them. The bound's side is wrong.
+fn counted_past(w: &Witness, origin: Option<&BornStep>) -> Option<Side> {
+    let origin = origin.filter(|o| o.kind.as_deref() == Some("count"))?;
+    let c = origin.counted?;
+    let n = w.bound.as_ref()?.value.as_i64()?;
+    let v = w.bad.first()?.value.as_i64()?;
+    (c.distinct == n && c.min >= 0 && c.max >= n && (c.min..=c.max).contains(&v)).then_some(Side::Bound)
+}
+
 fn wrong_side(w: &Witness, origin: Option<&BornStep>) -> Option<Side> {
     // only values taken as they came: downstream of a line that made some of them bad (a
     // label shifted for one sample in ten), the container mixes made and read values
@@ -876,6 +887,46 @@ mod tests {
             assert_eq!(((first.file.as_str(), first.line), first.confirmed), (want, Some(true)), "{kind}");
             let others = report.suspects.iter().skip(1).filter(|s| s.confirmed == Some(true)).count();
             assert_eq!(others, 0, "{kind}");
+        }
+    }
+
+    /// The value was computed out of range (length bins, `floor((cm - 10) / 2)`) and the bound
+    /// is a count the run saw made (`n = len(freq)`) of ids that reach past their number (bins
+    /// 0..25, 18 of them present): the count is confirmed, not the computation. A count of ids
+    /// without gaps (0..17), or of what holds no integers, leaves the computation confirmed.
+    #[test]
+    fn a_count_of_ids_that_reach_past_their_number_is_the_bound_proven_wrong() {
+        let gaps = serde_json::json!({"min": 0, "max": 25, "distinct": 18});
+        let dense = serde_json::json!({"min": 0, "max": 17, "distinct": 18});
+        for (counted, want) in [(Some(gaps), ("train.py", 32)), (Some(dense), ("train.py", 18)), (None, ("train.py", 18))] {
+            let mut w = witness();
+            w["bound"] = serde_json::json!({"name": "n_classes", "value": 18});
+            w["bad"] = serde_json::json!([{"position": [3], "value": 24, "sample": null}]);
+            let origin = serde_json::json!({"file": "/x/proj/train.py", "line": 18, "code": "idx = np.floor((cm - 10.0) / 2.0)",
+                "variable": "idx", "value": "<array>", "role": "origin", "kind": "made", "before": {},
+                "population": {"min": 0, "max": 25, "distinct": 18, "inside": 12}});
+            let call = serde_json::json!({"file": "/x/proj/train.py", "line": 43, "code": "loss = F.cross_entropy(out, y)",
+                "variable": null, "value": null, "role": "call"});
+            let mut count = serde_json::json!({"file": "/x/proj/train.py", "line": 32, "code": "n = len(freq)",
+                "variable": "n", "value": 18, "role": "origin", "kind": "count", "before": {}});
+            if let Some(c) = counted {
+                count["counted"] = c;
+            }
+            let ctor = serde_json::json!({"file": "/x/proj/train.py", "line": 33, "code": "model = Net(n)",
+                "variable": "model", "value": null, "role": "pass"});
+            w["born"] = serde_json::json!({"same_witness": true,
+                "value_chain": {"chain": [call, origin.clone()], "born": origin},
+                "bound_chain": {"chain": [ctor, count.clone()], "born": count}, "watch": []});
+            let incident = crate::log::read_from(Box::new(std::io::Cursor::new(Vec::new())));
+            let mut report = crate::rank::assemble::assemble("run.log", &incident);
+            for (file, line, role) in [("train.py", 18, "origin"), ("train.py", 32, "bound")] {
+                report.suspects.push(chained(file, line, role));
+            }
+            report.witness = Some(w);
+            confirm(&mut report, Some(Path::new("/x/proj")), None);
+            let confirmed: Vec<(&str, u32)> =
+                report.suspects.iter().filter(|s| s.confirmed == Some(true)).map(|s| (s.file.as_str(), s.line)).collect();
+            assert_eq!(confirmed, vec![want], "{:?}", count.get("counted"));
         }
     }
 

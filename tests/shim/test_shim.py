@@ -321,6 +321,14 @@ class ShimTest(unittest.TestCase):
         b = self.born("born_table.py")
         self.assertEqual(self.origin(b["bound_chain"]), ("born_table.py", line_of("born_table.py", "n_species = len(table)"), "count"))
 
+    def test_born_bound_counted_from_ids_past_their_number(self):
+        b = self.born("born_counted.py")
+        self.assertEqual(self.origin(b["bound_chain"]), ("born_counted.py", line_of("born_counted.py", "n_bins = len(freq)"), "count"))
+        counted = b["bound_chain"]["born"]["counted"]
+        # the bins that occur (a gap between the two modes): fewer than the largest bin + 1
+        self.assertEqual(counted["min"], 0)
+        self.assertGreater(counted["max"] + 1, counted["distinct"])
+
     # ------------------------------------------------------------------ guard
 
     def test_classic_label_bug(self):
