@@ -1677,3 +1677,100 @@ fn the_op_on_the_failing_line_outranks_an_op_of_another_kind_elsewhere() {
     let (got, _) = common::cpu_run_suspects(&files, "kitchen_steps.log");
     assert_eq!(got.first().map(String::as_str), Some("settings.py:3"), "{got:?}");
 }
+
+const GAIT_SETTINGS: &str = r#"class Settings:
+    SEED = 3
+    OBS_DIM = 10
+    N_MOVES = 6
+    N_GAITS = 3
+    HIDDEN = 64
+    BATCH = 64
+    STEPS = 30
+"#;
+
+const GAIT_DEMO: &str = r#"import numpy as np
+
+GAITS = ("stand", "walk", "trot", "gallop")
+
+
+def expert_episode(rng, length=80):
+    obs = rng.normal(size=(length, 10)).astype(np.float32)
+    speed = np.abs(obs[:, 0]) * 2.0
+    gait = np.digitize(speed, [0.5, 1.5, 3.0])
+    moves = rng.integers(0, 6, size=length)
+    return {"obs": obs, "move": moves, "gait": gait, "stable": (speed < 2.0).astype(np.float32)}
+
+
+def demonstrations(rng, n=20):
+    eps = [expert_episode(rng) for _ in range(n)]
+    return {k: np.concatenate([e[k] for e in eps]) for k in eps[0]}
+"#;
+
+const GAIT_POLICY: &str = r#"import torch.nn as nn
+
+from settings import Settings
+
+
+class GaitPolicy(nn.Module):
+    def __init__(self, obs_dim, hidden=Settings.HIDDEN):
+        super().__init__()
+        self.trunk = nn.Sequential(nn.Linear(obs_dim, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
+        self.move_head = nn.Linear(hidden, Settings.N_MOVES)
+        self.stable_head = nn.Linear(hidden, Settings.N_GAITS)
+
+    def forward(self, obs, gait):
+        h = self.trunk(obs)
+        move_logits = self.move_head(h)
+        stable_logit = self.stable_head(h).gather(1, gait.view(-1, 1)).squeeze(1)
+        return move_logits, stable_logit
+"#;
+
+const GAIT_TRAIN: &str = r#"import numpy as np
+import torch
+import torch.nn.functional as F
+
+from demo import demonstrations
+from policy import GaitPolicy
+from settings import Settings
+
+
+def losses(policy, batch):
+    move_logits, stable_logit = policy(batch["obs"], batch["gait"])
+    l_move = F.cross_entropy(move_logits.reshape(-1, Settings.N_MOVES), batch["move"].reshape(-1))
+    l_stable = F.binary_cross_entropy_with_logits(stable_logit, batch["stable"])
+    return l_move + l_stable
+
+
+def main():
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    rng = np.random.default_rng(Settings.SEED)
+    data = {k: torch.from_numpy(v).to(device) for k, v in demonstrations(rng).items()}
+    data["move"] = data["move"].long()
+    data["gait"] = data["gait"].long()
+    policy = GaitPolicy(Settings.OBS_DIM).to(device)
+    opt = torch.optim.Adam(policy.parameters(), lr=1e-3)
+    n = len(data["obs"])
+    for step in range(Settings.STEPS):
+        idx = torch.randint(0, n, (Settings.BATCH,), device=device)
+        batch = {k: v[idx] for k, v in data.items()}
+        loss = losses(policy, batch)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+/// A gather kernel failed (the gait head, sized by a setting one short, gathered by gait ids in
+/// `forward`); the asynchronous traceback stops at the next line's `cross_entropy`, which cannot
+/// launch a gather. That call's bound (`N_MOVES`) is not the suspect: the gathered head's is.
+#[test]
+fn a_call_that_cannot_launch_the_failed_kernel_does_not_claim_the_tracebacks_line() {
+    let files = [("settings.py", GAIT_SETTINGS), ("demo.py", GAIT_DEMO), ("policy.py", GAIT_POLICY), ("train.py", GAIT_TRAIN)];
+    let v = common::explain_project_log(&files, &common::root().join("fixtures/h100-async/gait_gather.async.log"));
+    let got: Vec<String> =
+        v["suspects"].as_array().unwrap().iter().map(|s| format!("{}:{}", s["file"].as_str().unwrap(), s["line"])).collect();
+    assert_eq!(got.first().map(String::as_str), Some("settings.py:5"), "{got:?}");
+}

@@ -92,6 +92,8 @@ tar xzf "$HERE/logs-h200-21.tar.gz" -C "$WORK/h200"
 tar xzf "$HERE/logs-h100-22.tar.gz" -C "$WORK/h200"
 # batch 23 on an H100 (the card lent that day; torch 2.11), early in the fifty-seventh stop
 tar xzf "$HERE/logs-h100-23.tar.gz" -C "$WORK/h200"
+# batch 24 on an H100 (the card lent that day; torch 2.11), in the fifty-eighth stop
+tar xzf "$HERE/logs-h100-24.tar.gz" -C "$WORK/h200"
 for f in "$HERE"/logs-cpu/*_cpu.log; do
     id=$(basename "$f" _cpu.log)
     ln -s "$f" "$WORK/cpu/${id}_sync.log"
