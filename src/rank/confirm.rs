@@ -602,14 +602,6 @@ enum Side {
     Marker,
 }
 
-/// Which side the values that reached the op prove wrong, from the first container that
-/// collected them (`population`): codes that run from 0 to their largest without a gap and
-/// reach past the bound are a complete code the bound is too small for (seven intents 0..6,
-/// a head of six); codes that run from 1 and fill the bound exactly (1..6, six of them, a head
-/// of six) are counted from one where the op counts from zero; codes that fill the bound with
-/// one value apart from them that is not the next code (0..3 and 255, a head of four) hold a
-/// marker. Anything else (gaps, a sample that does not hold every code, values some line
-/// computed) proves neither.
 /// The bound is a count the run saw made (`n = len(freq)`), and what it counted are integer ids
 /// that reach past their own number (bins 0..25 of which 20 occur, counted 20): the ids have
 /// gaps, and a count of them is not the size that holds them. The bound's side is wrong.
@@ -621,6 +613,14 @@ fn counted_past(w: &Witness, origin: Option<&BornStep>) -> Option<Side> {
     (c.distinct == n && c.min >= 0 && c.max >= n && (c.min..=c.max).contains(&v)).then_some(Side::Bound)
 }
 
+/// Which side the values that reached the op prove wrong, from the first container that
+/// collected them (`population`): codes that run from 0 to their largest without a gap and
+/// reach past the bound are a complete code the bound is too small for (seven intents 0..6,
+/// a head of six); codes that run from 1 and fill the bound exactly (1..6, six of them, a head
+/// of six) are counted from one where the op counts from zero; codes that fill the bound with
+/// one value apart from them that is not the next code (0..3 and 255, a head of four) hold a
+/// marker. Anything else (gaps, a sample that does not hold every code, values some line
+/// computed) proves neither.
 fn wrong_side(w: &Witness, origin: Option<&BornStep>) -> Option<Side> {
     // only values taken as they came: downstream of a line that made some of them bad (a
     // label shifted for one sample in ten), the container mixes made and read values

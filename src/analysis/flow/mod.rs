@@ -1274,9 +1274,9 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
         // construction, the number is what disagrees with the data
         let dense = |r: &Range| {
             r.lo.as_ref().and_then(Sym::constant) == Some(0)
-                && r.hi.as_ref().is_some_and(|h| {
-                    h.off == -1 && h.root.as_deref().is_some_and(|x| x.starts_with("distinct@") || x.starts_with("len@"))
-                })
+                && r.hi
+                    .as_ref()
+                    .is_some_and(|h| h.off == -1 && h.root.as_deref().is_some_and(|x| x.starts_with("distinct@") || x.starts_with("len@")))
         };
         let fixed_against_data =
             tier == Tier::Possible && matches!(n.tag, Tag::Config(_) | Tag::Literal(_)) && value_range.as_ref().is_some_and(dense);
@@ -1336,7 +1336,8 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
             }
             false
         };
-        let marker = (0..value_nodes).find(|&i| matches!(nodes[i].tag, Tag::Sentinel(k) if Some(k) != ignore && !nodes[i].aux && meant(i, k)));
+        let marker =
+            (0..value_nodes).find(|&i| matches!(nodes[i].tag, Tag::Sentinel(k) if Some(k) != ignore && !nodes[i].aux && meant(i, k)));
         if let Some(m) = marker {
             let Tag::Sentinel(k) = nodes[m].tag else { unreachable!() };
             let (file, line) = sink.built_at(ix);
