@@ -1769,8 +1769,6 @@ if __name__ == "__main__":
 #[test]
 fn a_call_that_cannot_launch_the_failed_kernel_does_not_claim_the_tracebacks_line() {
     let files = [("settings.py", GAIT_SETTINGS), ("demo.py", GAIT_DEMO), ("policy.py", GAIT_POLICY), ("train.py", GAIT_TRAIN)];
-    let v = common::explain_project_log(&files, &common::root().join("fixtures/h100-async/gait_gather.async.log"));
-    let got: Vec<String> =
-        v["suspects"].as_array().unwrap().iter().map(|s| format!("{}:{}", s["file"].as_str().unwrap(), s["line"])).collect();
+    let (got, _) = common::log_suspects(&files, &common::root().join("fixtures/h100-async/gait_gather.async.log"));
     assert_eq!(got.first().map(String::as_str), Some("settings.py:5"), "{got:?}");
 }

@@ -324,7 +324,13 @@ pub fn explain_project_log(files: &[(&str, &str)], log: &Path) -> serde_json::Va
 /// The suspects of a real CPU run's log (`fixtures/cpu-pypi-torch/LOG`) on a project made of
 /// `files`, as `file:line` in order, with the report's suspects themselves.
 pub fn cpu_run_suspects(files: &[(&str, &str)], log: &str) -> (Vec<String>, Vec<serde_json::Value>) {
-    let v = explain_project_log(files, &root().join("fixtures/cpu-pypi-torch").join(log));
+    log_suspects(files, &root().join("fixtures/cpu-pypi-torch").join(log))
+}
+
+/// The suspects of the real log at `log` on a project made of `files`, as `file:line` in order,
+/// with the report's suspects themselves.
+pub fn log_suspects(files: &[(&str, &str)], log: &Path) -> (Vec<String>, Vec<serde_json::Value>) {
+    let v = explain_project_log(files, log);
     let all = v["suspects"].as_array().cloned().unwrap_or_default();
     (all.iter().map(|s| format!("{}:{}", s["file"].as_str().unwrap_or(""), s["line"])).collect(), all)
 }

@@ -717,19 +717,16 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
         // range, so it comes before the subtraction it takes
         let shifts_difference = |j: usize| {
             matches!(&nodes[j].tag, Tag::Arith(o) if o == "+") && {
+                // (below it, through lines that pass the value on)
                 let mut stack: Vec<usize> = nodes[j].children.iter().copied().filter(|&c| !nodes[c].aux).collect();
-                let mut hit = false;
-                while let Some(c) = stack.pop() {
-                    match &nodes[c].tag {
-                        Tag::Arith(o) if o == "-" => {
-                            hit = true;
-                            break;
-                        }
-                        Tag::Pass => stack.extend(nodes[c].children.iter().copied().filter(|&d| !nodes[d].aux)),
-                        _ => {}
+                loop {
+                    match stack.pop().map(|c| (c, &nodes[c].tag)) {
+                        None => break false,
+                        Some((_, Tag::Arith(o))) if o == "-" => break true,
+                        Some((c, Tag::Pass)) => stack.extend(nodes[c].children.iter().copied().filter(|&d| !nodes[d].aux)),
+                        Some(_) => {}
                     }
                 }
-                hit
             }
         };
         if offset_draw(i) {
@@ -1272,23 +1269,21 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
         // ids numbered densely over what the data holds (`enumerate(sorted(set(codes)))`: 0 up
         // to the count less one) against a number set by hand: the numbering is right by
         // construction, the number is what disagrees with the data
-        let dense = |r: &Range| {
-            r.lo.as_ref().and_then(Sym::constant) == Some(0)
-                && r.hi
-                    .as_ref()
-                    .is_some_and(|h| h.off == -1 && h.root.as_deref().is_some_and(|x| x.starts_with("distinct@") || x.starts_with("len@")))
+        // (0 up to a count of one of `roots` less one)
+        let numbered = |roots: &[&str]| {
+            value_range.as_ref().is_some_and(|r| {
+                r.lo.as_ref().and_then(Sym::constant) == Some(0)
+                    && r.hi
+                        .as_ref()
+                        .is_some_and(|h| h.off == -1 && h.root.as_deref().is_some_and(|x| roots.iter().any(|p| x.starts_with(p))))
+            })
         };
         let fixed_against_data =
-            tier == Tier::Possible && matches!(n.tag, Tag::Config(_) | Tag::Literal(_)) && value_range.as_ref().is_some_and(dense);
+            tier == Tier::Possible && matches!(n.tag, Tag::Config(_) | Tag::Literal(_)) && numbered(&["distinct@", "len@"]);
         // ids numbering every entry of a list (`{t.code: i for i, t in enumerate(taxa)}`) against
         // a count of the distinct values seen (`len(Counter(y))`): entries no sample has still
         // hold ids, so the largest id may be past the count
-        let listed = |r: &Range| {
-            r.lo.as_ref().and_then(Sym::constant) == Some(0)
-                && r.hi.as_ref().is_some_and(|h| h.off == -1 && h.root.as_deref().is_some_and(|x| x.starts_with("len@")))
-        };
-        let seen_against_listed =
-            tier == Tier::Possible && distinct(bound_sym.as_ref()).is_some() && value_range.as_ref().is_some_and(listed);
+        let seen_against_listed = tier == Tier::Possible && distinct(bound_sym.as_ref()).is_some() && numbered(&["len@"]);
         let mut what = n.what.clone();
         if counted_apart {
             score = score.max(0.9);

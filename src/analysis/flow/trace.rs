@@ -896,7 +896,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
     fn binary(&mut self, op: &str, l: &Expr, r: &Expr, cx: &Ctx, parent: Option<usize>) -> Val {
         // a blend with weights that sum to one (`(1 - w) * p + w * q`, `0.7 * p + 0.3 * q`): a
         // probability where both parts are, so each part is the value (neither weight is)
-        if let Some((p, q)) = (op == "+").then(|| blend(l, r)).flatten().filter(|&(p, q)| self.either_probs(p, q, cx)) {
+        if let Some((p, q)) = (op == "+").then(|| blend(l, r)).flatten().filter(|&(p, q)| self.probs_of(p, q, false, cx)) {
             let from = self.nodes.len();
             let a = self.expr(p, cx, parent);
             let mid = self.nodes.len();
@@ -922,7 +922,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         }
         // a mean of two probabilities (`0.5 * (p + p.transpose(1, 2))`, `(p + q) / 2`): in [0, 1]
         // again, where both parts are
-        if let Some((p, q)) = mean_terms(op, l, r).filter(|&(p, q)| self.both_probs(p, q, cx)) {
+        if let Some((p, q)) = mean_terms(op, l, r).filter(|&(p, q)| self.probs_of(p, q, true, cx)) {
             self.expr(p, cx, parent);
             self.expr(q, cx, parent);
             return Val::Float(Some(Norm::Probs));
@@ -2264,22 +2264,13 @@ impl<'a, 'i> Tracer<'a, 'i> {
         })
     }
 
-    /// Whether `p` or `q` is known to hold probabilities (looked at aside, no chain kept).
-    fn either_probs(&mut self, p: &Expr, q: &Expr, cx: &Ctx) -> bool {
+    /// Whether `p` and `q` (`both`), or either of them, are known to hold probabilities (looked
+    /// at aside, no chain kept; `q` only where `p` does not decide it).
+    fn probs_of(&mut self, p: &Expr, q: &Expr, both: bool, cx: &Ctx) -> bool {
         let keep = self.nodes.len();
         let probs = |v: &Val| matches!(v.element_deep(), Val::Float(Some(Norm::Probs)));
-        let a = self.expr(p, cx, None);
-        let yes = probs(&a) || probs(&self.expr(q, cx, None));
-        self.cut(keep);
-        yes
-    }
-
-    /// Whether both expressions are probabilities (nothing is kept of their trace).
-    fn both_probs(&mut self, p: &Expr, q: &Expr, cx: &Ctx) -> bool {
-        let keep = self.nodes.len();
-        let probs = |v: &Val| matches!(v.element_deep(), Val::Float(Some(Norm::Probs)));
-        let a = self.expr(p, cx, None);
-        let yes = probs(&a) && probs(&self.expr(q, cx, None));
+        let first = probs(&self.expr(p, cx, None));
+        let yes = if first == both { probs(&self.expr(q, cx, None)) } else { first };
         self.cut(keep);
         yes
     }
@@ -6082,18 +6073,13 @@ fn blend<'e>(l: &'e Expr, r: &'e Expr) -> Option<(&'e Expr, &'e Expr)> {
     };
     let (lx, ly) = product(l)?;
     let (rx, ry) = product(r)?;
-    let lit = |e: &Expr| match e.bare() {
-        Expr::Float(v) => Some(*v),
-        Expr::Int(k) => Some(*k as f64),
-        _ => None,
-    };
     // `1 - w` and `w`
     let rest = |e: &Expr, w: &Expr| match e.bare() {
-        Expr::Bin(op, one, x) if op == "-" && lit(one) == Some(1.0) => x.bare() == w.bare(),
+        Expr::Bin(op, one, x) if op == "-" && number(one) == Some(1.0) => x.bare() == w.bare(),
         _ => false,
     };
     let sums = |a: &Expr, b: &Expr| {
-        rest(a, b) || rest(b, a) || lit(a).zip(lit(b)).is_some_and(|(u, v)| (u + v - 1.0).abs() < 1e-9 && u > 0.0 && v > 0.0)
+        rest(a, b) || rest(b, a) || number(a).zip(number(b)).is_some_and(|(u, v)| (u + v - 1.0).abs() < 1e-9 && u > 0.0 && v > 0.0)
     };
     for (lw, lp) in [(lx, ly), (ly, lx)] {
         for (rw, rp) in [(rx, ry), (ry, rx)] {
@@ -6105,25 +6091,29 @@ fn blend<'e>(l: &'e Expr, r: &'e Expr) -> Option<(&'e Expr, &'e Expr)> {
     None
 }
 
-/// The two terms of a mean written by hand: `c * (x + y)` with 0 < c <= 1/2, `(x + y) / d`
-/// with d >= 2 (literals).
-fn mean_terms<'e>(op: &str, l: &'e Expr, r: &'e Expr) -> Option<(&'e Expr, &'e Expr)> {
-    let lit = |e: &Expr| match e.bare() {
+/// A number written as a literal, integer or float.
+fn number(e: &Expr) -> Option<f64> {
+    match e.bare() {
         Expr::Float(v) => Some(*v),
         Expr::Int(k) => Some(*k as f64),
         _ => None,
-    };
+    }
+}
+
+/// The two terms of a mean written by hand: `c * (x + y)` with 0 < c <= 1/2, `(x + y) / d`
+/// with d >= 2 (literals).
+fn mean_terms<'e>(op: &str, l: &'e Expr, r: &'e Expr) -> Option<(&'e Expr, &'e Expr)> {
     let sum = |e: &'e Expr| match e.bare() {
         Expr::Bin(op, x, y) if op == "+" => Some((&**x, &**y)),
         _ => None,
     };
     match op {
-        "*" => match (lit(l), lit(r)) {
+        "*" => match (number(l), number(r)) {
             (Some(c), None) if c > 0.0 && c <= 0.5 => sum(r),
             (None, Some(c)) if c > 0.0 && c <= 0.5 => sum(l),
             _ => None,
         },
-        "/" => lit(r).filter(|&d| d >= 2.0).and_then(|_| sum(l)),
+        "/" => number(r).filter(|&d| d >= 2.0).and_then(|_| sum(l)),
         _ => None,
     }
 }
@@ -6819,8 +6809,9 @@ fn shape(value: &Expr, op: Option<&str>, v: &Val) -> (Option<Tag>, String) {
             }
         }
         // a mean of probabilities (`total / count`, `0.5 * (p + q)`): in [0, 1] again
-        Expr::Bin(op, _, _) if op == "/" && matches!(v, Val::Float(Some(Norm::Probs))) => (None, String::new()),
-        Expr::Bin(op, l, r) if mean_terms(op, l, r).is_some() && matches!(v, Val::Float(Some(Norm::Probs))) => (None, String::new()),
+        Expr::Bin(op, l, r) if (op == "/" || mean_terms(op, l, r).is_some()) && matches!(v, Val::Float(Some(Norm::Probs))) => {
+            (None, String::new())
+        }
         Expr::Bin(op, _, _) => {
             if matches!(v, Val::Float(_)) {
                 (Some(Tag::Scale(Scaling::Arith)), format!("scales the scores (`{}`)", short(top)))
