@@ -4,7 +4,7 @@
 #   bench/corpus/score.sh [BIN]      # default: target/release/cudasleuth
 #   V=1 bench/corpus/score.sh        # list the misses (do not, on a half you keep unseen)
 #   RAN=1 bench/corpus/score.sh     # each project as it is after its run.sh ran once (CPU)
-#   HALVES=tune bench/corpus/score.sh   # halves: tune seen tune2 unseen2 tune3 unseen3 tune4 unseen4 tune5 unseen5 tune6 unseen6 tune7 unseen7 tune8 unseen8 tune9 seen9 tune10 unseen10 tune11 unseen11 tune12 unseen12 tune13 unseen13 tune14 unseen14 tune15 unseen15 tune16 unseen16 tune17 unseen17 tune18 unseen18 tune19 unseen19 tune20 unseen20 tune21 unseen21 tune22 unseen22 tune23 unseen23 tune24 unseen24 (split.txt)
+#   HALVES=tune bench/corpus/score.sh   # halves: tune seen tune2 unseen2 tune3 unseen3 tune4 unseen4 tune5 unseen5 tune6 unseen6 tune7 unseen7 tune8 unseen8 tune9 seen9 tune10 unseen10 tune11 unseen11 tune12 unseen12 tune13 unseen13 tune14 unseen14 tune15 unseen15 tune16 unseen16 tune17 unseen17 tune18 unseen18 tune19 unseen19 tune20 unseen20 tune21 unseen21 tune22 unseen22 tune23 unseen23 tune24 unseen24 tune25 unseen25 (split.txt)
 #
 # Unpacks projects.tar.gz into $WORK (default /tmp/cudasleuth-corpus), lays each half out as
 # score_projects.py wants it (DIR/<pNN_name>/ and LOGS/<pNN>_{async,sync}.log), and prints
@@ -45,13 +45,14 @@ tar xzf "$HERE/projects21.tar.gz" -C "$WORK/all"
 tar xzf "$HERE/projects22.tar.gz" -C "$WORK/all"
 tar xzf "$HERE/projects23.tar.gz" -C "$WORK/all"
 tar xzf "$HERE/projects24.tar.gz" -C "$WORK/all"
+tar xzf "$HERE/projects25.tar.gz" -C "$WORK/all"
 # RAN=1: each project as its user has it after running it once: run.sh on this machine's CPU
 # (python3 with torch and numpy on PATH; the crash the bug makes is expected), the files it
 # writes (generated data, vocabularies, label maps, metadata) left in place, then scored.
 if [ -n "${RAN:-}" ]; then
     mkdir -p "$WORK/bin" "$WORK/runs"
     printf '#!/bin/sh\nexec python3 "$@"\n' > "$WORK/bin/python" && chmod +x "$WORK/bin/python"
-    for half in ${HALVES:-tune seen tune2 unseen2 tune3 unseen3 tune4 unseen4 tune5 unseen5 tune6 unseen6 tune7 unseen7 tune8 unseen8 tune9 seen9 tune10 unseen10 tune11 unseen11 tune12 unseen12 tune13 unseen13 tune14 unseen14 tune15 unseen15 tune16 unseen16 tune17 unseen17 tune18 unseen18 tune19 unseen19 tune20 unseen20 tune21 unseen21 tune22 unseen22 tune23 unseen23 tune24 unseen24}; do
+    for half in ${HALVES:-tune seen tune2 unseen2 tune3 unseen3 tune4 unseen4 tune5 unseen5 tune6 unseen6 tune7 unseen7 tune8 unseen8 tune9 seen9 tune10 unseen10 tune11 unseen11 tune12 unseen12 tune13 unseen13 tune14 unseen14 tune15 unseen15 tune16 unseen16 tune17 unseen17 tune18 unseen18 tune19 unseen19 tune20 unseen20 tune21 unseen21 tune22 unseen22 tune23 unseen23 tune24 unseen24 tune25 unseen25}; do
         awk -v h="$half" '$2 == h {print $1}' "$HERE/split.txt"
     done | (cd "$WORK/all/projects" && PATH="$WORK/bin:$PATH" xargs -P "${JOBS:-2}" -I{} \
         sh -c 'cd "$1" && CUDA_VISIBLE_DEVICES= timeout 90 bash run.sh > "$2/$1.log" 2>&1; true' _ {} "$WORK/runs")
@@ -94,11 +95,13 @@ tar xzf "$HERE/logs-h100-22.tar.gz" -C "$WORK/h200"
 tar xzf "$HERE/logs-h100-23.tar.gz" -C "$WORK/h200"
 # batch 24 on an H100 (the card lent that day; torch 2.11), in the fifty-eighth stop
 tar xzf "$HERE/logs-h100-24.tar.gz" -C "$WORK/h200"
+# batch 25 on an H100 (the card lent that day; torch 2.11), early in the fifty-ninth stop
+tar xzf "$HERE/logs-h100-25.tar.gz" -C "$WORK/h200"
 for f in "$HERE"/logs-cpu/*_cpu.log; do
     id=$(basename "$f" _cpu.log)
     ln -s "$f" "$WORK/cpu/${id}_sync.log"
 done
-for half in ${HALVES:-tune seen tune2 unseen2 tune3 unseen3 tune4 unseen4 tune5 unseen5 tune6 unseen6 tune7 unseen7 tune8 unseen8 tune9 seen9 tune10 unseen10 tune11 unseen11 tune12 unseen12 tune13 unseen13 tune14 unseen14 tune15 unseen15 tune16 unseen16 tune17 unseen17 tune18 unseen18 tune19 unseen19 tune20 unseen20 tune21 unseen21 tune22 unseen22 tune23 unseen23 tune24 unseen24}; do
+for half in ${HALVES:-tune seen tune2 unseen2 tune3 unseen3 tune4 unseen4 tune5 unseen5 tune6 unseen6 tune7 unseen7 tune8 unseen8 tune9 seen9 tune10 unseen10 tune11 unseen11 tune12 unseen12 tune13 unseen13 tune14 unseen14 tune15 unseen15 tune16 unseen16 tune17 unseen17 tune18 unseen18 tune19 unseen19 tune20 unseen20 tune21 unseen21 tune22 unseen22 tune23 unseen23 tune24 unseen24 tune25 unseen25}; do
     echo "== $half"
     python3 "$SCORE" "$BIN" "$WORK/$half" "$WORK/h200" async ${V:+-v} | tail -n ${V:+100}${V:-1}
     python3 "$SCORE" "$BIN" "$WORK/$half" "$WORK/h200" sync ${V:+-v} | tail -n ${V:+100}${V:-1}
