@@ -520,3 +520,279 @@ fn ids_numbered_as_a_class_grows_a_list_are_compared_with_its_length() {
     let got = tiered_suspects(&[("lexicon.py", &before), ("train.py", LEXICON_TRAIN)], "ce_1d_over.async.log");
     assert!(!got.iter().any(|s| s.ends_with(" strong")), "{got:?}");
 }
+
+const SEASON_SETTINGS: &str = r#"{
+  "hidden": 32,
+  "heads": {
+    "site": 3,
+    "season": 3
+  },
+  "lr": 0.01
+}
+"#;
+
+const SEASON_NET: &str = r#"import torch
+import torch.nn as nn
+
+
+class MultiHead(nn.Module):
+    def __init__(self, n_in, cfg):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(n_in, cfg["hidden"]), nn.ReLU())
+        heads = cfg["heads"]
+        self.site_head = nn.Linear(cfg["hidden"], heads["site"])
+        self.season_head = nn.Linear(cfg["hidden"], heads["season"])
+        self.noise_head = nn.Linear(cfg["hidden"], n_in)
+
+    def forward(self, x):
+        h = self.body(x)
+        return {
+            "site": self.site_head(h),
+            "season": self.season_head(h),
+            "noise": self.noise_head(h),
+        }
+"#;
+
+const SEASON_TRAIN: &str = r#"import json
+
+import torch
+import torch.nn.functional as F
+
+from net import MultiHead
+
+
+SEASONS = ["dry", "early_wet", "wet", "late_wet"]
+SEASON_ID = {name: i for i, name in enumerate(SEASONS)}
+
+
+def make_batch(n, n_in):
+    x = torch.randn(n, n_in)
+    site = torch.randint(0, 3, (n,))
+    names = [SEASONS[i % len(SEASONS)] for i in range(n)]
+    season = torch.tensor([SEASON_ID[s] for s in names])
+    return x, site, season
+
+
+def main():
+    with open("settings.json") as fh:
+        cfg = json.load(fh)
+    model = MultiHead(16, cfg)
+    opt = torch.optim.SGD(model.parameters(), lr=cfg["lr"])
+    for step in range(5):
+        x, site, season = make_batch(64, 16)
+        out = model(x)
+        loss = F.cross_entropy(out["site"], site) + F.cross_entropy(out["season"], season)
+        loss = loss + F.mse_loss(out["noise"], x)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        print(step, loss.item())
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+/// A model whose `forward` returns a dict of heads (`{"site": …, "season": …, "noise": …}`) and a
+/// loss on one entry (`out["season"]`): the bound is the head that entry holds, sized by a config
+/// key, not the last head the constructor builds (the noise head, as wide as the input). Real
+/// CPU log of this program (PyPI torch).
+#[test]
+fn the_head_of_a_returned_dict_entry_is_the_entry_the_loss_reads() {
+    let files = [("settings.json", SEASON_SETTINGS), ("net.py", SEASON_NET), ("train.py", SEASON_TRAIN)];
+    let (got, all) = common::cpu_run_suspects(&files, "season_head_dict.log");
+    assert_eq!(got.first().map(String::as_str), Some("settings.json:5"), "{got:?}");
+    assert_eq!(all[0]["tier"], "strong", "{all:?}");
+    // (the same heads filled into a dict entry by entry)
+    let filled = SEASON_NET.replace(
+        "        return {\n            \"site\": self.site_head(h),\n            \"season\": self.season_head(h),\n            \"noise\": self.noise_head(h),\n        }\n",
+        "        out = {}\n        out[\"site\"] = self.site_head(h)\n        out[\"season\"] = self.season_head(h)\n        out[\"noise\"] = self.noise_head(h)\n        return out\n",
+    );
+    assert_ne!(filled, SEASON_NET);
+    let (got, _) = common::cpu_run_suspects(
+        &[("settings.json", SEASON_SETTINGS), ("net.py", &filled), ("train.py", SEASON_TRAIN)],
+        "season_head_dict.log",
+    );
+    assert_eq!(got.first().map(String::as_str), Some("settings.json:5"), "{got:?}");
+}
+
+const ANGLE_SCORERS: &str = r#"import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+SCORERS = {}
+
+
+def scorer(name):
+    def add(cls):
+        SCORERS[name] = cls
+        return cls
+    return add
+
+
+class Towers(nn.Module):
+    def __init__(self, n_in, dim):
+        super().__init__()
+        self.left = nn.Linear(n_in, dim)
+        self.right = nn.Linear(n_in, dim)
+
+
+@scorer("bilinear")
+class BilinearScorer(Towers):
+    def forward(self, a, b):
+        return torch.sigmoid((self.left(a) * self.right(b)).sum(-1))
+
+
+@scorer("angle")
+class AngleScorer(Towers):
+    def forward(self, a, b):
+        return F.cosine_similarity(self.left(a), self.right(b), dim=-1)
+"#;
+
+const ANGLE_FIT: &str = r#"import argparse
+
+import torch
+import torch.nn as nn
+
+from scorers import SCORERS
+
+
+def parse():
+    p = argparse.ArgumentParser()
+    p.add_argument("--scorer", default="bilinear")
+    p.add_argument("--steps", type=int, default=3)
+    return p.parse_args()
+
+
+def main():
+    opts = parse()
+    net = SCORERS[opts.scorer](10, 8)
+    crit = nn.BCELoss()
+    opt = torch.optim.Adam(net.parameters(), lr=1e-2)
+    for step in range(opts.steps):
+        a, b = torch.randn(32, 10), torch.randn(32, 10)
+        y = (torch.rand(32) > 0.5).float()
+        p = net(a, b)
+        loss = crit(p, y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        print(step, loss.item())
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+const ANGLE_RUN: &str = r#"#!/bin/bash
+set -e
+cd "$(dirname "$0")"
+python3 fit.py --scorer angle --steps 5
+"#;
+
+/// A registry filled by a decorator (`@scorer("angle")`), the class picked by a flag whose
+/// default names another one (`--scorer` defaults to `bilinear`) while the run script passes
+/// `--scorer angle`: the class run is the one registered under `angle`, and its cosine
+/// similarity (values in [-1, 1]) is what reaches the `BCELoss`. Without the run script the
+/// default's class (a sigmoid) is traced and nothing is blamed on the cosine. Real CPU log of
+/// this program run by its script (PyPI torch).
+#[test]
+fn the_run_script_flag_picks_the_registered_class_and_a_cosine_is_no_probability() {
+    let files = [("scorers.py", ANGLE_SCORERS), ("fit.py", ANGLE_FIT), ("run.sh", ANGLE_RUN)];
+    let (got, all) = common::cpu_run_suspects(&files, "angle_scorer_flag.log");
+    assert_eq!(got.first().map(String::as_str), Some("scorers.py:31"), "{got:?}");
+    assert_eq!(all[0]["tier"], "strong", "{all:?}");
+    let (got, _) = common::cpu_run_suspects(&[("scorers.py", ANGLE_SCORERS), ("fit.py", ANGLE_FIT)], "angle_scorer_flag.log");
+    assert!(!got.iter().any(|s| s == "scorers.py:31"), "{got:?}");
+}
+
+const STATION_DATA: &str = r#"import random
+
+
+def load_rows(n, seed=0):
+    rng = random.Random(seed)
+    rows = []
+    for _ in range(n):
+        rows.append({
+            "station": rng.choice([3, 7, 8, 12, 15, 21]),
+            "tags": [rng.randint(1, 5) for _ in range(rng.randint(1, 4))],
+        })
+    return rows
+
+
+def sizes(rows):
+    stations = {r["station"] for r in rows}
+    return {"stations": len(stations), "tags": 6}
+"#;
+
+const STATION_MODEL: &str = r#"import torch
+import torch.nn as nn
+
+
+def pooled(table, ids):
+    keep = (ids > 0).float().unsqueeze(-1)
+    return (table(ids) * keep).sum(1) / keep.sum(1).clamp_min(1.0)
+
+
+class Encoder(nn.Module):
+    def __init__(self, station_table, tag_table, dim):
+        super().__init__()
+        self.station_table, self.tag_table = station_table, tag_table
+        self.out = nn.Linear(2 * dim, 1)
+
+    def forward(self, station, tags):
+        h = torch.cat([self.station_table(station), pooled(self.tag_table, tags)], dim=-1)
+        return self.out(h).squeeze(-1)
+
+
+def build(table_sizes, dim=8):
+    stations = nn.Embedding(table_sizes["stations"], dim)
+    tags = nn.Embedding(table_sizes["tags"], dim, padding_idx=0)
+    return Encoder(stations, tags, dim)
+"#;
+
+const STATION_MAIN: &str = r#"import torch
+
+from data import load_rows, sizes
+from model import build
+
+
+def batches(rows, size):
+    for i in range(0, len(rows), size):
+        chunk = rows[i:i + size]
+        width = max(len(r["tags"]) for r in chunk)
+        tags = torch.zeros(len(chunk), width, dtype=torch.long)
+        for j, r in enumerate(chunk):
+            tags[j, :len(r["tags"])] = torch.tensor(r["tags"])
+        yield torch.tensor([r["station"] for r in chunk]), tags
+
+
+def main():
+    rows = load_rows(200)
+    net = build(sizes(rows))
+    opt = torch.optim.Adam(net.parameters(), lr=1e-2)
+    for station, tags in batches(rows, 32):
+        loss = net(station, tags).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+/// Two tables built in a factory, handed to a module's constructor and kept with one tuple
+/// assignment (`self.station_table, self.tag_table = station_table, tag_table`); the innermost
+/// frame of the CPU's traceback is the line that looks up the station table and also calls a
+/// helper that looks up the tag table. The traceback ends at the failing call, so the helper
+/// (which would have a frame of its own) is not where it failed: the station table's size (a
+/// count of distinct station codes) is the line, not the tag table's. Real CPU log of this
+/// program (PyPI torch).
+#[test]
+fn a_table_kept_by_a_tuple_assignment_is_found_and_an_exact_traceback_skips_helpers() {
+    let files = [("data.py", STATION_DATA), ("model.py", STATION_MODEL), ("main.py", STATION_MAIN)];
+    let (got, _) = common::cpu_run_suspects(&files, "station_table_shared.log");
+    assert_eq!(got.first().map(String::as_str), Some("data.py:17"), "{got:?}");
+    assert!(!got.iter().any(|s| s.starts_with("model.py:7")), "{got:?}");
+}

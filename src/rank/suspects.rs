@@ -154,7 +154,9 @@ pub fn rank(report: &Report, facts: &Facts) -> Vec<Suspect> {
     let apis: Vec<String> =
         report.asserts.iter().filter_map(|a| a.signature.as_ref()).flat_map(|s| s.python_apis.iter().cloned()).collect();
     let mut traced: Vec<crate::analysis::flow::FlowSuspect> = Vec::new();
-    for s in rules::value_leaves_bound::ranked(&files, &flow_cats, &frames, &apis).into_iter().flatten() {
+    // (a traceback that ends at the failing call: only the innermost frame's line can hold the op)
+    let exact = report.traceback.level == "trusted";
+    for s in rules::value_leaves_bound::ranked(&files, &flow_cats, &frames, &apis, exact).into_iter().flatten() {
         if !traced.iter().any(|t| t.file == s.file && t.line == s.line) {
             traced.push(s);
         }

@@ -260,7 +260,7 @@ fn finding(s: &FlowSuspect, category: &'static str) -> Finding {
 pub const CODE: &str = "CS118";
 
 /// The ranked slice suspects for a crash of `category` (explain's join reads them).
-/// One list per category, in order.
-pub fn ranked(files: &[&FileFacts], categories: &[&str], frames: &[(String, u32)], apis: &[String]) -> Vec<Vec<FlowSuspect>> {
-    flow::suspects(files, categories, frames, apis)
+/// One list per category, in order. `exact`: the traceback ends at the failing call.
+pub fn ranked(files: &[&FileFacts], categories: &[&str], frames: &[(String, u32)], apis: &[String], exact: bool) -> Vec<Vec<FlowSuspect>> {
+    flow::suspects(files, categories, frames, apis, exact)
 }

@@ -92,6 +92,73 @@ pub fn script_paths(text: &str) -> Vec<String> {
     out
 }
 
+/// The flags a run script passes to the Python programs it runs (`python3 cli.py --model cosine
+/// --epochs 4`, `python -m pkg.train --num-classes=5`), as settings: each flag's name with
+/// dashes as underscores (`num_classes`), its value as written, the integer when it is one, the
+/// program (`cli.py`, `pkg.train`) as the scope's function. Lines continued with `\` are read
+/// as one, each flag at its own line; words before the program (an environment assignment,
+/// `nohup`) and flags with no value (`--fp16`) are left out.
+pub fn scan_script(path: &str, text: &str) -> FileFacts {
+    let mut facts = FileFacts { path: path.to_string(), ..Default::default() };
+    let lines: Vec<&str> = text.lines().collect();
+    let mut i = 0;
+    while i < lines.len() && facts.assigns.len() < MAX_JSON_VALUES {
+        // one command: its words, each with the line it is on
+        let mut words: Vec<(u32, String)> = Vec::new();
+        loop {
+            let raw = lines[i];
+            let body = raw.trim_end().strip_suffix('\\');
+            let line = body.unwrap_or(raw);
+            let code = if line.trim_start().starts_with('#') { "" } else { line };
+            let parts = shlex::split(code).unwrap_or_else(|| code.split_whitespace().map(str::to_string).collect());
+            words.extend(parts.into_iter().take_while(|w| !w.starts_with('#')).map(|w| (i as u32 + 1, w)));
+            i += 1;
+            if body.is_none() || i >= lines.len() {
+                break;
+            }
+        }
+        let Some(start) =
+            words.iter().position(|(_, w)| w.ends_with(".py")).or_else(|| words.iter().position(|(_, w)| w == "-m").map(|k| k + 1))
+        else {
+            continue;
+        };
+        let Some((_, program)) = words.get(start).cloned() else { continue };
+        let mut k = start + 1;
+        while k < words.len() {
+            let (line, w) = &words[k];
+            k += 1;
+            if ["&&", "||", ";", "|", "&", ">", ">>", "2>&1"].contains(&w.as_str()) {
+                break;
+            }
+            let Some(flag) = w.strip_prefix("--").filter(|f| !f.is_empty()) else { continue };
+            let (name, value) = match flag.split_once('=') {
+                Some((n, v)) => (n.to_string(), v.to_string()),
+                None => match words.get(k) {
+                    // (a value, not the next flag nor the end of the command; a negative
+                    // number is a value)
+                    Some((_, v)) if !(v.starts_with('-') && v.parse::<f64>().is_err() || ["&&", "||", ";", "|"].contains(&v.as_str())) => {
+                        k += 1;
+                        (flag.to_string(), v.clone())
+                    }
+                    _ => continue,
+                },
+            };
+            let col = lines[*line as usize - 1].find(w.as_str()).map_or(0, |c| c as u32);
+            facts.assigns.push(AssignFact {
+                target: name.replace('-', "_").into(),
+                int: value.parse().ok(),
+                value: value.into(),
+                op: None,
+                shift: None,
+                len: None,
+                span: Span { line: *line, column: col, end_line: *line, end_column: col + w.len() as u32 },
+                scope: Scope { class: None, function: Some(program.as_str().into()) },
+            });
+        }
+    }
+    facts
+}
+
 pub fn resolve_reference(root: &Path, from: &str, path: &str) -> Option<String> {
     let candidates = reference_candidates(from, path);
     for rel in &candidates {
@@ -392,6 +459,21 @@ mod tests {
 
     fn get<'a>(f: &'a FileFacts, t: &str) -> Option<&'a AssignFact> {
         f.assigns.iter().find(|a| a.target == t)
+    }
+
+    #[test]
+    fn a_run_script_gives_the_flags_it_passes_to_each_program() {
+        let text = "#!/bin/bash\nset -e\n# python3 old.py --model mlp\nCUDA_VISIBLE_DEVICES=0 python3 make_data.py --out data --seed=3\npython -m pkg.train \\\n    --num-classes 12 --fp16 \\\n    --lr -0.5 --name \"two words\" && echo done --skip 1\n";
+        let f = scan_script("run.sh", text);
+        let seed = get(&f, "seed").unwrap();
+        assert_eq!((seed.int, seed.span.line, seed.scope.function.as_deref()), (Some(3), 4, Some("make_data.py")));
+        let n = get(&f, "num_classes").unwrap();
+        assert_eq!((n.int, n.span.line, n.scope.function.as_deref()), (Some(12), 6, Some("pkg.train")));
+        assert_eq!(get(&f, "out").map(|a| a.value.as_str()), Some("data"));
+        assert_eq!(get(&f, "lr").map(|a| (a.value.as_str(), a.span.line)), Some(("-0.5", 7)));
+        assert_eq!(get(&f, "name").map(|a| a.value.as_str()), Some("two words"));
+        // a flag with no value, a commented line, words after the command ends: none
+        assert!(get(&f, "fp16").is_none() && get(&f, "model").is_none() && get(&f, "skip").is_none(), "{:?}", f.assigns);
     }
 
     #[test]

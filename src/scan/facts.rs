@@ -269,7 +269,14 @@ impl FileFacts {
 
 /// Whether the file at `path` is a config (YAML, JSON, INI, TOML) rather than code.
 pub fn is_config_path(path: &str) -> bool {
-    [".yaml", ".yml", ".json"].iter().any(|x| path.ends_with(x)) || crate::scan::ini::is_settings_path(path)
+    [".yaml", ".yml", ".json"].iter().any(|x| path.ends_with(x)) || crate::scan::ini::is_settings_path(path) || is_run_script_path(path)
+}
+
+/// Whether the file at `path` is a run script (a shell script, a Makefile or justfile): the
+/// flags it passes on command lines are settings of the run.
+pub fn is_run_script_path(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.ends_with(".sh") || matches!(name, "Makefile" | "makefile" | "GNUmakefile" | "justfile")
 }
 
 #[cfg(test)]

@@ -56,8 +56,12 @@ pub struct Def {
     /// The function a nested function is defined in.
     pub outer: Option<Text>,
     pub params: Vec<Param>,
-    /// The decorators as written, without `@` (`property`, `dataclass`, `staticmethod`).
+    /// The decorators as written, without `@` and arguments (`property`, `dataclass`,
+    /// `register`).
     pub decorators: Vec<Text>,
+    /// Aligned with `decorators`: the string each one is called with first, unquoted
+    /// (`cosine` of `@register("cosine")`), else empty.
+    pub decorator_keys: Vec<Text>,
     /// A class's bases (for a `Class` def).
     pub bases: Vec<Expr>,
     /// A class body's annotated fields in order (`name: int`, `size: int = 3`): the parameters
@@ -716,15 +720,24 @@ impl<'s> Build<'s> {
                     }
                 }
             }
-            "function_definition" | "class_definition" => self.def(s, Vec::new(), class, outer, depth),
+            "function_definition" | "class_definition" => self.def(s, (Vec::new(), Vec::new()), class, outer, depth),
             "decorated_definition" => {
-                let decorators: Vec<Text> = named(s)
-                    .into_iter()
-                    .filter(|x| x.kind_name() == "decorator")
-                    .map(|x| clip(text(self, x).trim_start_matches('@').split('(').next().unwrap_or("")))
+                let nodes: Vec<Node> = named(s).into_iter().filter(|x| x.kind_name() == "decorator").collect();
+                let decorators: Vec<Text> =
+                    nodes.iter().map(|&x| clip(text(self, x).trim_start_matches('@').split('(').next().unwrap_or(""))).collect();
+                // (the first argument of a decorator call, where it is a string)
+                let keys: Vec<Text> = nodes
+                    .iter()
+                    .map(|&x| match x.named_child(0).map(|c| self.expr(c, 0)) {
+                        Some(Expr::Call { args, .. }) => match args.first().map(Expr::bare) {
+                            Some(Expr::Str(k)) => k.clone(),
+                            _ => Text::default(),
+                        },
+                        _ => Text::default(),
+                    })
                     .collect();
                 if let Some(def) = field(F::Definition) {
-                    self.def(def, decorators, class, outer, depth);
+                    self.def(def, (decorators, keys), class, outer, depth);
                 }
             }
             _ => {}
@@ -752,7 +765,14 @@ impl<'s> Build<'s> {
         }
     }
 
-    fn def(&mut self, n: Node, decorators: Vec<Text>, class: Option<&Text>, outer: Option<&Text>, depth: usize) {
+    fn def(
+        &mut self,
+        n: Node,
+        (decorators, decorator_keys): (Vec<Text>, Vec<Text>),
+        class: Option<&Text>,
+        outer: Option<&Text>,
+        depth: usize,
+    ) {
         let name: Text = n.field(F::Name).map(|x| text(self, x)).unwrap_or("").into();
         self.line = n.start_position().row as u32 + 1;
         let mut stmts = Vec::new();
@@ -771,6 +791,7 @@ impl<'s> Build<'s> {
                         outer: outer.cloned(),
                         params,
                         decorators,
+                        decorator_keys: decorator_keys.clone(),
                         bases: Vec::new(),
                         fields: Vec::new(),
                         stmts: Vec::new(),
@@ -795,6 +816,7 @@ impl<'s> Build<'s> {
                         outer: None,
                         params: Vec::new(),
                         decorators,
+                        decorator_keys: decorator_keys.clone(),
                         bases,
                         fields,
                         stmts: Vec::new(),
@@ -852,6 +874,7 @@ pub fn defs(root: Node, text: &str) -> Vec<Def> {
                         outer: None,
                         params: Vec::new(),
                         decorators: Vec::new(),
+                        decorator_keys: Vec::new(),
                         bases: Vec::new(),
                         fields: Vec::new(),
                         stmts: Vec::new(),

@@ -245,9 +245,13 @@ pub fn read_referenced_data(root: &Path, facts: &mut Facts) {
 /// The config and data paths the project's run scripts pass on their command lines, each with
 /// the script that names it (read by the scan and by the cached lint alike).
 pub fn run_script_refs(root: &Path) -> Vec<(String, String)> {
+    // (each script names itself: its flags are read as the run's settings)
     run_script_paths(root)
         .into_iter()
-        .flat_map(|(rel, text)| data::script_paths(&text).into_iter().map(move |p| (rel.clone(), p)))
+        .flat_map(|(rel, text)| {
+            let own = rel.clone();
+            data::script_paths(&text).into_iter().chain(std::iter::once(own)).map(move |p| (rel.clone(), p))
+        })
         .collect()
 }
 
@@ -293,6 +297,8 @@ pub fn read_data<'a>(root: &Path, refs: impl Iterator<Item = (&'a str, &'a str)>
         // configs read whole as text (JSON, INI, TOML), up to the same size
         let config: Option<fn(&str, &str) -> FileFacts> = if rel.ends_with(".json") {
             Some(data::scan_json)
+        } else if facts::is_run_script_path(&rel) {
+            Some(data::scan_script)
         } else if ini::is_settings_path(&rel) {
             Some(ini::scan_settings)
         } else {

@@ -231,8 +231,15 @@ fn late_mask(ix: &Index, sink: &Sink, k: i64) -> Option<u32> {
 ///
 /// One list per category of `categories`, in order (a log's asserts may name several); the
 /// project is indexed once, and a call that reaches ops of several categories is sliced once.
-pub fn suspects(files: &[&FileFacts], categories: &[&str], frames: &[(String, u32)], apis: &[String]) -> Vec<Vec<FlowSuspect>> {
-    suspects_each(files, categories, frames, apis, Mode::Explain)
+/// `exact`: the traceback ends at the failing call (a synchronous run, a CPU error).
+pub fn suspects(
+    files: &[&FileFacts],
+    categories: &[&str],
+    frames: &[(String, u32)],
+    apis: &[String],
+    exact: bool,
+) -> Vec<Vec<FlowSuspect>> {
+    suspects_each(files, categories, frames, apis, if exact { Mode::Exact } else { Mode::Explain })
 }
 
 /// What the slices are for.
@@ -240,6 +247,10 @@ pub fn suspects(files: &[&FileFacts], categories: &[&str], frames: &[(String, u3
 pub enum Mode {
     /// A crash to explain: every call that reaches the op.
     Explain,
+    /// A crash whose traceback ends at the failing call (a synchronous run, a CPU error): as
+    /// `Explain`, and an op in a function the innermost frame's line calls is not the one that
+    /// failed (its own frame would be innermost).
+    Exact,
     /// No crash (lint): only suspects whose chain comes through the data (a loader loop, a
     /// Dataset's `__getitem__`, a data column, a config key or flag), or scores proven raw on
     /// their way to a loss or sampler that takes probabilities.
@@ -307,7 +318,7 @@ fn suspects_here(
     // 400 is out of bounds for dimension 0"), beside the calls that reach the op elsewhere (an
     // asynchronous traceback's line is a later one)
     let mut subscripts = Vec::new();
-    if mode == Mode::Explain && kinds.contains(&SinkKind::Index) {
+    if mode != Mode::Lint && kinds.contains(&SinkKind::Index) {
         if let Some((path, line)) = frames.last() {
             if !all.iter().any(|s| s.line == *line && ix.files[s.def.0].path == *path) {
                 subscripts = sinks::subscripts_on(ix, path, *line);
@@ -334,7 +345,10 @@ fn suspects_here(
     // a sink in a module one of them calls is on that line as much as one written there (an
     // asynchronous traceback stops at the line, not inside the module's `forward`)
     let under_frame = |s: &Sink| frames.last().is_some_and(|fr| called_on_line(ix, fr, s.def));
-    if all.iter().any(on_frame) {
+    let on_innermost = |s: &Sink| frames.last().is_some_and(|fr| at_frame(s, fr));
+    if mode == Mode::Exact && all.iter().any(on_innermost) {
+        all.retain(on_innermost);
+    } else if all.iter().any(on_frame) {
         all.retain(|s| on_frame(s) || under_frame(s));
     }
     // an op of this kind on the innermost frame's own line, or in a module or function that
@@ -361,7 +375,7 @@ fn suspects_here(
         }
         let probs = sink.kind.takes_probabilities();
         // (a range the code itself proves past a known bound needs no data path)
-        let keep = |s: &FlowSuspect| mode == Mode::Explain || s.data || s.bounded && !s.decided || probs && s.tier == Tier::Strong;
+        let keep = |s: &FlowSuspect| mode != Mode::Lint || s.data || s.bounded && !s.decided || probs && s.tier == Tier::Strong;
         let exact = on_frame(sink);
         // a sink above a frame's line in that frame's function (an asynchronous traceback that
         // noticed the error a few lines later): the function was still called from where the
@@ -1414,6 +1428,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                                 || nodes[i].what.starts_with(trace::SCALES_PROBS)
                                 || nodes[i].what.starts_with(trace::PROBS_TIMES)
                                 || nodes[i].what.ends_with(trace::KERNEL_SUMS_PROBS)
+                                || nodes[i].what.ends_with(trace::SIGNED_UNIT)
                                 || weight && nodes[i].parent.is_some_and(|p| probs_below(&nodes, p)))
                     })
                     .map(|i| (ix.files[nodes[i].file].path.clone(), nodes[i].line))

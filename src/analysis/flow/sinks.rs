@@ -9,7 +9,7 @@ use std::rc::Rc;
 use super::index::{DefId, Index};
 use super::trace::{short, Ctx, Env, Object, Tag, Tracer};
 use super::value::{Norm, Sym, Val};
-use crate::scan::flow::{Expr, SeqKind, StmtKind};
+use crate::scan::flow::{Def, Expr, SeqKind, StmtKind};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SinkKind {
@@ -292,7 +292,9 @@ fn ctor_at(ix: &Index, func: &Expr, def: DefId, stmt: usize, hops: usize) -> Opt
                 .filter(|(id, _)| mine.is_none() || ix.def(*id).class.as_deref().is_some_and(|c| mro.iter().any(|m| m == c)))
                 .collect();
             for (sid, si) in stores {
-                let StmtKind::Assign { value, .. } = &ix.def(sid).stmts[si].kind else { continue };
+                let StmtKind::Assign { targets, value, .. } = &ix.def(sid).stmts[si].kind else { continue };
+                // (one of several fields set at once: `self.a, self.b = a, b`)
+                let value = paired(targets, value, a).unwrap_or(value);
                 match moved_name(value) {
                     // a module handed in and kept (`self.criterion = criterion.to(device)` in a
                     // `Trainer`): where the caller built it
@@ -309,6 +311,18 @@ fn ctor_at(ix: &Index, func: &Expr, def: DefId, stmt: usize, hops: usize) -> Opt
         }
         _ => None,
     }
+}
+
+/// The element of a tuple display `value` assigned to the field `attr` among tuple `targets`
+/// (`b` of `self.a, self.b = a, b`).
+fn paired<'e>(targets: &[Expr], value: &'e Expr, attr: &str) -> Option<&'e Expr> {
+    let Expr::Seq(_, vs) = value.bare() else { return None };
+    targets.iter().find_map(|t| match t.bare() {
+        Expr::Seq(_, ts) if ts.len() == vs.len() => {
+            ts.iter().position(|x| matches!(x.bare(), Expr::Attr(_, f) if f == attr)).map(|k| vs[k].bare())
+        }
+        _ => None,
+    })
 }
 
 /// The sequence a loop name walks, when `n` is bound by a comprehension in statement `stmt` or by
@@ -759,7 +773,7 @@ pub fn bound(tr: &mut Tracer, sink: &Sink, cx: &Ctx, parent: Option<usize>) -> O
             let input = sink.input.clone()?;
             let mut reach = Reach::default();
             if let Some((obj, ocx)) = model_of(tr, &input, cx, 0, &mut reach) {
-                return head_width(tr, &obj, &ocx, parent, 0, reach.pos);
+                return head_width(tr, &obj, &ocx, parent, 0, &reach);
             }
             reach.layer.and_then(|(call, lcx)| direct_layer(tr, &call, &lcx, parent)).or_else(|| direct_layer(tr, &input, cx, parent))
         }
@@ -778,7 +792,7 @@ pub fn bound(tr: &mut Tracer, sink: &Sink, cx: &Ctx, parent: Option<usize>) -> O
                 return shape_dim(tr, &input, 1, cx, parent, 0);
             };
             let keep = tr.nodes.len();
-            let v = head_width(tr, &obj, &ocx, parent, 0, reach.pos)?;
+            let v = head_width(tr, &obj, &ocx, parent, 0, &reach)?;
             // a head one wide scores each position (its width squeezed away): the dimension
             // gathered along is another one, of a size the head does not say
             if matches!(&v, Val::Int(r) if r.lo == r.hi && r.hi.as_ref().and_then(Sym::constant) == Some(1)) {
@@ -921,12 +935,20 @@ fn model_of(tr: &mut Tracer, e: &Expr, cx: &Ctx, hops: usize, at: &mut Reach) ->
             None
         }
         Expr::Sub(o, k) => {
-            if let (None, Expr::Int(k)) = (at.pos, &**k) {
-                at.pos = usize::try_from(*k).ok();
+            match (&at.pos, &at.key, k.bare()) {
+                (None, None, Expr::Int(k)) => at.pos = usize::try_from(*k).ok(),
+                (None, None, Expr::Str(k)) => at.key = Some(k.to_string()),
+                _ => {}
             }
             model_of(tr, o, cx, hops + 1, at)
         }
-        Expr::Attr(o, _) => model_of(tr, o, cx, hops + 1, at),
+        Expr::Attr(o, a) => {
+            // a field of what the model returns (`out.logits`, the `logits=` it was built with)
+            if at.pos.is_none() && at.key.is_none() && !SHAPE_KEEPING.contains(&a.as_str()) {
+                at.key = Some(a.to_string());
+            }
+            model_of(tr, o, cx, hops + 1, at)
+        }
         Expr::Call { func, args, .. } => {
             // scores normalized on the way (`F.log_softmax(logits, dim=1)`) keep the head's width
             let function = match &**func {
@@ -960,11 +982,13 @@ fn model_of(tr: &mut Tracer, e: &Expr, cx: &Ctx, hops: usize, at: &mut Reach) ->
     }
 }
 
-/// What `model_of` found on its way: the position of a tuple the scores are taken from, and
-/// the last call of something that is no project model (a library layer).
+/// What `model_of` found on its way: the position of a tuple the scores are taken from, the key
+/// or field of a dict or record they are read from (`out["donor"]`, `out.logits`), and the last
+/// call of something that is no project model (a library layer).
 #[derive(Default)]
 struct Reach {
     pos: Option<usize>,
+    key: Option<String>,
     layer: Option<(Expr, Ctx)>,
 }
 
@@ -1029,8 +1053,10 @@ fn direct_layer(tr: &mut Tracer, e: &Expr, cx: &Ctx, parent: Option<usize>) -> O
 }
 
 /// The number of outputs of a model's last layer: the layer its `forward` returns the output
-/// of (through local names), else the last `nn.Linear` its constructor builds.
-fn head_width(tr: &mut Tracer, obj: &Rc<Object>, cx: &Ctx, parent: Option<usize>, depth: usize, pos: Option<usize>) -> Option<Val> {
+/// of (through local names; the entry of a returned dict or record the caller reads, where it
+/// reads one), else the last `nn.Linear` its constructor builds.
+fn head_width(tr: &mut Tracer, obj: &Rc<Object>, cx: &Ctx, parent: Option<usize>, depth: usize, reach: &Reach) -> Option<Val> {
+    let (pos, key) = (reach.pos, reach.key.as_deref());
     if depth > 3 {
         return None;
     }
@@ -1048,16 +1074,30 @@ fn head_width(tr: &mut Tracer, obj: &Rc<Object>, cx: &Ctx, parent: Option<usize>
             if hops > 8 {
                 break;
             }
-            match e {
-                Expr::Call { func, args, .. } => match &*func {
+            match e.bare().clone() {
+                Expr::Call { func, args, kwargs } => match &*func {
                     Expr::Attr(o, a) if matches!(&**o, Expr::Name(s) if d.params.first().is_some_and(|p| p.name == *s)) => {
                         layer = Some(a.to_string())
                     }
                     Expr::Attr(o, m) if ["view", "reshape", "squeeze", "float", "contiguous", "permute"].contains(&m.as_str()) => {
                         ret = Some(((**o).clone(), at))
                     }
+                    // a record built with the field the caller reads (`Output(logits=...)`)
+                    _ if key.is_some_and(|k| kwarg(&kwargs, k).is_some()) => {
+                        ret = key.and_then(|k| kwarg(&kwargs, k)).map(|a| (a.clone(), at))
+                    }
                     _ => ret = args.first().map(|a| (a.clone(), at)),
                 },
+                // the entry the caller reads of a returned dict
+                Expr::Dict(ps) => {
+                    ret = key
+                        .and_then(|k| ps.iter().find(|(kk, _)| matches!(kk.bare(), Expr::Str(s) if s == k)))
+                        .map(|(_, v)| (v.clone(), at))
+                }
+                // a dict filled entry by entry (`out["donor"] = self.head(z)`) before it is returned
+                Expr::Name(n) if key.is_some_and(|k| keyed_store(d, at, &n, k).is_some()) => {
+                    ret = key.and_then(|k| keyed_store(d, at, &n, k))
+                }
                 Expr::Name(n) => {
                     ret = (0..at).rev().find_map(|i| match &d.stmts[i].kind {
                         StmtKind::Assign { targets, value, .. } if targets.iter().any(|t| super::trace::pattern_pos(t, &n).is_some()) => {
@@ -1108,7 +1148,7 @@ fn head_width(tr: &mut Tracer, obj: &Rc<Object>, cx: &Ctx, parent: Option<usize>
                 let v = tr.expr(value, &c, None);
                 tr.cut(keep);
                 if let Val::Obj(inner) = v {
-                    return head_width(tr, &inner, &c, parent, depth + 1, None);
+                    return head_width(tr, &inner, &c, parent, depth + 1, &Reach::default());
                 }
             }
         }
@@ -1119,6 +1159,19 @@ fn head_width(tr: &mut Tracer, obj: &Rc<Object>, cx: &Ctx, parent: Option<usize>
     finish(tr, node, &v);
     let _ = Norm::Raw;
     Some(v)
+}
+
+/// The value stored under `key` into the dict `name` before statement `at` (`out["donor"] =
+/// self.head(z)`), with its statement.
+fn keyed_store(d: &Def, at: usize, name: &str, key: &str) -> Option<(Expr, usize)> {
+    (0..at.min(d.stmts.len())).rev().find_map(|i| match &d.stmts[i].kind {
+        StmtKind::Assign { targets, value, .. }
+            if targets.iter().any(|t| matches!(t.bare(), Expr::Sub(o, k) if matches!(o.bare(), Expr::Name(m) if m == name) && matches!(k.bare(), Expr::Str(s) if s == key))) =>
+        {
+            Some((value.clone(), i))
+        }
+        _ => None,
+    })
 }
 
 /// The expression of a layer's output count: `nn.Linear(_, out)`, `out_features=`, the last

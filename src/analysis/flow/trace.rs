@@ -3137,7 +3137,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         let flag_sites: Vec<_> = self.ix.calling("add_argument").to_vec();
         for (sid, si) in flag_sites.into_iter().filter(|(sid, _)| self.ix.same_program(sid.0, cx.def.0)) {
             let sd = self.ix.def(sid);
-            let mut hit = None;
+            let (mut hit, mut defined) = (None, false);
             stmt_exprs(&sd.stmts[si].kind, &mut |e| {
                 if let Expr::Call { func, args, kwargs } = e {
                     if func.last_name() != Some("add_argument") {
@@ -3153,10 +3153,22 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         .filter_map(|a| if let Expr::Str(s) = a { Some(s.trim_start_matches('-').replace('-', "_")) } else { None })
                         .collect();
                     if dest.as_deref() == Some(key) || (dest.is_none() && names.iter().any(|n| n == key)) {
+                        defined = true;
                         hit = kwargs.iter().find(|(k, _)| k == "default").map(|(_, v)| v.clone());
                     }
                 }
             });
+            // the value a run script passes on its command line, over the default
+            if let Some((fi, a)) = defined.then(|| self.script_flag(key, sid.0)).flatten() {
+                let v = match a.int {
+                    Some(k) => Val::Int(Range::exact(Sym::num(k))),
+                    None => Val::unknown(format!("flag `--{key}`")),
+                };
+                let (line, what) = (a.span.line, format!("flag `--{key}` is given `{}` on the command line", a.value));
+                let node = self.setting_node(fi, line, key, what, &v, parent);
+                self.finish(node, &v);
+                return Some(v);
+            }
             if let Some(def) = hit {
                 let c = Ctx { def: sid, at: si, env: None, depth: cx.depth + 1 };
                 let node = self.node(&c, si, Tag::Config(key.to_string()), format!("flag `--{key}` defaults to `{}`", short(&def)), parent);
@@ -3309,28 +3321,37 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 }
                 (None, None) => Val::unknown(format!("config key `{key}`")),
             };
-            if self.nodes.len() < self.node_limit {
-                let id = self.nodes.len();
-                self.nodes.push(Node {
-                    file: fi,
-                    line,
-                    tag: Tag::Config(key.to_string()),
-                    what: format!("config key `{key}`{}", int.map(|k| format!(" = {k}")).unwrap_or_default()),
-                    val: v.describe(),
-                    out: v.range(),
-                    parent,
-                    children: Vec::new(),
-                    scope: self.ix.files[fi].path.clone(),
-                    aux: self.aux > 0,
-                    length: false,
-                });
-                if let Some(p) = parent {
-                    self.nodes[p].children.push(id);
-                }
-            }
+            let what = format!("config key `{key}`{}", int.map(|k| format!(" = {k}")).unwrap_or_default());
+            self.setting_node(fi, line, key, what, &v, parent);
             return Some(v);
         }
         None
+    }
+
+    /// A node for a setting read from a file that is not code (a config key, a run script's
+    /// flag), at its line.
+    fn setting_node(&mut self, fi: usize, line: u32, key: &str, what: String, v: &Val, parent: Option<usize>) -> Option<usize> {
+        if self.nodes.len() >= self.node_limit {
+            return None;
+        }
+        let id = self.nodes.len();
+        self.nodes.push(Node {
+            file: fi,
+            line,
+            tag: Tag::Config(key.to_string()),
+            what,
+            val: v.describe(),
+            out: v.range(),
+            parent,
+            children: Vec::new(),
+            scope: self.ix.files[fi].path.clone(),
+            aux: self.aux > 0,
+            length: false,
+        });
+        if let Some(p) = parent {
+            self.nodes[p].children.push(id);
+        }
+        Some(id)
     }
 
     /// The one string the project's config files give a key (in any section), unquoted.
@@ -3399,13 +3420,37 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     .filter_map(|a| if let Expr::Str(s) = a.bare() { Some(s.trim_start_matches('-').replace('-', "_")) } else { None })
                     .collect();
                 if dest.as_deref() == Some(key) || (dest.is_none() && names.iter().any(|n| n == key)) {
-                    if let Some((_, Expr::Str(s))) = kwargs.iter().find(|(k, _)| k == "default").map(|(k, v)| (k, v.bare())) {
+                    // what a run script passes, else the default
+                    hit = self.script_flag(key, sid.0).map(|(_, a)| Text::from(a.value.trim_matches(['"', '\''])));
+                    if let (None, Some((_, Expr::Str(s)))) = (&hit, kwargs.iter().find(|(k, _)| k == "default").map(|(k, v)| (k, v.bare())))
+                    {
                         hit = Some(s.clone());
                     }
                 }
             });
         }
         hit
+    }
+
+    /// The flag `--key` as a run script of the project passes it on a command line to the
+    /// program that file `parser` (where the flag is defined) runs in (its file and setting), the
+    /// first where several do. A program the project does not hold (`-m` of a library) is taken
+    /// to be any.
+    fn script_flag(&self, key: &str, parser: usize) -> Option<(usize, &crate::scan::facts::AssignFact)> {
+        let runs = |program: &str| {
+            let module = program.replace('.', "/");
+            let paths = [program.to_string(), format!("{module}.py"), format!("{module}/__main__.py")];
+            let mut files = (0..self.ix.files.len())
+                .filter(|&i| {
+                    let p = &self.ix.files[i].path;
+                    paths.iter().any(|w| p == w || p.ends_with(&format!("/{w}")))
+                })
+                .peekable();
+            files.peek().is_none() || files.any(|i| self.ix.same_program(i, parser))
+        };
+        self.ix.files.iter().enumerate().filter(|(_, f)| crate::scan::facts::is_run_script_path(&f.path)).find_map(|(fi, f)| {
+            f.assigns.iter().find(|a| a.target == key && a.scope.function.as_deref().map_or(true, runs)).map(|a| (fi, a))
+        })
     }
 
     /// The path a file object was opened on: `open(p)` itself, or the name a `with open(p) as f`
@@ -4145,6 +4190,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     return self.clamped(v, args.first().or(kw("min")), args.get(1).or(kw("max")), cx, parent);
                 }
                 "softmax" | "sigmoid" | "sigmoid_" => return Val::Float(Some(Norm::Probs)),
+                f if signed_unit(f) => return self.signed_unit(f, parent),
                 "exp" | "expm1" | "exp2" | "exp_" | "logsumexp" => {
                     // `torch.exp(x)` takes the value first, `x.exp()` is a method of it
                     let of = subject(r, args);
@@ -4542,6 +4588,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             }
             f if is_pass_function(f) && !args.is_empty() => return self.expr(&args[0], cx, parent),
             "softmax" | "sigmoid" | "Softmax" => return Val::Float(Some(Norm::Probs)),
+            f if signed_unit(f) => return self.signed_unit(f, parent),
             // the exponential of scores: positive, unbounded
             "exp" | "expm1" | "exp2" | "logsumexp" if !args.is_empty() => return self.exponential(&args[0], cx, parent),
             // probabilities convolved with a kernel (`F.conv1d(p, torch.ones(1, 1, k))`): a
@@ -5322,12 +5369,12 @@ impl<'a, 'i> Tracer<'a, 'i> {
                             for d in
                                 f.flow.iter().filter(|d| d.kind == DefKind::Class || (d.kind == DefKind::Function && d.class.is_none()))
                             {
-                                for dec in &d.decorators {
-                                    let (fname, rest) = dec.split_once('(').unwrap_or((dec.as_str(), ""));
-                                    let fname = fname.rsplit('.').next().unwrap_or_default();
+                                for (i, dec) in d.decorators.iter().enumerate() {
+                                    let fname = dec.rsplit('.').next().unwrap_or_default();
                                     if fillers.contains(&fname) {
-                                        let k = rest.trim_end_matches(')').trim().trim_matches(|c| c == '"' || c == '\'');
-                                        cands.push((Some(Text::from(k)), d.name.to_string()));
+                                        // (the name it is registered under, where the decorator is given one)
+                                        let k = d.decorator_keys.get(i).filter(|k| !k.is_empty()).cloned();
+                                        cands.push((k, d.name.to_string()));
                                     }
                                 }
                             }
@@ -5721,6 +5768,13 @@ impl<'a, 'i> Tracer<'a, 'i> {
             }
             *n < keep
         });
+    }
+
+    /// A function whose values lie in [-1, 1] (a cosine similarity, a `tanh`): scores, not
+    /// probabilities; the line that makes them is said to.
+    fn signed_unit(&mut self, f: &str, parent: Option<usize>) -> Val {
+        self.mark(parent, Tag::Scale(Scaling::Arith), format!("`{f}` {SIGNED_UNIT}"));
+        Val::Float(Some(Norm::Raw))
     }
 
     fn mark(&mut self, node: Option<usize>, tag: Tag, what: String) {
@@ -6848,6 +6902,14 @@ fn shape(value: &Expr, op: Option<&str>, v: &Val) -> (Option<Tag>, String) {
 /// A node's text for arithmetic on probabilities (`p + 0.1`, `p / t`).
 pub const SCALES_PROBS: &str = "scales probabilities";
 /// What a convolution's kernel whose weights are not normalized does to probabilities.
+/// What a function whose values lie in [-1, 1] gives (`signed_unit`).
+pub const SIGNED_UNIT: &str = "gives values in [-1, 1]: a similarity or `tanh`, not a probability";
+
+/// Functions (and methods) whose values lie in [-1, 1].
+fn signed_unit(f: &str) -> bool {
+    matches!(f, "cosine_similarity" | "tanh" | "tanh_" | "hardtanh" | "softsign" | "cos" | "sin")
+}
+
 pub const KERNEL_SUMS_PROBS: &str = "a kernel that sums probabilities (not normalized)";
 /// A node's text for probabilities multiplied by a factor (`p * w`): in [0, 1] while the factor is.
 pub const PROBS_TIMES: &str = "multiplies probabilities by a factor";
