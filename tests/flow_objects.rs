@@ -796,3 +796,68 @@ fn a_table_kept_by_a_tuple_assignment_is_found_and_an_exact_traceback_skips_help
     assert_eq!(got.first().map(String::as_str), Some("data.py:17"), "{got:?}");
     assert!(!got.iter().any(|s| s.starts_with("model.py:7")), "{got:?}");
 }
+
+const LEGEND_CODES: &str = r#"import csv
+
+
+class Legend:
+    def __init__(self, path):
+        self.code_to_name = {}
+        with open(path, newline="") as fh:
+            for row in csv.DictReader(fh):
+                code = int(row["code"])
+                self.code_to_name[code] = row["name"]
+        self.name_to_code = {name: code for code, name in self.code_to_name.items()}
+
+    def __len__(self):
+        return len(self.code_to_name)
+
+    def encode(self, name):
+        return self.name_to_code[name]
+"#;
+
+const LEGEND_FIT: &str = r#"import csv
+import random
+
+import torch
+import torch.nn as nn
+
+from codes import Legend
+
+
+def write_legend(path):
+    rows = [(0, "water"), (1, "forest"), (2, "crop"), (4, "urban"), (5, "bare")]
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["code", "name"])
+        w.writerows(rows)
+
+
+def main():
+    write_legend("legend.csv")
+    legend = Legend("legend.csv")
+    names = ["water", "forest", "crop", "urban", "bare"]
+    rng = random.Random(0)
+    labels = [legend.encode(rng.choice(names)) for _ in range(64)]
+    y = torch.tensor(labels)
+    x = torch.randn(64, 6)
+    head = nn.Linear(6, len(legend))
+    loss = nn.functional.cross_entropy(head(x), y)
+    loss.backward()
+    print(loss.item())
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+/// A dict filled key by key (`self.code_to_name[code] = row["name"]`, the codes read from a
+/// column) and inverted (`{name: code for code, name in ….items()}`): the ids the loss gets are
+/// the first dict's keys, so the column they were read from is on their chain (the codes skip
+/// 3; the head counts the entries). Real CPU log of this program (PyPI torch).
+#[test]
+fn the_keys_a_dict_is_filled_at_are_traced_where_they_become_values() {
+    let files = [("codes.py", LEGEND_CODES), ("fit.py", LEGEND_FIT)];
+    let (got, _) = common::cpu_run_suspects(&files, "legend_codes_inverted.log");
+    assert!(got.iter().any(|s| s == "codes.py:9"), "{got:?}");
+}

@@ -4084,3 +4084,108 @@ fn an_offset_added_to_a_difference_outranks_the_difference() {
     assert_eq!(got.first().map(String::as_str), Some("zones.py:23"), "{got:?}");
     assert!(at("zones.py:21").is_some_and(|i| i > 0), "{got:?}");
 }
+
+const PRESENCE_HEADS: &str = r#"import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def occupied(logp, per_cell):
+    free = 1.0 - logp[..., 0]
+    return free.reshape(logp.shape[0], -1, per_cell).max(dim=-1).values
+
+
+class Tagger(nn.Module):
+    def __init__(self, n_in, n_tags):
+        super().__init__()
+        self.proj = nn.Linear(n_in, n_tags)
+
+    def forward(self, x):
+        logp = F.log_softmax(self.proj(x), dim=-1)
+        return {"logp": logp, "occupied": occupied(logp, 4)}
+"#;
+
+const PRESENCE_LOOP: &str = r#"import torch
+import torch.nn.functional as F
+
+from heads import Tagger
+
+
+def main():
+    net = Tagger(12, 5)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    for step in range(3):
+        x = torch.randn(8, 16, 12)
+        tags = torch.randint(0, 5, (8, 16))
+        out = net(x)
+        loss = F.nll_loss(out["logp"].reshape(-1, 5), tags.reshape(-1))
+        busy = (tags > 0).float().reshape(8, -1, 4).amax(dim=-1)
+        loss = loss + F.binary_cross_entropy(out["occupied"], busy)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+/// Log-probabilities (`log_softmax`) turned into a presence score by hand (`1.0 - logp[..., 0]`,
+/// a log-probability taken for a probability): the traced line of arithmetic comes before the
+/// pattern at the loss that says the project never normalizes its scores (it does; the value
+/// went through a `log_softmax`). Real CPU log of this program (PyPI torch).
+#[test]
+fn arithmetic_traced_after_a_normalization_comes_before_the_raw_scores_pattern_at_the_loss() {
+    let files = [("heads.py", PRESENCE_HEADS), ("loop.py", PRESENCE_LOOP)];
+    let (got, _) = common::cpu_run_suspects(&files, "log_probs_presence.log");
+    assert_eq!(got.first().map(String::as_str), Some("heads.py:7"), "{got:?}");
+}
+
+const SEEN_GRADES_JSON: &str = r#"{"grades": ["A", "B", "C", "D", "E", "F", "G"]}
+"#;
+
+const SEEN_GRADES_TRAIN: &str = r#"import json
+import random
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+
+def read_grades(path):
+    with open(path) as fh:
+        return json.load(fh)["grades"]
+
+
+def sample_marks(n, seed=1):
+    rng = random.Random(seed)
+    return [rng.choice(["A", "B", "C", "F", "G"]) for _ in range(n)]
+
+
+def main():
+    grades = read_grades("grades.json")
+    code = {g: i for i, g in enumerate(grades)}
+    marks = sample_marks(128)
+    y = np.array([code[m] for m in marks])
+    n_out = len(np.unique(y))
+    clf = nn.Linear(4, n_out)
+    x = torch.randn(len(y), 4)
+    loss = nn.functional.cross_entropy(clf(x), torch.from_numpy(y))
+    loss.backward()
+    print(loss.item())
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+/// Ids that number every entry of a list written in a file (seven grades, so the ids run 0..6)
+/// against a head sized by the distinct ids seen (`len(np.unique(y))`, five in the sample): the
+/// count is the likely line. Real CPU log of this program (PyPI torch).
+#[test]
+fn a_count_of_the_ids_seen_against_ids_over_a_list_of_known_length_is_the_likely_bound() {
+    let files = [("grades.json", SEEN_GRADES_JSON), ("train.py", SEEN_GRADES_TRAIN)];
+    let (got, all) = common::cpu_run_suspects(&files, "grades_seen_count.log");
+    assert_eq!(got.first().map(String::as_str), Some("train.py:24"), "{got:?}");
+    assert_eq!(all[0]["tier"], "likely", "{all:?}");
+}

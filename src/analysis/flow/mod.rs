@@ -1297,7 +1297,12 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
         // ids numbering every entry of a list (`{t.code: i for i, t in enumerate(taxa)}`) against
         // a count of the distinct values seen (`len(Counter(y))`): entries no sample has still
         // hold ids, so the largest id may be past the count
-        let seen_against_listed = tier == Tier::Possible && distinct(bound_sym.as_ref()).is_some() && numbered(&["len@"]);
+        // (or a fixed range of ids, `[0, 9]` over a list of ten written in a file: the count
+        // of those seen is the largest + 1 only where every one of them occurs)
+        let fixed_range = value_range.as_ref().is_some_and(|r| {
+            r.lo.as_ref().and_then(Sym::constant) == Some(0) && r.hi.as_ref().and_then(Sym::constant).is_some_and(|h| h > 0)
+        });
+        let seen_against_listed = tier == Tier::Possible && distinct(bound_sym.as_ref()).is_some() && (numbered(&["len@"]) || fixed_range);
         let mut what = n.what.clone();
         if counted_apart {
             score = score.max(0.9);

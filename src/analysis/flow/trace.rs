@@ -1609,7 +1609,10 @@ impl<'a, 'i> Tracer<'a, 'i> {
                                 if let Val::Map { key, val, len } = &before {
                                     let empty = len.as_ref().and_then(|l| l.constant()) == Some(0);
                                     let val = Box::new(if empty { v.clone() } else { val.join(&v) });
-                                    let out = Val::Map { key: key.clone(), val, len: None };
+                                    // (its keys: the index, traced where they are used as values)
+                                    let k = self.defer(idx, &c, node);
+                                    let key = Box::new(if empty { k } else { key.join(&k) });
+                                    let out = Val::Map { key, val, len: None };
                                     self.finish(node, &out);
                                     // lists inside it grown later (`d[k]["events"].append(e)`)
                                     return self.appended(out, n, cx, i, at, parent);
@@ -2680,6 +2683,11 @@ impl<'a, 'i> Tracer<'a, 'i> {
             Val::Map { val, .. } => (**val).clone(),
             _ => return v,
         };
+        // (a dict's keys: the indices written at, traced where they are used as values)
+        let mut keys = match &v {
+            Val::Map { key, .. } => Some((**key).clone()),
+            _ => None,
+        };
         for (id, si) in writes.into_iter().take(MAX_SITES) {
             let d = self.ix.def(id);
             let selfname = d.params.first().map(|p| p.name.clone()).unwrap_or_default();
@@ -2695,6 +2703,20 @@ impl<'a, 'i> Tracer<'a, 'i> {
             let env = Env::receiver(o.clone());
             let c = Ctx { def: id, at: si, env: Some(env), depth: cx.depth + 1 };
             let node = self.node(&c, si, Tag::Pass, format!("writes into `self.{attr}[…]`"), parent);
+            let target = match pos {
+                Some(p) => targets.iter().find_map(|t| match t {
+                    Expr::Seq(_, xs) => xs.get(p),
+                    _ => None,
+                }),
+                None => targets.iter().find(|t| mine(t)),
+            };
+            if let (Some(k), Some(Expr::Sub(_, idx))) = (keys.take(), target) {
+                let at = self.defer(idx, &c, node);
+                keys = Some(match k {
+                    Val::Unknown(_) => at,
+                    k => k.join(&at),
+                });
+            }
             let whole = self.expr(value, &c, node);
             let w = match pos {
                 Some(p) => self.force(whole.at(p)),
@@ -2711,7 +2733,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         }
         match v {
             Val::Seq { len, most, .. } => Val::Seq { elem: Box::new(elem), len, most },
-            Val::Map { key, len, .. } => Val::Map { key, val: Box::new(elem), len },
+            Val::Map { key, len, .. } => Val::Map { key: keys.map(Box::new).unwrap_or(key), val: Box::new(elem), len },
             other => other,
         }
     }
