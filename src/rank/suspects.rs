@@ -165,11 +165,8 @@ pub fn rank(report: &Report, facts: &Facts) -> Vec<Suspect> {
     // followed through a normalization to a line of arithmetic it blames: the traced line is the
     // more specific answer, and the pattern's premise (no normalization at all) does not hold
     let normalized = traced.iter().any(|t| t.chain.iter().any(|c| c.what.starts_with("normalizes")));
-    let traced_probs = traced
-        .iter()
-        .filter(|t| normalized && t.tier != crate::analysis::flow::Tier::Possible)
-        .map(|t| t.score)
-        .fold(None, |a: Option<f32>, b| Some(a.map_or(b, |a| a.max(b))));
+    let traced_probs =
+        traced.iter().filter(|t| normalized && t.tier != crate::analysis::flow::Tier::Possible).map(|t| t.score).reduce(f32::max);
     if let Some(best) = traced_probs {
         for o in out.iter_mut().filter(|o| o.2.rule == "CS106" && !traced.iter().any(|t| t.file == o.2.file && t.line == o.2.line)) {
             o.0 = o.0.min(best - 0.01);

@@ -1082,11 +1082,8 @@ fn head_width(tr: &mut Tracer, obj: &Rc<Object>, cx: &Ctx, parent: Option<usize>
                     Expr::Attr(o, m) if ["view", "reshape", "squeeze", "float", "contiguous", "permute"].contains(&m.as_str()) => {
                         ret = Some(((**o).clone(), at))
                     }
-                    // a record built with the field the caller reads (`Output(logits=...)`)
-                    _ if key.is_some_and(|k| kwarg(&kwargs, k).is_some()) => {
-                        ret = key.and_then(|k| kwarg(&kwargs, k)).map(|a| (a.clone(), at))
-                    }
-                    _ => ret = args.first().map(|a| (a.clone(), at)),
+                    // (a record built with the field the caller reads, `Output(logits=...)`)
+                    _ => ret = key.and_then(|k| kwarg(&kwargs, k)).or(args.first()).map(|a| (a.clone(), at)),
                 },
                 // the entry the caller reads of a returned dict
                 Expr::Dict(ps) => {
@@ -1094,16 +1091,18 @@ fn head_width(tr: &mut Tracer, obj: &Rc<Object>, cx: &Ctx, parent: Option<usize>
                         .and_then(|k| ps.iter().find(|(kk, _)| matches!(kk.bare(), Expr::Str(s) if s == k)))
                         .map(|(_, v)| (v.clone(), at))
                 }
-                // a dict filled entry by entry (`out["donor"] = self.head(z)`) before it is returned
-                Expr::Name(n) if key.is_some_and(|k| keyed_store(d, at, &n, k).is_some()) => {
-                    ret = key.and_then(|k| keyed_store(d, at, &n, k))
-                }
+                // (a dict filled entry by entry before it is returned, `out["donor"] =
+                // self.head(z)`: the entry the caller reads)
                 Expr::Name(n) => {
-                    ret = (0..at).rev().find_map(|i| match &d.stmts[i].kind {
-                        StmtKind::Assign { targets, value, .. } if targets.iter().any(|t| super::trace::pattern_pos(t, &n).is_some()) => {
-                            Some((value.clone(), i))
-                        }
-                        _ => None,
+                    ret = key.and_then(|k| keyed_store(d, at, &n, k)).or_else(|| {
+                        (0..at).rev().find_map(|i| match &d.stmts[i].kind {
+                            StmtKind::Assign { targets, value, .. }
+                                if targets.iter().any(|t| super::trace::pattern_pos(t, &n).is_some()) =>
+                            {
+                                Some((value.clone(), i))
+                            }
+                            _ => None,
+                        })
                     })
                 }
                 // a tuple of outputs: the one the caller took (the first when unknown)
