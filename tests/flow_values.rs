@@ -4189,3 +4189,117 @@ fn a_count_of_the_ids_seen_against_ids_over_a_list_of_known_length_is_the_likely
     assert_eq!(got.first().map(String::as_str), Some("train.py:24"), "{got:?}");
     assert_eq!(all[0]["tier"], "likely", "{all:?}");
 }
+
+const CODE_STATIONS: &str = r#"import csv
+
+import torch
+from torch.utils.data import Dataset
+
+
+def station_number(code):
+    return int(code[1:])
+
+
+def read_stations(path):
+    with open(path, newline="") as fh:
+        return [{"code": r["station"], "elev": float(r["elev"])} for r in csv.DictReader(fh)]
+
+
+class Readings(Dataset):
+    def __init__(self, stations, path):
+        self.stations = stations
+        with open(path, newline="") as fh:
+            self.rows = list(csv.DictReader(fh))
+
+    def __len__(self):
+        return len(self.rows)
+
+    def __getitem__(self, i):
+        r = self.rows[i]
+        return torch.tensor(station_number(r["station"])), torch.tensor([float(r["temp"])])
+"#;
+
+const CODE_TRAIN: &str = r#"import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader
+
+from stations import Readings, read_stations
+
+
+class Net(nn.Module):
+    def __init__(self, n_stations):
+        super().__init__()
+        self.site = nn.Embedding(n_stations, 3)
+        self.out = nn.Linear(4, 1)
+
+    def forward(self, station, temp):
+        return self.out(torch.cat([self.site(station), temp], 1))
+
+
+def main():
+    stations = read_stations("stations.csv")
+    net = Net(len(stations))
+    for station, temp in DataLoader(Readings(stations, "readings.csv"), batch_size=4):
+        net(station, temp).sum().backward()
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+/// Station ids parsed out of their codes (`int(code[1:])` of "S1".."S3": `int` of a slice is a
+/// number read out of text) index an embedding sized by the count of stations: the parsing line
+/// is a suspect, beside the count (which of the two is wrong the code does not say). Real CPU
+/// log of this program (PyPI torch).
+#[test]
+fn a_number_parsed_out_of_a_code_is_an_origin() {
+    let files = [("stations.py", CODE_STATIONS), ("train.py", CODE_TRAIN)];
+    let (got, all) = common::cpu_run_suspects(&files, "station_number_from_code.log");
+    assert!(got.iter().take(2).any(|g| g == "stations.py:8"), "{got:?}");
+    let parsed = all.iter().find(|s| s["line"] == 8).unwrap();
+    assert!(parsed["message"].as_str().unwrap().contains("parses a number out of `code[1:]`"), "{parsed}");
+}
+
+const GAP_VISITS: &str = r#"import numpy as np
+import torch
+
+MAX_GAP = 30
+
+
+def gap_buckets(days):
+    # days since the previous visit, long gaps sharing the last bucket
+    return np.clip(np.diff(days, prepend=days[0]), 0, MAX_GAP)
+
+
+def batch(rows):
+    gaps = [gap_buckets(np.array(r, dtype=np.int64)) for r in rows]
+    return torch.from_numpy(np.concatenate(gaps))
+"#;
+
+const GAP_TRAIN: &str = r#"import torch
+import torch.nn as nn
+
+from visits import MAX_GAP, batch
+
+gap_emb = nn.Embedding(MAX_GAP, 4)
+head = nn.Linear(4, 1)
+rows = [[0, 3, 10, 55], [0, 1, 2, 9, 80]]
+out = head(gap_emb(batch(rows)))
+out.sum().backward()
+"#;
+
+/// `np.clip(x, 0, MAX_GAP)` (numpy's function: the value is its first argument) gives
+/// 0..MAX_GAP, one more bucket than `nn.Embedding(MAX_GAP, …)` holds: the table that takes the
+/// setting as it is comes first, and the clip's range is read from its bounds (it had been read
+/// as a method of `np`, the value taken for a bound). Real CPU log of this program (PyPI torch).
+#[test]
+fn numpys_clip_takes_the_value_first_and_its_inclusive_bound_passes_the_table() {
+    let files = [("visits.py", GAP_VISITS), ("train.py", GAP_TRAIN)];
+    let (got, all) = common::cpu_run_suspects(&files, "gap_clip_inclusive.log");
+    assert_eq!(got.first().map(String::as_str), Some("train.py:6"), "{got:?}");
+    assert_eq!(all[0]["tier"], "strong", "{all:?}");
+    assert!(
+        all[0]["chain"].to_string().contains("[0, 30]") || all.iter().any(|s| s["message"].as_str().unwrap_or("").contains("[0, 30]")),
+        "{all:?}"
+    );
+}

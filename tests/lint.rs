@@ -959,15 +959,201 @@ main()
 fn a_constant_taken_away_and_a_marker_a_named_mask_drops_reach_no_gather() {
     let p = Project::new("ratings");
     p.write("ratings.py", TAGS_DATA);
-    p.write("train.py", TAGS_TRAIN);
+    // the marker kept (no mask) is found
+    let unmasked = TAGS_TRAIN.replace("scores[rated]", "scores").replace("target[rated]", "target");
+    clean_until_changed(&p, "train.py", TAGS_TRAIN, &unmasked, "-100");
+}
+
+/// Lints `p` with `file` holding `clean`: no finding; then with `file` holding `changed`: a
+/// finding whose message says `says`.
+fn clean_until_changed(p: &Project, file: &str, clean: &str, changed: &str, says: &str) {
+    p.write(file, clean);
     let (v, code) = p.json(&["--no-cache", "."]);
     assert_eq!(code, 0, "{v}");
     assert_eq!(v["diagnostics"].as_array().unwrap().len(), 0, "{v}");
-    // the marker kept (no mask) is found
-    let unmasked = TAGS_TRAIN.replace("scores[rated]", "scores").replace("target[rated]", "target");
-    p.write("train.py", &unmasked);
+    p.write(file, changed);
     let (v, _) = p.json(&["--no-cache", "."]);
-    assert!(v["diagnostics"].as_array().unwrap().iter().any(|d| d["message"].as_str().unwrap_or("").contains("-100")), "{v}");
+    assert!(v["diagnostics"].as_array().unwrap().iter().any(|d| d["message"].as_str().unwrap_or("").contains(says)), "{v}");
+}
+
+const READINGS_DATA: &str = r#"import json
+
+import torch
+from torch.utils.data import Dataset
+
+MISSING = -1
+
+
+def plant_codes(n=5):
+    # sensor codes as the plant numbers them: from 7000 up, with gaps where sensors retired
+    codes, code = [], 7000
+    for k in range(n):
+        code += 1 + k % 3
+        codes.append(code)
+    return codes
+
+
+CODES = plant_codes()
+
+
+def code_rows():
+    return {code: row for row, code in enumerate(CODES)}
+
+
+class Readings(Dataset):
+    def __init__(self, path):
+        with open(path) as fh:
+            self.rows = json.load(fh)
+        self.table = code_rows()
+
+    def __len__(self):
+        return len(self.rows)
+
+    def __getitem__(self, i):
+        r = self.rows[i]
+        fault = MISSING if r["fault"] is None else r["fault"]
+        return {
+            "sensor": torch.tensor(self.table[r["sensor"]]),
+            "fault": torch.tensor(fault),
+            "x": torch.tensor(r["values"], dtype=torch.float32),
+        }
+
+
+def collate(batch):
+    out = {"sensor": [], "fault": [], "x": []}
+    for item in batch:
+        out["sensor"].append(item["sensor"])
+        out["fault"].append(item["fault"])
+        out["x"].append(item["x"])
+    return {k: torch.stack(v) for k, v in out.items()}
+"#;
+
+const READINGS_TRAIN: &str = r#"import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.data import DataLoader
+
+from data import CODES, Readings, collate
+
+N_FAULTS = 4
+
+
+class Net(nn.Module):
+    def __init__(self, n_sensors, n_faults):
+        super().__init__()
+        self.emb = nn.Embedding(n_sensors, 4)
+        self.head = nn.Linear(4 + 6, n_faults)
+
+    def forward(self, batch):
+        return self.head(torch.cat([self.emb(batch["sensor"]), batch["x"]], 1))
+
+
+def step(model, batch):
+    scores = model(batch)
+    fault = batch["fault"]
+    seen = fault >= 0
+    return F.cross_entropy(scores[seen], fault[seen])
+
+
+def main():
+    model = Net(len(CODES), N_FAULTS)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for batch in DataLoader(Readings("readings.json"), batch_size=4, collate_fn=collate):
+        loss = step(model, batch)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+/// A clean project: sensor codes from 7000 up are numbered by `enumerate` for the embedding (a
+/// collate keeps each field's samples in a dict of lists and stacks them by key), and unknown
+/// faults are marked -1 and kept out of the loss by a `>= 0` mask. The codes are no value of the
+/// counter, and the mask drops the marker.
+#[test]
+fn an_enumerate_counter_and_a_nonnegative_mask_carry_no_other_values() {
+    let p = Project::new("readings");
+    p.write("data.py", READINGS_DATA);
+    // without the mask the marker reaches the loss
+    let unmasked = READINGS_TRAIN.replace("F.cross_entropy(scores[seen], fault[seen])", "F.cross_entropy(scores, fault)");
+    clean_until_changed(&p, "train.py", READINGS_TRAIN, &unmasked, "-1");
+}
+
+const TILES_CONFIG: &str = r#"void: 255
+n_classes: 4
+classes:
+  10: 0
+  11: 1
+  20: 2
+  31: 3
+"#;
+
+const TILES_DATA: &str = r#"import glob
+
+import numpy as np
+import torch
+from torch.utils.data import Dataset
+
+
+class Tiles(Dataset):
+    def __init__(self, root, cfg):
+        self.files = sorted(glob.glob(f"{root}/*.npy"))
+        self.lut = np.full(256, cfg["void"], dtype=np.int64)
+        for raw, cls in cfg["classes"].items():
+            self.lut[raw] = cls
+
+    def __len__(self):
+        return len(self.files)
+
+    def __getitem__(self, i):
+        tile = np.load(self.files[i])
+        return torch.from_numpy(tile[0]).float(), torch.from_numpy(self.lut[tile[1]])
+"#;
+
+const TILES_FIT: &str = r#"import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import yaml
+from torch.utils.data import DataLoader
+
+from tiles import Tiles
+
+
+def masked_loss(scores, labels, void):
+    keep = labels != void
+    return F.cross_entropy(scores[keep], labels[keep])
+
+
+def main():
+    with open("config.yaml") as fh:
+        cfg = yaml.safe_load(fh)
+    net = nn.Linear(1, cfg["n_classes"])
+    opt = torch.optim.Adam(net.parameters())
+    for x, y in DataLoader(Tiles("tiles", cfg), batch_size=2):
+        scores = net(x.reshape(-1, 1))
+        loss = masked_loss(scores, y.reshape(-1), cfg["void"])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+main()
+"#;
+
+/// A clean project: a lookup table fills unmapped codes with the config's `void` (255), and the
+/// loss drops them through a mask comparing with the same setting passed in as a parameter:
+/// neither the config key nor the loss is reported.
+#[test]
+fn a_marker_from_a_config_key_dropped_by_a_mask_on_the_same_setting_is_not_reported() {
+    let p = Project::new("tiles");
+    p.write("config.yaml", TILES_CONFIG);
+    p.write("tiles.py", TILES_DATA);
+    // without the mask the loss is the line to change
+    let unmasked = TILES_FIT.replace("F.cross_entropy(scores[keep], labels[keep])", "F.cross_entropy(scores, labels)");
+    clean_until_changed(&p, "fit.py", TILES_FIT, &unmasked, "ignore_index=255");
 }
 
 #[test]

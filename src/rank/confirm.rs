@@ -350,7 +350,10 @@ fn confirm_born(report: &mut Report, w: &Witness, born: &Born, ranged: bool, roo
     // (a number written on the line, `N_RANKS = 13`, is where the bound was set, not a
     // computation the run saw go wrong: it is a cause only where the values prove the bound
     // side wrong, as any bound is)
+    // (and a value below zero is past no bound a line could set larger: the value's side is
+    // wrong, whatever the bound)
     let bound_cause = !marker
+        && bad.map_or(true, |v| v >= 0)
         && match kind(borigin).as_str() {
             "made" => !borigin.is_some_and(|s| assigns_a_number(s.place.code.as_deref().unwrap_or(""))),
             "count" => kind(vorigin) != "made",
@@ -950,6 +953,28 @@ mod tests {
             assert_eq!(lines, want.into_iter().collect::<Vec<_>>(), "{code}");
         }
         assert!(!assigns_a_number("if n == 3: pass") && !assigns_a_number("n = -x") && assigns_a_number("n = 1_000"));
+    }
+
+    /// A value below zero (a marker -1 read as it came) reaching a head whose size the run saw
+    /// computed (`len(edges) - 1`): no larger bound would take it, so the bound's line is not
+    /// confirmed; the same run with a value past the head confirms it.
+    #[test]
+    fn a_negative_value_confirms_no_bound() {
+        for (bad, want) in [(-1, None), (3, Some(56))] {
+            let mut w = witness();
+            w["bad"] = serde_json::json!([{"position": [1], "value": bad, "sample": 147}]);
+            let origin = serde_json::json!({"file": "/x/proj/data.py", "line": 87, "code": "cands, posts, ys = zip(*batch)",
+                "variable": "posts", "value": "<tuple>", "role": "origin", "kind": "read", "before": {}});
+            let call = serde_json::json!({"file": "/x/proj/train.py", "line": 59, "code": "lb = band_loss(out[\"band\"], b[\"band\"])",
+                "variable": null, "value": null, "role": "call"});
+            let set = serde_json::json!({"file": "/x/proj/data.py", "line": 56, "code": "self.num_bands = len(band_edges) - 1",
+                "variable": "self.num_bands", "value": 3, "role": "origin", "kind": "made", "before": {}});
+            let ctor = serde_json::json!({"file": "/x/proj/models.py", "line": 30, "code": "self.band_head = nn.Linear(hidden, num_bands)",
+                "variable": null, "value": 3, "role": "call"});
+            let report = confirmed(w, [call, origin], Some([ctor, set]), &[("data.py", 56, "bound"), ("data.py", 10, "origin")]);
+            let lines: Vec<u32> = report.suspects.iter().filter(|s| s.confirmed == Some(true)).map(|s| s.line).collect();
+            assert_eq!(lines, want.into_iter().collect::<Vec<_>>(), "bad value {bad}");
+        }
     }
 
     /// The run saw the value computed out of range (`lengths = mask.sum(1)`) and passed on by a

@@ -28,8 +28,10 @@ them over, unless the function or its parameter says it takes logits.
 Without a crash log (`lint`) it reports only a disagreement the ranges prove on the value's
 path that comes through the data (a loader loop, a Dataset, a data column, a config key or
 flag), a range the code itself proves past a bound it knows (`base + steps` with steps up to
-the block's size) where no `if` above the lines that make it may rule the range out, or
-scores proven raw on their way to a loss that takes probabilities; it runs in projects with a
+the block's size) where no `if` above the lines that make it may rule the range out, ids
+taken as they are where the table counts how many distinct ids there are (unless they run
+0..n-1, the largest reaches past the count), or scores proven raw on their way to a loss that
+takes probabilities; it runs in projects with a
 data pipeline or a training step (a DataLoader, a CSV read, a split, a collate or Lightning
 data hook, a Trainer's `compute_loss`, a `backward()` call), follows values into the files a
 script beside them saves (`np.savez`, `json.dump`, `to_csv` in a `make_data.py` nothing
@@ -224,9 +226,9 @@ pub fn check(cx: &Ctx, out: &mut Vec<Finding>) {
             for s in found.into_iter().filter(|s| {
                 // reported where it is when that file is linted (found from any site: the
                 // slice that proves it may start in a file that imports it)
-                s.tier == Tier::Strong
-                    && s.score >= 0.97
-                    && (files.index(&s.file).is_some_and(|i| files.is_site(i)) || config_site(files, &s.file))
+                // (the strong tier: a divergence the ranges prove, or ids taken as they are
+                // beside a count of them)
+                s.tier == Tier::Strong && (files.index(&s.file).is_some_and(|i| files.is_site(i)) || config_site(files, &s.file))
             }) {
                 if out.iter().any(|o: &Finding| o.file == s.file && o.span.line == s.line) {
                     continue;

@@ -691,11 +691,14 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
         if fits_above(i) {
             continue;
         }
-        // a marker a later line selects out (`labels[labels != -100]`) does not reach the op
-        if let Tag::Sentinel(k) = n.tag {
-            if masked_above(&nodes, n.parent, k) {
-                continue;
-            }
+        // a marker a later line selects out (`labels[labels != -100]`, a setting's number compared
+        // with: `labels != cfg["ignore_index"]`) does not reach the op
+        let marker = match n.tag {
+            Tag::Sentinel(k) => Some(k),
+            _ => n.out.as_ref().filter(|r| r.lo == r.hi).and_then(|r| r.lo.as_ref()).and_then(|s| s.constant()),
+        };
+        if marker.is_some_and(|k| masked_above(&nodes, n.parent, k)) {
+            continue;
         }
         if reserves(i) && !root_fits && bound_origin.is_some() {
             let why = format!("{}: the rows below it are kept on purpose, the table must count them", n.what);
@@ -1351,7 +1354,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
             false
         };
         let marker =
-            (0..value_nodes).find(|&i| matches!(nodes[i].tag, Tag::Sentinel(k) if Some(k) != ignore && !nodes[i].aux && meant(i, k)));
+            (0..value_nodes).find(|&i| matches!(nodes[i].tag, Tag::Sentinel(k) if Some(k) != ignore && !nodes[i].aux && meant(i, k) && !masked_above(&nodes, nodes[i].parent, k)));
         if let Some(m) = marker {
             let Tag::Sentinel(k) = nodes[m].tag else { unreachable!() };
             let (file, line) = sink.built_at(ix);

@@ -148,6 +148,17 @@ pub struct Thunk {
     /// What the line of `cx` does to the value, said by a node of its own when it is evaluated
     /// (`passes max(ids) as n_codes`).
     pub what: Option<String>,
+    /// What of `expr`'s value the thunk stands for.
+    pub pick: Pick,
+}
+
+/// What a thunk's value is made of its expression's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Pick {
+    /// The value itself.
+    Whole,
+    /// An element of what it iterates (the item `enumerate` pairs with its counter).
+    Element,
 }
 
 /// An instance of a project class: its class and the arguments of its constructor call.
@@ -477,7 +488,13 @@ impl<'a, 'i> Tracer<'a, 'i> {
                             parent = made.or(parent);
                         }
                     }
-                    v = self.expr(&t.expr, &t.cx, parent);
+                    v = match t.pick {
+                        Pick::Whole => self.expr(&t.expr, &t.cx, parent),
+                        Pick::Element => match self.expr(&t.expr, &t.cx, parent) {
+                            Val::Obj(o) => self.dataset_item(o, parent),
+                            other => self.force(other).element(),
+                        },
+                    };
                     if let Some(buffer) = &t.into {
                         let buffer = self.force(buffer.clone());
                         v = fill_join(&buffer, &v);
@@ -516,7 +533,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
     /// `e` at `cx`, evaluated when its value is used (a field of a record, an element of a
     /// returned tuple), its nodes then under `parent`.
     fn defer(&self, e: &Expr, cx: &Ctx, parent: Option<usize>) -> Val {
-        Val::Thunk(Rc::new(Thunk { expr: e.clone(), cx: cx.clone(), parent, count: self.count, into: None, what: None }))
+        Val::Thunk(Rc::new(Thunk { expr: e.clone(), cx: cx.clone(), parent, count: self.count, into: None, what: None, pick: Pick::Whole }))
     }
 
     /// Evaluates an operand that does not carry the value (its nodes are auxiliary).
@@ -1159,8 +1176,15 @@ impl<'a, 'i> Tracer<'a, 'i> {
                             let mut out = Vec::with_capacity(fields.len());
                             for (key, fv) in fields {
                                 let vals = vec![(kn.to_string(), Val::unknown("a key")), (vn.to_string(), fv)];
-                                let thunk =
-                                    Thunk { expr: vexpr.clone(), cx: bound(cx, &vals), parent, count: self.count, into: None, what: None };
+                                let thunk = Thunk {
+                                    expr: vexpr.clone(),
+                                    cx: bound(cx, &vals),
+                                    parent,
+                                    count: self.count,
+                                    into: None,
+                                    what: None,
+                                    pick: Pick::Whole,
+                                };
                                 out.push((key, Val::Thunk(Rc::new(thunk))));
                             }
                             return Val::Record(out);
@@ -1178,7 +1202,8 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         .into_iter()
                         .map(|key| {
                             let expr = with_key(vexpr, kn, &key);
-                            let thunk = Thunk { expr, cx: cx.clone(), parent, count: self.count, into: None, what: None };
+                            let thunk =
+                                Thunk { expr, cx: cx.clone(), parent, count: self.count, into: None, what: None, pick: Pick::Whole };
                             (key, Val::Thunk(Rc::new(thunk)))
                         })
                         .collect();
@@ -1558,6 +1583,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                                                 count: self.count,
                                                 into: Some(buffer),
                                                 what: None,
+                                                pick: Pick::Whole,
                                             };
                                             out.push((f, Val::Thunk(Rc::new(thunk))));
                                         }
@@ -1582,7 +1608,15 @@ impl<'a, 'i> Tracer<'a, 'i> {
                                         let expr = with_key(value, kn, &k);
                                         let what = format!("stores `{}` in `{n}[\"{k}\"]`", short(&expr));
                                         let node = self.node(&c, i, Tag::Pass, what, parent);
-                                        let thunk = Thunk { expr, cx: c.clone(), parent: node, count: self.count, into: None, what: None };
+                                        let thunk = Thunk {
+                                            expr,
+                                            cx: c.clone(),
+                                            parent: node,
+                                            count: self.count,
+                                            into: None,
+                                            what: None,
+                                            pick: Pick::Whole,
+                                        };
                                         out.retain(|(f, _)| *f != k);
                                         out.push((k, Val::Thunk(Rc::new(thunk))));
                                     }
@@ -2163,7 +2197,8 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     // (each evaluated where it is read: one field's lines are not on another's chain)
                     for (k, e) in env.kwargs.iter().filter(|(k, _)| !named.contains(&k.as_str())) {
                         let what = Some(format!("passes `{}` as `{k}`", short(e)));
-                        let thunk = Thunk { expr: e.clone(), cx: caller.clone(), parent, count: self.count, into: None, what };
+                        let thunk =
+                            Thunk { expr: e.clone(), cx: caller.clone(), parent, count: self.count, into: None, what, pick: Pick::Whole };
                         fields.push((k.to_string(), Val::Thunk(Rc::new(thunk))));
                     }
                     for a in &env.args {
@@ -3512,6 +3547,35 @@ impl<'a, 'i> Tracer<'a, 'i> {
         self.marker_tested(obj, idx, cx, "!=")
     }
 
+    /// Whether a boolean mask keeps the cells of `obj` that are not negative: `idx` is (or names)
+    /// `obj >= 0` or `obj > -1` (`remap[v][remap[v] >= 0]`).
+    fn kept_nonnegative(&self, obj: &Expr, idx: &Expr, cx: &Ctx) -> bool {
+        let test = match idx.bare() {
+            Expr::Test(..) => idx.clone(),
+            Expr::Name(n) => match self.def(cx).last_assign(cx.at, n) {
+                Some((_, v)) => v.clone(),
+                None => return false,
+            },
+            _ => return false,
+        };
+        let Expr::Test(op, xs) = test.bare() else { return false };
+        let num = |e: &Expr| match e.bare() {
+            Expr::Int(k) => Some(*k),
+            Expr::Unary(o, x) if &**o == "-" => match x.bare() {
+                Expr::Int(k) => Some(-k),
+                _ => None,
+            },
+            _ => None,
+        };
+        match (op.as_str(), xs.as_slice()) {
+            (">=", [a, b]) => same_place(a, obj) && num(b) == Some(0),
+            (">", [a, b]) => same_place(a, obj) && num(b) == Some(-1),
+            ("<=", [a, b]) => same_place(b, obj) && num(a) == Some(0),
+            ("<", [a, b]) => same_place(b, obj) && num(a) == Some(-1),
+            _ => false,
+        }
+    }
+
     /// The constant `obj` is compared with by `test` (or the name it is assigned to) under the
     /// operator `want`.
     fn marker_tested(&mut self, obj: &Expr, test: &Expr, cx: &Ctx, want: &str) -> Option<i64> {
@@ -3521,10 +3585,9 @@ impl<'a, 'i> Tracer<'a, 'i> {
             _ => return None,
         };
         let Expr::Test(op, xs) = test.bare() else { return None };
-        let target = obj.place()?;
         let other = match xs.as_slice() {
-            [a, b] if &**op == want && a.place().as_deref() == Some(target.as_str()) => b,
-            [a, b] if &**op == want && b.place().as_deref() == Some(target.as_str()) => a,
+            [a, b] if &**op == want && same_place(a, obj) => b,
+            [a, b] if &**op == want && same_place(b, obj) => a,
             _ => return None,
         };
         match self.aux_expr(other, cx, None) {
@@ -3898,6 +3961,26 @@ impl<'a, 'i> Tracer<'a, 'i> {
             }
             return kept;
         }
+        // `ids[ids >= 0]`: a negative marker is selected out
+        if self.kept_nonnegative(obj, idx, cx) {
+            let under = match parent {
+                Some(p) if matches!(self.nodes[p].tag, Tag::Pass | Tag::Lookup) => parent,
+                _ => self.node(cx, cx.at, Tag::Pass, format!("keeps the cells of `{}` that are not negative", short(obj)), parent),
+            };
+            let v = self.expr(obj, cx, under);
+            let v = self.force(v);
+            let kept = match low_marker(&v) {
+                Some(k) if k < 0 => {
+                    self.mark(under, Tag::Narrow, format!("{MASKS_OUT} {k}"));
+                    without_marker(&v, k)
+                }
+                _ => v,
+            };
+            if under != parent {
+                self.finish(under, &kept);
+            }
+            return kept;
+        }
         let key = if matches!(idx, Expr::Name(_) | Expr::Attr(..)) { self.string_of(idx, cx, 0).map(Expr::Str) } else { None };
         let idx = key.as_ref().unwrap_or(idx);
         if let Expr::Str(key) = idx {
@@ -4206,6 +4289,18 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     let Some((k, w)) = wrapped_marker(&v) else { return v };
                     self.mark(parent, Tag::Sentinel(w), format!("casts to unsigned bytes: the marker {k} becomes {w}"));
                     return with_ints(v, &Range { lo: Some(Sym::num(0)), hi: Some(Sym::num(255)) });
+                }
+                // `np.clip(x, lo, hi)` / `torch.clamp(x, min=…)`: the library's function takes
+                // the value first; `x.clamp(lo, hi)` is a method of it
+                "clamp" | "clip" | "clamp_" | "clip_" if is_module(r) => {
+                    let v = args.first().map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("clamp"));
+                    return self.clamped(
+                        v,
+                        args.get(1).or(kw("min")).or(kw("a_min")),
+                        args.get(2).or(kw("max")).or(kw("a_max")),
+                        cx,
+                        parent,
+                    );
                 }
                 "clamp" | "clip" | "clamp_" | "clip_" => {
                     let v = self.expr(r, cx, parent);
@@ -4803,7 +4898,15 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 return Val::Seq { elem: Box::new(Val::Int(Range { lo, hi })), len, most: None };
             }
             "enumerate" => {
-                let v = args.first().map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("enumerate"));
+                // the counter takes the iterable's length alone: the lines that make the elements
+                // are not its chain (an element is traced where it is used); a length being
+                // traced is the iterable's own
+                let counting = self.count.is_some();
+                let v = match args.first() {
+                    Some(a) if counting => self.expr(a, cx, parent),
+                    Some(a) => self.aux_expr(a, cx, parent),
+                    None => Val::unknown("enumerate"),
+                };
                 let start = args.get(1).or(kw("start")).map(|s| self.expr(s, cx, parent));
                 let k = match &start {
                     Some(Val::Int(r)) => r.lo.as_ref().and_then(|s| s.constant()).unwrap_or(0),
@@ -4814,9 +4917,18 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 }
                 let len = v.len().or_else(|| self.fresh_root(cx, parent, "len"));
                 let idx = Val::Int(Range { lo: Some(Sym::num(k)), hi: len.as_ref().map(|l| l.plus(k - 1)) });
-                let el = match &v {
-                    Val::Obj(o) => self.dataset_item(o.clone(), parent),
-                    other => other.element(),
+                let el = match (&v, args.first()) {
+                    (_, Some(a)) if !counting => Val::Thunk(Rc::new(Thunk {
+                        expr: a.clone(),
+                        cx: cx.clone(),
+                        parent,
+                        count: None,
+                        into: None,
+                        what: None,
+                        pick: Pick::Element,
+                    })),
+                    (Val::Obj(o), _) => self.dataset_item(o.clone(), parent),
+                    (other, _) => other.element(),
                 };
                 return Val::Seq { elem: Box::new(Val::Tuple(vec![idx, el])), len, most: None };
             }
@@ -5087,7 +5199,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             "TensorDataset" if !self.ix.is_class("TensorDataset") => {
                 let row = |e: &Expr, c: &Ctx, p: Option<usize>, count| {
                     let expr = Expr::Sub(Box::new(e.clone()), Box::new(Expr::Int(0)));
-                    Val::Thunk(Rc::new(Thunk { expr, cx: c.clone(), parent: p, count, into: None, what: None }))
+                    Val::Thunk(Rc::new(Thunk { expr, cx: c.clone(), parent: p, count, into: None, what: None, pick: Pick::Whole }))
                 };
                 let mut rows = Vec::new();
                 for a in args {
@@ -6544,11 +6656,16 @@ fn reads_none_bound(e: &Expr, gens: &[(Expr, Expr)]) -> bool {
 /// `m.group(1)`, `s[3:]` of one of those).
 fn textual(e: &Expr) -> bool {
     match e.bare() {
+        // a part of a code cut out by position (`int(code[1:])`: `int` of a list's or tensor's
+        // slice is no number)
+        Expr::Sub(_, i) if matches!(i.bare(), Expr::Span(..)) => true,
         Expr::Sub(b, _) => textual(b),
         Expr::Call { func, .. } => match &**func {
             Expr::Attr(o, m) => {
-                matches!(m.as_str(), "split" | "rsplit" | "strip" | "lstrip" | "rstrip" | "group" | "removeprefix" | "removesuffix")
-                    || textual(o)
+                matches!(
+                    m.as_str(),
+                    "split" | "rsplit" | "strip" | "lstrip" | "rstrip" | "group" | "removeprefix" | "removesuffix" | "replace"
+                ) || textual(o)
             }
             _ => false,
         },
@@ -6577,6 +6694,23 @@ pub(super) fn is_module(e: &Expr) -> bool {
 /// The tag a statement gets from the shape of the expression it assigns.
 /// `v` with the marker `k` taken out of its cells (the low end the marker is kept as is no
 /// longer known).
+/// The constant low end of a value's cells (where a marker is kept).
+fn low_marker(v: &Val) -> Option<i64> {
+    match v {
+        Val::Int(r) => r.lo.as_ref().and_then(|s| s.constant()),
+        Val::Seq { elem, .. } => low_marker(elem),
+        _ => None,
+    }
+}
+
+/// Whether two expressions name the same place (`labels`, `batch["y"]`, `remap[voxel]`).
+fn same_place(a: &Expr, b: &Expr) -> bool {
+    match (a.place(), b.place()) {
+        (Some(x), Some(y)) => x == y,
+        _ => matches!(a.bare(), Expr::Sub(..)) && a.bare() == b.bare(),
+    }
+}
+
 fn without_marker(v: &Val, k: i64) -> Val {
     match v {
         // nothing known but the marker: what is left is not known
