@@ -6691,9 +6691,6 @@ pub(super) fn is_module(e: &Expr) -> bool {
     matches!(e.dotted().as_deref(), Some("torch" | "np" | "numpy" | "F" | "nn" | "torch.nn" | "torch.nn.functional" | "pd" | "pandas"))
 }
 
-/// The tag a statement gets from the shape of the expression it assigns.
-/// `v` with the marker `k` taken out of its cells (the low end the marker is kept as is no
-/// longer known).
 /// The constant low end of a value's cells (where a marker is kept).
 fn low_marker(v: &Val) -> Option<i64> {
     match v {
@@ -6711,6 +6708,8 @@ fn same_place(a: &Expr, b: &Expr) -> bool {
     }
 }
 
+/// `v` with the marker `k` taken out of its cells (the low end the marker is kept as is no
+/// longer known).
 fn without_marker(v: &Val, k: i64) -> Val {
     match v {
         // nothing known but the marker: what is left is not known
@@ -6903,6 +6902,7 @@ fn listed(e: &Expr) -> bool {
     }
 }
 
+/// The tag a statement gets from the shape of the expression it assigns.
 fn shape(value: &Expr, op: Option<&str>, v: &Val) -> (Option<Tag>, String) {
     let value = value.bare();
     let konst = |e: &Expr| match e.bare() {
