@@ -695,7 +695,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
         // with: `labels != cfg["ignore_index"]`) does not reach the op
         let marker = match n.tag {
             Tag::Sentinel(k) => Some(k),
-            _ => n.out.as_ref().filter(|r| r.lo == r.hi).and_then(|r| r.lo.as_ref()).and_then(|s| s.constant()),
+            _ => exact_value(n),
         };
         if marker.is_some_and(|k| masked_above(&nodes, n.parent, k)) {
             continue;
@@ -1044,7 +1044,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
         let skips = matches!(sink.api.as_deref(), Some("CrossEntropyLoss" | "NLLLoss" | "cross_entropy" | "nll_loss"));
         let loss_could_skip = |k: i64| skips && ignore.is_some_and(|g| g != k);
         for (i, n) in nodes[..value_nodes].iter().enumerate() {
-            let exact = n.out.as_ref().filter(|r| r.lo == r.hi).and_then(|r| r.lo.as_ref()).and_then(|s| s.constant());
+            let exact = exact_value(n);
             let Some(k) = exact.filter(|&k| (k < 0 || k == 255) && !n.aux) else { continue };
             // a marker taken out on the way (`t.masked_fill(t == k, 0)`) does not reach the op,
             // nor a negative one where the op's value is never below 0 (a clamp)
@@ -1933,6 +1933,11 @@ fn handed_in(nodes: &[Node]) -> Option<usize> {
         at = next;
     }
     None
+}
+
+/// The one number a node's value takes, where its range is a single constant.
+fn exact_value(n: &Node) -> Option<i64> {
+    n.out.as_ref().filter(|r| r.lo == r.hi).and_then(|r| r.lo.as_ref()).and_then(|s| s.constant())
 }
 
 /// Whether a line at `at` or above it selects the marker `k` out (`labels[labels != k]`).

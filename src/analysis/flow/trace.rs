@@ -3550,40 +3550,31 @@ impl<'a, 'i> Tracer<'a, 'i> {
     /// Whether a boolean mask keeps the cells of `obj` that are not negative: `idx` is (or names)
     /// `obj >= 0` or `obj > -1` (`remap[v][remap[v] >= 0]`).
     fn kept_nonnegative(&self, obj: &Expr, idx: &Expr, cx: &Ctx) -> bool {
-        let test = match idx.bare() {
-            Expr::Test(..) => idx.clone(),
-            Expr::Name(n) => match self.def(cx).last_assign(cx.at, n) {
-                Some((_, v)) => v.clone(),
-                None => return false,
-            },
-            _ => return false,
-        };
+        let Some(test) = self.mask_test(idx, cx) else { return false };
         let Expr::Test(op, xs) = test.bare() else { return false };
-        let num = |e: &Expr| match e.bare() {
-            Expr::Int(k) => Some(*k),
-            Expr::Unary(o, x) if &**o == "-" => match x.bare() {
-                Expr::Int(k) => Some(-k),
-                _ => None,
-            },
-            _ => None,
-        };
         match (op.as_str(), xs.as_slice()) {
-            (">=", [a, b]) => same_place(a, obj) && num(b) == Some(0),
-            (">", [a, b]) => same_place(a, obj) && num(b) == Some(-1),
-            ("<=", [a, b]) => same_place(b, obj) && num(a) == Some(0),
-            ("<", [a, b]) => same_place(b, obj) && num(a) == Some(-1),
+            (">=", [a, b]) => same_place(a, obj) && int_literal(b) == Some(0),
+            (">", [a, b]) => same_place(a, obj) && int_literal(b) == Some(-1),
+            ("<=", [a, b]) => same_place(b, obj) && int_literal(a) == Some(0),
+            ("<", [a, b]) => same_place(b, obj) && int_literal(a) == Some(-1),
             _ => false,
+        }
+    }
+
+    /// The test a mask is: written in the subscript, or the expression the name was last
+    /// assigned (`keep = labels != k; labels[keep]`).
+    fn mask_test(&self, idx: &Expr, cx: &Ctx) -> Option<Expr> {
+        match idx.bare() {
+            Expr::Test(..) => Some(idx.clone()),
+            Expr::Name(n) => Some(self.def(cx).last_assign(cx.at, n)?.1.clone()),
+            _ => None,
         }
     }
 
     /// The constant `obj` is compared with by `test` (or the name it is assigned to) under the
     /// operator `want`.
     fn marker_tested(&mut self, obj: &Expr, test: &Expr, cx: &Ctx, want: &str) -> Option<i64> {
-        let test = match test.bare() {
-            Expr::Test(..) => test.clone(),
-            Expr::Name(n) => self.def(cx).last_assign(cx.at, n)?.1.clone(),
-            _ => return None,
-        };
+        let test = self.mask_test(test, cx)?;
         let Expr::Test(op, xs) = test.bare() else { return None };
         let other = match xs.as_slice() {
             [a, b] if &**op == want && same_place(a, obj) => b,
@@ -3935,12 +3926,18 @@ impl<'a, 'i> Tracer<'a, 'i> {
     /// passing line's own, else one of its own (where the parent is the op's call or another
     /// line's transform), on the chain of that value and marked as taking the marker out.
     fn narrow_under(&mut self, cx: &Ctx, parent: Option<usize>, k: i64) -> Option<usize> {
-        let under = match parent {
-            Some(p) if matches!(self.nodes[p].tag, Tag::Pass | Tag::Lookup) => parent,
-            _ => self.node(cx, cx.at, Tag::Pass, String::new(), parent),
-        };
+        let under = self.narrowing_node(cx, parent, String::new());
         self.mark(under, Tag::Narrow, format!("{MASKS_OUT} {k}"));
         under
+    }
+
+    /// The node of a line that may narrow the value: the passing line's own, else one of its
+    /// own saying `what`.
+    fn narrowing_node(&mut self, cx: &Ctx, parent: Option<usize>, what: String) -> Option<usize> {
+        match parent {
+            Some(p) if matches!(self.nodes[p].tag, Tag::Pass | Tag::Lookup) => parent,
+            _ => self.node(cx, cx.at, Tag::Pass, what, parent),
+        }
     }
 
     /// Whether `e` is a name for a draw of positions (`choice = np.random.choice(len(x), n)`).
@@ -3951,30 +3948,23 @@ impl<'a, 'i> Tracer<'a, 'i> {
     fn subscript(&mut self, obj: &Expr, idx: &Expr, cx: &Ctx, parent: Option<usize>) -> Val {
         // `labels[labels != ignore]` (or through a name: `keep = labels != ignore;
         // labels[keep]`): the marker is selected out
-        if let Some(k) = self.masked_out(obj, idx, cx) {
-            let under = self.narrow_under(cx, parent, k);
-            let v = self.expr(obj, cx, under);
-            let v = self.force(v);
-            let kept = without_marker(&v, k);
-            if under != parent {
-                self.finish(under, &kept);
-            }
-            return kept;
-        }
-        // `ids[ids >= 0]`: a negative marker is selected out
-        if self.kept_nonnegative(obj, idx, cx) {
-            let under = match parent {
-                Some(p) if matches!(self.nodes[p].tag, Tag::Pass | Tag::Lookup) => parent,
-                _ => self.node(cx, cx.at, Tag::Pass, format!("keeps the cells of `{}` that are not negative", short(obj)), parent),
+        // (`ids[ids >= 0]`: a negative marker, whichever the value holds, is selected out)
+        let named = self.masked_out(obj, idx, cx);
+        if named.is_some() || self.kept_nonnegative(obj, idx, cx) {
+            let under = match named {
+                Some(k) => self.narrow_under(cx, parent, k),
+                None => self.narrowing_node(cx, parent, format!("keeps the cells of `{}` that are not negative", short(obj))),
             };
             let v = self.expr(obj, cx, under);
             let v = self.force(v);
-            let kept = match low_marker(&v) {
-                Some(k) if k < 0 => {
-                    self.mark(under, Tag::Narrow, format!("{MASKS_OUT} {k}"));
-                    without_marker(&v, k)
-                }
-                _ => v,
+            let k = named.or_else(|| {
+                let k = low_marker(&v).filter(|&k| k < 0)?;
+                self.mark(under, Tag::Narrow, format!("{MASKS_OUT} {k}"));
+                Some(k)
+            });
+            let kept = match k {
+                Some(k) => without_marker(&v, k),
+                None => v,
             };
             if under != parent {
                 self.finish(under, &kept);
@@ -4292,19 +4282,8 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 }
                 // `np.clip(x, lo, hi)` / `torch.clamp(x, min=…)`: the library's function takes
                 // the value first; `x.clamp(lo, hi)` is a method of it
-                "clamp" | "clip" | "clamp_" | "clip_" if is_module(r) => {
-                    let v = args.first().map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("clamp"));
-                    return self.clamped(
-                        v,
-                        args.get(1).or(kw("min")).or(kw("a_min")),
-                        args.get(2).or(kw("max")).or(kw("a_max")),
-                        cx,
-                        parent,
-                    );
-                }
                 "clamp" | "clip" | "clamp_" | "clip_" => {
-                    let v = self.expr(r, cx, parent);
-                    return self.clamped(v, args.first().or(kw("min")), args.get(1).or(kw("max")), cx, parent);
+                    return self.clamp_call((!is_module(r)).then_some(r), args, kwargs, cx, parent);
                 }
                 "softmax" | "sigmoid" | "sigmoid_" => return Val::Float(Some(Norm::Probs)),
                 f if signed_unit(f) => return self.signed_unit(f, parent),
@@ -4757,10 +4736,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 return Val::Float(Some(Norm::Raw));
             }
             "log_softmax" | "logsigmoid" => return Val::Float(Some(Norm::Raw)),
-            "clamp" | "clip" => {
-                let v = args.first().map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("clamp"));
-                return self.clamped(v, args.get(1).or(kw("min")), args.get(2).or(kw("max")), cx, parent);
-            }
+            "clamp" | "clip" => return self.clamp_call(None, args, kwargs, cx, parent),
             "len" if args.len() == 1 => {
                 if let Some(v) = self.growing_len(&args[0], cx, parent) {
                     return v;
@@ -5800,6 +5776,20 @@ impl<'a, 'i> Tracer<'a, 'i> {
             }
             None => self.mark(parent, Tag::Scale(Scaling::Sum), format!("adds probabilities up (`{how}`): a total can leave [0, 1]")),
         }
+    }
+
+    /// A clamp called as a method of `on` (`x.clamp(lo, hi)`), or as a function that takes the
+    /// value first (`np.clip(x, lo, hi)`, `torch.clamp(x, min=…)`; numpy names them `a_min`,
+    /// `a_max`).
+    fn clamp_call(&mut self, on: Option<&Expr>, args: &[Expr], kwargs: &[(Text, Expr)], cx: &Ctx, parent: Option<usize>) -> Val {
+        let kw = |k: &str| kwargs.iter().find(|(n, _)| n == k).map(|(_, e)| e);
+        let (value, bounds) = match on {
+            Some(r) => (Some(r), args),
+            None => (args.first(), args.get(1..).unwrap_or(&[])),
+        };
+        let v = value.map(|a| self.expr(a, cx, parent)).unwrap_or(Val::unknown("clamp"));
+        let (lo, hi) = if on.is_some() { (kw("min"), kw("max")) } else { (kw("min").or(kw("a_min")), kw("max").or(kw("a_max"))) };
+        self.clamped(v, bounds.first().or(lo), bounds.get(1).or(hi), cx, parent)
     }
 
     fn clamped(&mut self, v: Val, lo: Option<&Expr>, hi: Option<&Expr>, cx: &Ctx, parent: Option<usize>) -> Val {
