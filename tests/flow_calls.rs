@@ -1772,3 +1772,141 @@ fn a_call_that_cannot_launch_the_failed_kernel_does_not_claim_the_tracebacks_lin
     let (got, _) = common::log_suspects(&files, &common::root().join("fixtures/h100-async/gait_gather.async.log"));
     assert_eq!(got.first().map(String::as_str), Some("settings.py:5"), "{got:?}");
 }
+
+const SLOT_ENCODER: &str = r#"import torch
+import torch.nn as nn
+
+
+class SlotEncoder(nn.Module):
+    def __init__(self, n_tokens, n_slots, dim=8):
+        super().__init__()
+        self.tok = nn.Embedding(n_tokens, dim)
+        self.slot = nn.Embedding(n_slots, dim)
+
+    def forward(self, tokens, slots=None):
+        if slots is None:
+            slots = torch.zeros_like(tokens)
+        return self.tok(tokens) + self.slot(slots)
+"#;
+
+const SLOT_RUN: &str = r#"import torch
+
+from encoder import SlotEncoder
+
+PAD = -1
+
+
+def slot_ids(lengths, pad):
+    longest = max(lengths)
+    rows = []
+    for n in lengths:
+        rows.append(list(range(n)) + [pad] * (longest - n))
+    return torch.tensor(rows)
+
+
+lengths = [3, 5, 2]
+tokens = torch.randint(0, 20, (3, 5))
+enc = SlotEncoder(20, 5)
+out = enc(tokens, slots=slot_ids(lengths, pad=PAD))
+print(out.shape)
+"#;
+
+/// A parameter given a default only where it is None (`if slots is None: slots = …`) keeps what
+/// its callers pass when they pass one: the padding marker the caller's rows hold reaches the
+/// embedding (the default's zeros alone had been taken for the value). Real CPU log of this
+/// program (PyPI torch).
+#[test]
+fn a_parameter_defaulted_where_it_is_none_keeps_what_the_caller_passes() {
+    let files = [("encoder.py", SLOT_ENCODER), ("run.py", SLOT_RUN)];
+    let (got, all) = common::cpu_run_suspects(&files, "slot_default_keeps_caller.log");
+    assert_eq!(got.first().map(String::as_str), Some("run.py:5"), "{got:?}");
+    assert_eq!(all[0]["tier"], "strong", "{all:?}");
+}
+
+const OUTFIT_NETS: &str = r#"import torch
+import torch.nn as nn
+
+BUILDERS = {}
+
+
+def builder(name):
+    def wrap(fn):
+        BUILDERS[name] = fn
+        return fn
+    return wrap
+
+
+class ColourTable(nn.Module):
+    def __init__(self, n, dim):
+        super().__init__()
+        self.emb = nn.Embedding(n, dim)
+
+    def forward(self, ids):
+        return self.emb(ids)
+
+
+class Outfit(nn.Module):
+    def __init__(self, n_colours, n_kinds, dim=8):
+        super().__init__()
+        self.colours = ColourTable(n_colours, dim)
+        self.kinds = nn.Embedding(n_kinds, dim)
+        self.out = nn.Linear(2 * dim, 1)
+
+    def forward(self, batch):
+        h = torch.cat(
+            [
+                self.colours(batch["colour"]),
+                self.kinds(batch["kind"]),
+            ],
+            dim=-1,
+        )
+        return self.out(h)
+
+
+@builder("outfit")
+def make_outfit(n_colours, n_kinds):
+    return Outfit(n_colours, n_kinds)
+
+
+def build(name, **kw):
+    return BUILDERS[name](**kw)
+"#;
+
+const OUTFIT_FIT: &str = r#"import torch
+
+from nets import build
+
+COLOURS = ["red", "green", "blue"]
+
+
+def encode(items):
+    colour = [COLOURS.index(c) if c in COLOURS else -1 for c, _ in items]
+    kind = [k for _, k in items]
+    return {"colour": torch.tensor(colour), "kind": torch.tensor(kind)}
+
+
+class Runner:
+    def __init__(self, model):
+        self.model = model
+
+    def step(self, batch):
+        return self.model(batch).sum()
+
+
+items = [("red", 0), ("teal", 1), ("blue", 2)]
+runner = Runner(build("outfit", n_colours=len(COLOURS), n_kinds=3))
+print(runner.step(encode(items)))
+"#;
+
+/// A model built by a factory the project registers by name (`BUILDERS[name](**kw)`: no call
+/// names its class) is called where the traceback says; its `forward` runs the failing module
+/// inside a call written over several lines, which Python 3.11 and later name by the line of
+/// the part that ran. Both frames are followed to the batch, and the marker `-1` the encoder
+/// gives an unknown colour is the suspect. Real CPU log of this program (PyPI torch).
+#[test]
+fn a_frame_inside_a_call_written_over_several_lines_leads_to_the_caller() {
+    let files = [("nets.py", OUTFIT_NETS), ("fit.py", OUTFIT_FIT)];
+    let (got, all) = common::cpu_run_suspects(&files, "registry_multiline_frame.log");
+    assert_eq!(got.first().map(String::as_str), Some("fit.py:9"), "{got:?}");
+    assert!(all[0]["message"].as_str().unwrap().contains("-1"), "{all:?}");
+}

@@ -2625,18 +2625,21 @@ for weather, station in DataLoader(Readings("cache/days"), batch_size=4):
     opt.step()
 "#;
 
-/// Per-day files a preprocessing script writes under a numbered name, listed back by the
-/// Dataset (`os.listdir` kept to `.npy`), a column of rows stacked side by side read by position
-/// (`day[:, 2]`) after rows drawn at random: the station numbers the script made from 1
-/// (`station + 1`) are the line, across three files and a file on disk; with the numbers from 0
-/// the column fits the table and no line is proven.
+/// Per-day files a script writes under a numbered name, listed back by the Dataset
+/// (`os.listdir` kept to `.npy`), a column of rows stacked side by side read by position
+/// (`day[:, 2]`) after rows drawn at random: the station numbers the script makes up from 1
+/// (`station + 1`, as the network lists them) are traced across three files and a file on
+/// disk. The script draws its data and reads none: its numbering is the data, and the line that
+/// takes the column as it is comes first, naming the script's line; with the numbers from 0 the
+/// column fits the table and no line is proven.
 #[test]
 fn ids_written_to_listed_files_are_traced_to_the_writer() {
-    let got = tiered_suspects(
-        &[("prep.py", STATIONS_PREP), ("readings.py", STATIONS_DATA), ("train.py", STATIONS_TRAIN)],
-        "embedding_over.async.log",
-    );
-    assert!(got.first().is_some_and(|s| s.starts_with("prep.py:15 strong")), "{got:?}");
+    let files = [("prep.py", STATIONS_PREP), ("readings.py", STATIONS_DATA), ("train.py", STATIONS_TRAIN)];
+    let got = tiered_suspects(&files, "embedding_over.async.log");
+    assert!(got.first().is_some_and(|s| s.starts_with("readings.py:22 strong")), "{got:?}");
+    let v = common::explain_project(&files, "embedding_over.async.log");
+    let why = v["suspects"][0]["message"].as_str().unwrap_or_default();
+    assert!(why.contains("prep.py:15") && why.contains("from 1"), "{why}");
     let fixed = STATIONS_PREP.replace("number = station + 1", "number = station");
     let got =
         tiered_suspects(&[("prep.py", &fixed), ("readings.py", STATIONS_DATA), ("train.py", STATIONS_TRAIN)], "embedding_over.async.log");
@@ -4302,4 +4305,71 @@ fn numpys_clip_takes_the_value_first_and_its_inclusive_bound_passes_the_table() 
         all[0]["chain"].to_string().contains("[0, 30]") || all.iter().any(|s| s["message"].as_str().unwrap_or("").contains("[0, 30]")),
         "{all:?}"
     );
+}
+
+const VISITS_SIMULATE: &str = r#"import json
+import random
+
+SHOPS = 12
+
+
+def visit(i):
+    # a visitor who left before choosing has no shop
+    shop = -1 if random.random() < 0.2 else random.randrange(SHOPS)
+    return {"visitor": i, "shop": shop, "minutes": round(random.uniform(1, 30), 1)}
+
+
+def main(path="visits.json", n=200):
+    random.seed(3)
+    with open(path, "w") as out:
+        json.dump([visit(i) for i in range(n)], out)
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+const VISITS_LEARN: &str = r#"import json
+
+import torch
+import torch.nn as nn
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+class Visits(torch.utils.data.Dataset):
+    def __init__(self, rows):
+        self.shop = [r["shop"] for r in rows]
+        self.minutes = [r["minutes"] for r in rows]
+
+    def __len__(self):
+        return len(self.shop)
+
+    def __getitem__(self, i):
+        return torch.tensor(self.shop[i]), torch.tensor(self.minutes[i])
+
+
+shops = nn.Embedding(12, 4)
+head = nn.Linear(4, 1)
+loader = torch.utils.data.DataLoader(Visits(load("visits.json")), batch_size=16)
+for shop, minutes in loader:
+    loss = ((head(shops(shop)).squeeze(-1) - minutes) ** 2).mean()
+    loss.backward()
+"#;
+
+/// A script of the project makes the data up (random draws, no file read) and saves it
+/// (`json.dump`); the program loads it back. The marker the script draws for a visitor with no
+/// shop is the data: the line that takes the field as it is into the ids is the suspect, with
+/// the script's line named, not the script's draw. Real CPU log of this program (PyPI torch).
+#[test]
+fn data_a_script_makes_up_is_blamed_where_the_program_takes_it_as_it_is() {
+    let files = [("simulate.py", VISITS_SIMULATE), ("learn.py", VISITS_LEARN)];
+    let (got, all) = common::cpu_run_suspects(&files, "generated_data_marker.log");
+    assert_eq!(got.first().map(String::as_str), Some("learn.py:14"), "{got:?}");
+    let why = all[0]["message"].as_str().unwrap();
+    assert!(why.contains("simulate.py:9") && why.contains("-1"), "{why}");
+    assert!(!got.iter().any(|g| g.starts_with("simulate.py")), "{got:?}");
 }

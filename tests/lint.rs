@@ -1424,7 +1424,9 @@ fn markers_taken_out_before_the_op_are_not_reported() {
         assert!(SESSIONS_TRAIN.contains(narrowed));
         p.write("train.py", &SESSIONS_TRAIN.replace(narrowed, plain));
         let found = rules_of(&p.json(&[]).0);
-        assert_eq!(found, [("CS118".to_string(), "make_data.py".to_string(), 16)], "{plain}");
+        // (the script makes its sessions up: the line that takes `start` as it is out of
+        // what was loaded is the finding, not the script's draw)
+        assert_eq!(found, [("CS118".to_string(), "train.py".to_string(), 13)], "{plain}");
     }
 }
 

@@ -317,12 +317,24 @@ impl<'a> Index<'a> {
     }
 
     /// The first definition of file `file` with a statement on line `line`, and that statement.
+    /// The statement on `line`: the one that starts there, else the one a line inside a
+    /// statement written over several lines belongs to (a traceback of Python 3.11 and later
+    /// names the line of the failing call within it): the last statement starting above the
+    /// line in the innermost definition that spans it.
     pub fn stmt_at(&self, file: usize, line: u32) -> Option<StmtId> {
-        self.files[file]
-            .flow
+        let flow = &self.files[file].flow;
+        if let Some(at) =
+            flow.iter().enumerate().find_map(|(di, d)| d.stmts.iter().position(|s| d.line(s) == line).map(|si| ((file, di), si)))
+        {
+            return Some(at);
+        }
+        let (di, d) = flow
             .iter()
             .enumerate()
-            .find_map(|(di, d)| d.stmts.iter().position(|s| d.line(s) == line).map(|si| ((file, di), si)))
+            .filter(|(_, d)| d.span.line <= line && line <= d.span.end_line)
+            .min_by_key(|(_, d)| d.span.end_line - d.span.line)?;
+        let si = d.stmts.iter().rposition(|s| d.line(s) < line)?;
+        Some(((file, di), si))
     }
 
     pub fn calling(&self, name: &str) -> &[StmtId] {

@@ -21,6 +21,7 @@ use self::index::Index;
 use self::sinks::{Sink, SinkKind};
 use self::trace::{Ctx, Length, Node, Pin, Scaling, Tag, Tracer};
 use self::value::{Norm, Range, Sym, Val};
+use crate::scan;
 use crate::scan::facts::FileFacts;
 
 /// How sure a flow suspect is.
@@ -130,6 +131,165 @@ fn break_sides(r: &Range, bound: Option<&Sym>, ignore: Option<i64>) -> (bool, bo
         _ => false,
     };
     (low, high)
+}
+
+/// Values a script of the project makes up and writes out for the program to read back (a
+/// data simulator: it draws random numbers and reads no file but settings) are the data the
+/// program is given. Where what reaches the op is a marker the script draws (an id -1 for "none")
+/// or ids it numbers from 1 (slot 0 unused), the line to change is where the program takes them
+/// as they are, not the script's: the reading line takes the script's origin (named in its
+/// message) and the script's lines leave the scoring. Other values it writes may be its own
+/// processing, and a marker in a loss's labels is the data's convention (the loss that does not
+/// skip it is the line): the script's lines stay.
+fn generated_data(ix: &Index, nodes: &mut [Node], kind: SinkKind, ignore: Option<i64>) {
+    let from_one = nodes.first().and_then(|n| n.out.as_ref()).is_some_and(|r| r.lo.as_ref().and_then(Sym::constant) == Some(1));
+    for r in 0..nodes.len() {
+        if nodes[r].aux || !nodes[r].what.ends_with(trace::READ_BACK) || !generator_script(ix, nodes[r].file) {
+            continue;
+        }
+        // the reading line: the first one on the way to the op, in another file, that makes
+        // something else of what was written (takes a field of the record, a column of the
+        // array: a range of numbers or another value)
+        let written = container_element(&nodes[r].val).to_string();
+        let (mut at, mut hops, mut pick) = (nodes[r].parent, 0, None);
+        while let Some(a) = at.filter(|_| hops < 64) {
+            // (a tuple or an instance holding it is not yet a part taken out of it)
+            let shown = container_element(&nodes[a].val);
+            let holder = shown.starts_with('(') || shown.starts_with("a ") || shown.starts_with("an ");
+            let other = nodes[a].out.is_some() || shown != written && !holder;
+            if nodes[a].file != nodes[r].file && other && nodes[a].tag != Tag::Call {
+                pick = Some(a);
+                break;
+            }
+            at = nodes[a].parent;
+            hops += 1;
+        }
+        let Some(p) = pick else { continue };
+        let mut sub = vec![r];
+        let mut k = 0;
+        while k < sub.len() && sub.len() < 4096 {
+            let c = nodes[sub[k]].children.clone();
+            sub.extend(c);
+            k += 1;
+        }
+        let origin = |t: &Tag| !matches!(t, Tag::Pass | Tag::Call);
+        let best = sub
+            .iter()
+            .copied()
+            .filter(|&d| !nodes[d].aux && origin(&nodes[d].tag))
+            .max_by(|&a, &b| base_score(&nodes[a].tag, kind, ignore).total_cmp(&base_score(&nodes[b].tag, kind, ignore)));
+        let marker = best.is_some_and(|b| matches!(nodes[b].tag, Tag::Sentinel(k) if Some(k) != ignore));
+        // (a marker in the labels of a loss is the data's convention: the loss that does not
+        // skip it is the line, which the writer's lines show)
+        if marker && kind == SinkKind::Classes {
+            continue;
+        }
+        // (other values it makes up may be its own processing: its lines stay)
+        if !marker && !from_one {
+            continue;
+        }
+        for &d in &sub {
+            nodes[d].aux = true;
+        }
+        let Some(b) = best else { continue };
+        if nodes[p].tag == Tag::Pass {
+            let writer = format!("{}:{}", ix.files[nodes[b].file].path, nodes[b].line);
+            let made = format!("a script of the project makes the data up: {writer} {}", nodes[b].what);
+            if marker {
+                nodes[p].tag = nodes[b].tag.clone();
+                nodes[p].what = format!("takes the data as it is ({made})");
+            } else {
+                nodes[p].tag = Tag::OneBased(1);
+                nodes[p].what = format!("takes ids the data numbers from 1 as they are ({made})");
+            }
+        }
+    }
+}
+
+/// A value as shown, less the containers around it (`elements …`, `n × …`): a list of
+/// records and one of them read the same.
+fn container_element(shown: &str) -> &str {
+    let mut v = shown;
+    loop {
+        if let Some(rest) = v.strip_prefix("elements ") {
+            v = rest;
+        } else if let Some((_, rest)) = v.split_once(" × ").filter(|(head, _)| !head.contains(['{', '(', '['])) {
+            v = rest;
+        } else {
+            return v;
+        }
+    }
+}
+
+/// Whether a file of the project makes up data: it draws random numbers and reads no file but
+/// settings (a YAML, TOML or INI file).
+fn generator_script(ix: &Index, file: usize) -> bool {
+    let in_file = |names: &[&str]| names.iter().any(|n| ix.calling(n).iter().any(|&((f, _), _)| f == file));
+    let draws = in_file(&[
+        "random",
+        "randint",
+        "integers",
+        "choice",
+        "choices",
+        "normal",
+        "uniform",
+        "poisson",
+        "binomial",
+        "permutation",
+        "shuffle",
+        "sample",
+        "dirichlet",
+        "rand",
+        "randn",
+        "exponential",
+        "gamma",
+        "beta",
+        "geometric",
+        "multinomial",
+        "lognormal",
+    ]);
+    if !draws {
+        return false;
+    }
+    let reads = in_file(&[
+        "load",
+        "loads",
+        "read_csv",
+        "read_table",
+        "read_parquet",
+        "read_json",
+        "read_excel",
+        "read_feather",
+        "read_pickle",
+        "loadtxt",
+        "genfromtxt",
+        "fromfile",
+        "imread",
+        "read_text",
+        "read_bytes",
+        "readlines",
+        "from_csv",
+        "memmap",
+    ]);
+    if reads {
+        return false;
+    }
+    // `open(path)` for reading, but for settings
+    ix.calling("open").iter().filter(|&&((f, _), _)| f == file).all(|&(def, at)| {
+        let mut writes = true;
+        trace::stmt_exprs(&ix.def(def).stmts[at].kind, &mut |e| {
+            let scan::flow::Expr::Call { func, args, kwargs } = e else { return };
+            if func.last_name() != Some("open") {
+                return;
+            }
+            let mode = args.get(1).or(kwargs.iter().find(|(k, _)| k.as_str() == "mode").map(|(_, e)| e));
+            let written = matches!(mode.map(scan::flow::Expr::bare), Some(scan::flow::Expr::Str(m)) if m.contains(['w', 'a', 'x']));
+            let settings = matches!(args.first().map(scan::flow::Expr::bare), Some(scan::flow::Expr::Str(p))
+                if [".yaml", ".yml", ".toml", ".ini", ".cfg"].iter().any(|x| p.ends_with(x)));
+            writes &= written || settings;
+        });
+        writes
+    })
 }
 
 fn base_score(tag: &Tag, kind: SinkKind, ignore: Option<i64>) -> f32 {
@@ -546,7 +706,8 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
         Some(Val::Int(r)) if r.lo == r.hi => r.hi.clone(),
         _ => None,
     };
-    let nodes = std::mem::take(&mut tr.nodes);
+    let mut nodes = std::mem::take(&mut tr.nodes);
+    generated_data(ix, &mut nodes, sink.kind, sink.ignore_index);
     if std::env::var_os("CUDASLEUTH_FLOW_DEBUG").is_some_and(|v| v == "2") {
         for (i, n) in nodes.iter().enumerate() {
             eprintln!(

@@ -304,7 +304,7 @@ type ModuleCall = ((DefId, usize), Vec<Expr>, Vec<(Text, Expr)>);
 pub const MAX_DEPTH: u32 = 160;
 
 /// How a save the project reads back later is said on the chain (data the pipeline made).
-const READ_BACK: &str = ", read back later";
+pub const READ_BACK: &str = ", read back later";
 
 pub(super) fn is_pass_method(m: &str) -> bool {
     matches!(
@@ -1483,10 +1483,9 @@ impl<'a, 'i> Tracer<'a, 'i> {
             }
         }
         if let Some(&(_, file, line)) = self.pins.iter().find(|(id, _, _)| *id == cx.def) {
-            let on_frame = |s: &super::index::CallSite| {
-                let d = self.ix.def(s.at.0);
-                s.at.0 .0 == file && d.stmts.get(s.at.1).is_some_and(|st| d.line(st) == line)
-            };
+            // (the statement the frame's line belongs to: a call written over several lines)
+            let at = self.ix.stmt_at(file, line);
+            let on_frame = |s: &super::index::CallSite| Some(s.at) == at;
             if calls.iter().any(on_frame) {
                 calls.retain(on_frame);
             } else if d.name == "forward" || d.name == "__call__" {
@@ -1523,7 +1522,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                             // held before the `if` reaches the read too (`pos = -1` then
                             // `if found: pos = …`)
                             if op.is_none() {
-                                if let Some(h) = branch_header(d, i, at) {
+                                if let Some(h) = branch_header(d, i, at, n) {
                                     let c = Ctx { at: h, ..cx.clone() };
                                     let before = self.name(n, &c, parent);
                                     if !matches!(before, Val::Unknown(_)) {
@@ -2518,28 +2517,29 @@ impl<'a, 'i> Tracer<'a, 'i> {
     fn frame_calls(&self, callee: &Def, file: usize, line: u32, offset: usize) -> Vec<super::index::CallSite> {
         let (required, most) = arity(callee, offset);
         let mut out = Vec::new();
-        for (di, d) in self.ix.files[file].flow.iter().enumerate() {
-            for (si, st) in d.stmts.iter().enumerate().filter(|(_, st)| d.line(st) == line) {
-                stmt_exprs(&st.kind, &mut |e| {
-                    if let Expr::Call { func, args, kwargs } = e {
-                        let named = match func.bare() {
-                            Expr::Name(n) => !self.ix.is_class(n) && self.ix.functions(n).is_empty(),
-                            Expr::Attr(o, _) => matches!(o.bare(), Expr::Name(_) | Expr::Attr(..)),
-                            _ => false,
-                        };
-                        let positional = args.iter().filter(|a| !matches!(a.bare(), Expr::Star(_))).count();
-                        if named && positional + kwargs.len() >= required && positional <= most && out.len() < MAX_SITES {
-                            out.push(super::index::CallSite {
-                                at: ((file, di), si),
-                                args: args.clone(),
-                                kwargs: kwargs.clone(),
-                                offset,
-                                via: None,
-                            });
-                        }
+        // (the statement the line belongs to: a call written over several lines is named by
+        // the line of its own part)
+        if let Some(((_, di), si)) = self.ix.stmt_at(file, line) {
+            let st = &self.ix.files[file].flow[di].stmts[si];
+            stmt_exprs(&st.kind, &mut |e| {
+                if let Expr::Call { func, args, kwargs } = e {
+                    let named = match func.bare() {
+                        Expr::Name(n) => !self.ix.is_class(n) && self.ix.functions(n).is_empty(),
+                        Expr::Attr(o, _) => matches!(o.bare(), Expr::Name(_) | Expr::Attr(..)),
+                        _ => false,
+                    };
+                    let positional = args.iter().filter(|a| !matches!(a.bare(), Expr::Star(_))).count();
+                    if named && positional + kwargs.len() >= required && positional <= most && out.len() < MAX_SITES {
+                        out.push(super::index::CallSite {
+                            at: ((file, di), si),
+                            args: args.clone(),
+                            kwargs: kwargs.clone(),
+                            offset,
+                            via: None,
+                        });
                     }
-                });
-            }
+                }
+            });
         }
         // a line with several such calls does not say which one it was
         if out.len() > 1 {
@@ -3903,7 +3903,12 @@ impl<'a, 'i> Tracer<'a, 'i> {
             Expr::Name(n) if self.def(cx).last_assign(cx.at, n).is_none() => {
                 self.passed_path(n, cx).or_else(|| self.string_of(e, cx, 0).map(|s| s.to_string()))
             }
-            Expr::Name(_) | Expr::Attr(..) | Expr::Sub(..) => self.string_of(e, cx, 0).map(|s| s.to_string()),
+            // a name the function assigned a path it builds (`path = os.path.join(out, "rows.json")`)
+            Expr::Name(n) => self.string_of(e, cx, 0).map(|s| s.to_string()).or_else(|| {
+                let (i, v) = self.def(cx).last_assign(cx.at, n)?;
+                (!matches!(v.bare(), Expr::Name(_))).then(|| self.path_text(v, &Ctx { at: i, ..cx.clone() }))?
+            }),
+            Expr::Attr(..) | Expr::Sub(..) => self.string_of(e, cx, 0).map(|s| s.to_string()),
             _ => None,
         }
     }
@@ -6172,10 +6177,9 @@ fn comprehension_binding(kind: &StmtKind, n: &str) -> Option<Vec<(Expr, Expr)>> 
     out
 }
 
-/// Joins `v` into the values found so far.
 /// The `if` (or `while`) statement a statement `i` of `d` sits directly under, when the read at
 /// statement `at` is outside that block: the assignment at `i` may not run before the read.
-fn branch_header(d: &Def, i: usize, at: usize) -> Option<usize> {
+fn branch_header(d: &Def, i: usize, at: usize, n: &str) -> Option<usize> {
     let nest = d.stmts.get(i)?.nest;
     let read = d.stmts.get(at).map_or(0, |s| s.nest);
     if nest <= read {
@@ -6184,13 +6188,28 @@ fn branch_header(d: &Def, i: usize, at: usize) -> Option<usize> {
     let h = (0..i).rev().find(|&j| d.stmts[j].nest < nest)?;
     let StmtKind::Cond(test) = &d.stmts[h].kind else { return None };
     // (a test of the function's own parameters, `if max_len is not None:`, is an option its
-    // callers choose, not a branch the data takes)
+    // callers choose, not a branch the data takes; but a parameter given a default where it is
+    // None, `if ids is None: ids = …`, keeps what the callers pass when they pass one)
     let mut names = Vec::new();
     test.names(&mut names);
-    let option = !names.is_empty() && names.iter().all(|n| d.params.iter().any(|p| p.name == *n));
+    let defaulted = names.len() == 1 && names[0] == n && none_test(test);
+    let option = !defaulted && !names.is_empty() && names.iter().all(|n| d.params.iter().any(|p| p.name == *n));
     (d.stmts[h].nest + 1 == nest && d.stmts[h].nest >= read && !option).then_some(h)
 }
 
+/// Whether a test asks only whether its name is None (`x is None`, `x is not None`, `not x`).
+fn none_test(test: &Expr) -> bool {
+    match test.bare() {
+        Expr::Unary(op, x) if op.as_str() == "not" => matches!(x.bare(), Expr::Name(_)) || none_test(x),
+        Expr::Test(op, xs) => {
+            matches!(op.as_str(), "is" | "is not")
+                && matches!(xs.iter().map(Expr::bare).collect::<Vec<_>>()[..], [Expr::Name(_), Expr::Const(k)] if k.as_str() == "None")
+        }
+        _ => false,
+    }
+}
+
+/// Joins `v` into the values found so far.
 fn join_into(out: &mut Option<Val>, v: Val) {
     *out = Some(match out.take() {
         Some(a) => a.join(&v),
