@@ -22,5 +22,9 @@ fuzz_target!(|data: &[u8]| {
     let _ = cudasleuth::rules::run_all(&facts);
     let refs: Vec<&FileFacts> = facts.files.iter().collect();
     let categories = ["label_out_of_range", "index_out_of_range", "probability_out_of_range", "invalid_distribution"];
-    let _ = cudasleuth::analysis::flow::suspects(&refs, &categories, &[("train.py".to_string(), 3)], &[]);
+    // an asynchronous traceback (the frame a few lines after the op) and an exact one, whose
+    // frames pin functions to their calls
+    let frames = [("train.py".to_string(), 3), ("model.py".to_string(), 5)];
+    let _ = cudasleuth::analysis::flow::suspects(&refs, &categories, &frames[..1], &[], false);
+    let _ = cudasleuth::analysis::flow::suspects(&refs, &categories, &frames, &[], true);
 });
