@@ -316,11 +316,11 @@ impl<'a> Index<'a> {
         self.elem_stores.get(attr).map_or(&[], |v| v)
     }
 
-    /// The first definition of file `file` with a statement on line `line`, and that statement.
-    /// The statement on `line`: the one that starts there, else the one a line inside a
-    /// statement written over several lines belongs to (a traceback of Python 3.11 and later
-    /// names the line of the failing call within it): the last statement starting above the
-    /// line in the innermost definition that spans it.
+    /// The statement of file `file` on `line`: the one that starts there (in the first
+    /// definition that has one), else the one a line inside a statement written over several
+    /// lines belongs to (a traceback of Python 3.11 and later names the line of the failing call
+    /// within it): the last statement starting above the line in the innermost definition that
+    /// spans it.
     pub fn stmt_at(&self, file: usize, line: u32) -> Option<StmtId> {
         let flow = &self.files[file].flow;
         if let Some(at) =

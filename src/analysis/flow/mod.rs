@@ -587,7 +587,6 @@ fn in_frame_function(ix: &Index, frames: &[(String, u32)], sink: &Sink) -> bool 
 /// its name, or the `forward` of a module built in the frame's function or kept in a field of
 /// its class (`self.hier = HierEmbedding(…)` in `__init__`, `self.hier(…)` on the line).
 fn called_on_line(ix: &Index, (path, line): &(String, u32), def: index::DefId) -> bool {
-    use crate::scan;
     let target = ix.def(def);
     let Some(((fi, di), si)) = (0..ix.files.len()).filter(|&fi| ix.files[fi].path == *path).find_map(|fi| ix.stmt_at(fi, *line)) else {
         return false;

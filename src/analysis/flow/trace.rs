@@ -3905,8 +3905,8 @@ impl<'a, 'i> Tracer<'a, 'i> {
             }
             // a name the function assigned a path it builds (`path = os.path.join(out, "rows.json")`)
             Expr::Name(n) => self.string_of(e, cx, 0).map(|s| s.to_string()).or_else(|| {
-                let (i, v) = self.def(cx).last_assign(cx.at, n)?;
-                (!matches!(v.bare(), Expr::Name(_))).then(|| self.path_text(v, &Ctx { at: i, ..cx.clone() }))?
+                let (i, v) = self.def(cx).last_assign(cx.at, n).filter(|(_, v)| !matches!(v.bare(), Expr::Name(_)))?;
+                self.path_text(v, &Ctx { at: i, ..cx.clone() })
             }),
             Expr::Attr(..) | Expr::Sub(..) => self.string_of(e, cx, 0).map(|s| s.to_string()),
             _ => None,
