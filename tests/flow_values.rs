@@ -4373,3 +4373,148 @@ fn data_a_script_makes_up_is_blamed_where_the_program_takes_it_as_it_is() {
     assert!(why.contains("simulate.py:9") && why.contains("-1"), "{why}");
     assert!(!got.iter().any(|g| g.starts_with("simulate.py")), "{got:?}");
 }
+
+const TSV_SIMULATE: &str = r##"import random
+
+N_USERS = 40
+N_ITEMS = 25
+
+
+def main():
+    rng = random.Random(7)
+    with open("ratings.tsv", "w") as out:
+        out.write("# user\titem\tstars\n")
+        for u in range(N_USERS):
+            for _ in range(rng.randint(3, 8)):
+                item = rng.randrange(N_ITEMS)
+                out.write("%d\t%d\t%.1f\n" % (u + 1, item, rng.uniform(1, 5)))
+
+
+if __name__ == "__main__":
+    main()
+"##;
+
+const TSV_TRAIN: &str = r##"import torch
+import torch.nn as nn
+
+from simulate import N_ITEMS, N_USERS
+
+
+def load(path):
+    users, items, stars = [], [], []
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#"):
+                continue
+            u, i, s = line.rstrip("\n").split("\t")
+            users.append(int(u))
+            items.append(int(i))
+            stars.append(float(s))
+    return torch.tensor(users), torch.tensor(items), torch.tensor(stars)
+
+
+class Factorizer(nn.Module):
+    def __init__(self, n_users, n_items, dim=8):
+        super().__init__()
+        self.user = nn.Embedding(n_users, dim)
+        self.item = nn.Embedding(n_items, dim)
+
+    def forward(self, u, i):
+        return (self.user(u) * self.item(i)).sum(-1)
+
+
+def main():
+    users, items, stars = load("ratings.tsv")
+    model = Factorizer(N_USERS, N_ITEMS)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    for epoch in range(3):
+        pred = model(users, items)
+        loss = ((pred - stars) ** 2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        print(f"epoch {epoch}: mse {loss.item():.3f}")
+
+
+if __name__ == "__main__":
+    main()
+"##;
+
+/// A script of the project writes text lines of fields (`"%d\t%d\t%.1f\n" % (u + 1, …)`), the
+/// program reads them back line by line, splits them and parses the fields: the user ids the
+/// script writes one above their positions reach the embedding as they are. The line that parses
+/// them is the suspect (the script's `+ 1` named), not the items' line beside it, whose ids the
+/// script writes as positions. Real CPU log of this program (PyPI torch).
+#[test]
+fn fields_of_text_a_script_writes_are_the_values_it_wrote() {
+    let files = [("simulate.py", TSV_SIMULATE), ("train.py", TSV_TRAIN)];
+    let (got, all) = common::cpu_run_suspects(&files, "written_text_shifted_ids.log");
+    assert_eq!(got.first().map(String::as_str), Some("train.py:14"), "{got:?}");
+    let why = all[0]["message"].as_str().unwrap();
+    assert!(why.contains("simulate.py:14"), "{why}");
+    assert!(!got.iter().any(|g| g == "train.py:15"), "{got:?}");
+}
+
+const EDGES_WRITE: &str = r#"import numpy as np
+
+N_NODES = 30
+
+
+def write_edges(path, n_nodes, n_edges, seed=0):
+    rng = np.random.default_rng(seed)
+    with open(path, "w") as fh:
+        print(n_nodes, n_edges, file=fh)
+        for _ in range(n_edges):
+            a, b = rng.choice(n_nodes, size=2, replace=False)
+            print(a + 1, b + 1, file=fh)
+
+
+if __name__ == "__main__":
+    write_edges("graph.edges", N_NODES, 90)
+"#;
+
+const EDGES_READ: &str = r#"import torch
+import torch.nn as nn
+
+
+def read_graph(path):
+    with open(path) as fh:
+        rows = fh.read().splitlines()
+    n_nodes = int(rows[0].split()[0])
+    src, dst = [], []
+    for row in rows[1:]:
+        a, b = map(int, row.split())
+        src.append(a)
+        dst.append(b)
+    return n_nodes, torch.tensor([src, dst])
+
+
+class MeanConv(nn.Module):
+    def __init__(self, n_nodes, dim):
+        super().__init__()
+        self.feat = nn.Parameter(torch.randn(n_nodes, dim))
+        self.lin = nn.Linear(dim, dim)
+
+    def forward(self, edges):
+        msgs = self.feat.index_select(0, edges[0])
+        out = torch.zeros_like(self.feat).index_add_(0, edges[1], msgs)
+        return self.lin(out)
+
+
+n, edges = read_graph("graph.edges")
+conv = MeanConv(n, 16)
+print(conv(edges).shape)
+"#;
+
+/// Pairs written with `print(a + 1, b + 1, file=fh)` after a first line that counts them, read
+/// back with `map(int, row.split())`: the node ids are numbered from 1 where the reading takes
+/// them; the count line written once before the loop is not a row. Real CPU log of this program
+/// (PyPI torch).
+#[test]
+fn pairs_printed_into_a_file_are_read_back_in_their_places() {
+    let files = [("make_graph.py", EDGES_WRITE), ("gcn.py", EDGES_READ)];
+    let (got, all) = common::cpu_run_suspects(&files, "written_text_printed_pairs.log");
+    assert_eq!(got.first().map(String::as_str), Some("gcn.py:11"), "{got:?}");
+    let why = all[0]["message"].as_str().unwrap();
+    assert!(why.contains("make_graph.py:12"), "{why}");
+}

@@ -136,7 +136,8 @@ fn break_sides(r: &Range, bound: Option<&Sym>, ignore: Option<i64>) -> (bool, bo
 /// Values a script of the project makes up and writes out for the program to read back (a
 /// data simulator: it draws random numbers and reads no file but settings) are the data the
 /// program is given. Where what reaches the op is a marker the script draws (an id -1 for "none")
-/// or ids it numbers from 1 (slot 0 unused), the line to change is where the program takes them
+/// or ids it numbers from 1 (slot 0 unused) or writes shifted up from their positions (`i + 1`),
+/// the line to change is where the program takes them
 /// as they are, not the script's: the reading line takes the script's origin (named in its
 /// message) and the script's lines leave the scoring. Other values it writes may be its own
 /// processing, and a marker in a loss's labels is the data's convention (the loss that does not
@@ -164,7 +165,18 @@ fn generated_data(ix: &Index, nodes: &mut [Node], kind: SinkKind, ignore: Option
             at = nodes[a].parent;
             hops += 1;
         }
-        let Some(p) = pick else { continue };
+        let Some(mut p) = pick else { continue };
+        // a line of text split into fields is read where a number is parsed out of a field
+        // (`int(i)`), a few lines on
+        let mut up = nodes[p].parent;
+        for _ in 0..8 {
+            let Some(u) = up.filter(|&u| nodes[u].file == nodes[p].file) else { break };
+            if nodes[u].what.starts_with(trace::PARSES) {
+                p = u;
+                break;
+            }
+            up = nodes[u].parent;
+        }
         let mut sub = vec![r];
         let mut k = 0;
         while k < sub.len() && sub.len() < 4096 {
@@ -184,8 +196,13 @@ fn generated_data(ix: &Index, nodes: &mut [Node], kind: SinkKind, ignore: Option
         if marker && kind == SinkKind::Classes {
             continue;
         }
+        // positions it writes shifted up (`i + 1`): ids numbered from 1 in the file
+        let shifted = best.and_then(|b| match nodes[b].tag {
+            Tag::Shift(k) if k > 0 => Some(k),
+            _ => None,
+        });
         // (other values it makes up may be its own processing: its lines stay)
-        if !marker && !from_one {
+        if !marker && !from_one && shifted.is_none() {
             continue;
         }
         for &d in &sub {
@@ -198,6 +215,9 @@ fn generated_data(ix: &Index, nodes: &mut [Node], kind: SinkKind, ignore: Option
             if marker {
                 nodes[p].tag = nodes[b].tag.clone();
                 nodes[p].what = format!("takes the data as it is ({made})");
+            } else if let Some(k) = shifted.filter(|_| !from_one) {
+                nodes[p].tag = Tag::OneBased(k);
+                nodes[p].what = format!("takes ids the data writes {k} above their positions as they are ({made})");
             } else {
                 nodes[p].tag = Tag::OneBased(1);
                 nodes[p].what = format!("takes ids the data numbers from 1 as they are ({made})");

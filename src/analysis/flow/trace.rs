@@ -15,6 +15,8 @@ use super::value::{Norm, Range, Sym, Val};
 use crate::scan::facts::{FileFacts, Text};
 use crate::scan::flow::{Def, DefKind, Expr, SeqKind, StmtKind};
 
+mod written;
+
 pub const MAX_NODES: usize = 600;
 /// The longest chain copied where a traced statement is reached again (`Tracer::graft`).
 const GRAFT: usize = 6;
@@ -134,8 +136,11 @@ pub struct Node {
     pub length: bool,
 }
 
+/// A call's positional and keyword arguments.
+type CallArgs = (Vec<Expr>, Vec<(Text, Expr)>);
+
 /// An expression to evaluate when its value is used (a field of a returned dict or tuple).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Thunk {
     pub expr: Expr,
     pub cx: Ctx,
@@ -150,6 +155,9 @@ pub struct Thunk {
     pub what: Option<String>,
     /// What of `expr`'s value the thunk stands for.
     pub pick: Pick,
+    /// Another value the same place may hold (a column two writes of a file fill), joined
+    /// with this one's.
+    pub also: Option<Val>,
 }
 
 /// What a thunk's value is made of its expression's.
@@ -159,6 +167,9 @@ pub enum Pick {
     Whole,
     /// An element of what it iterates (the item `enumerate` pairs with its counter).
     Element,
+    /// The value itself, made by the line said (`what`) as the expression's shape says (a
+    /// field a write fills with `j + 1` adds 1).
+    Shaped,
 }
 
 /// An instance of a project class: its class and the arguments of its constructor call.
@@ -305,6 +316,9 @@ pub const MAX_DEPTH: u32 = 160;
 
 /// How a save the project reads back later is said on the chain (data the pipeline made).
 pub const READ_BACK: &str = ", read back later";
+
+/// The start of what a line that parses a number out of text the project wrote does.
+pub const PARSES: &str = "parses a number out of";
 
 pub(super) fn is_pass_method(m: &str) -> bool {
     matches!(
@@ -489,12 +503,19 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         }
                     }
                     v = match t.pick {
-                        Pick::Whole => self.expr(&t.expr, &t.cx, parent),
+                        Pick::Whole | Pick::Shaped => self.expr(&t.expr, &t.cx, parent),
                         Pick::Element => match self.expr(&t.expr, &t.cx, parent) {
                             Val::Obj(o) => self.dataset_item(o, parent),
                             other => self.force(other).element(),
                         },
                     };
+                    if t.pick == Pick::Shaped {
+                        self.classify(made, &t.expr, None, &v);
+                    }
+                    if let Some(other) = &t.also {
+                        let other = self.force(other.clone());
+                        v = v.join(&other);
+                    }
                     if let Some(buffer) = &t.into {
                         let buffer = self.force(buffer.clone());
                         v = fill_join(&buffer, &v);
@@ -533,7 +554,16 @@ impl<'a, 'i> Tracer<'a, 'i> {
     /// `e` at `cx`, evaluated when its value is used (a field of a record, an element of a
     /// returned tuple), its nodes then under `parent`.
     fn defer(&self, e: &Expr, cx: &Ctx, parent: Option<usize>) -> Val {
-        Val::Thunk(Rc::new(Thunk { expr: e.clone(), cx: cx.clone(), parent, count: self.count, into: None, what: None, pick: Pick::Whole }))
+        Val::Thunk(Rc::new(Thunk {
+            expr: e.clone(),
+            cx: cx.clone(),
+            parent,
+            count: self.count,
+            into: None,
+            what: None,
+            pick: Pick::Whole,
+            also: None,
+        }))
     }
 
     /// Evaluates an operand that does not carry the value (its nodes are auxiliary).
@@ -1184,6 +1214,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                                     into: None,
                                     what: None,
                                     pick: Pick::Whole,
+                                    also: None,
                                 };
                                 out.push((key, Val::Thunk(Rc::new(thunk))));
                             }
@@ -1202,8 +1233,16 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         .into_iter()
                         .map(|key| {
                             let expr = with_key(vexpr, kn, &key);
-                            let thunk =
-                                Thunk { expr, cx: cx.clone(), parent, count: self.count, into: None, what: None, pick: Pick::Whole };
+                            let thunk = Thunk {
+                                expr,
+                                cx: cx.clone(),
+                                parent,
+                                count: self.count,
+                                into: None,
+                                what: None,
+                                pick: Pick::Whole,
+                                also: None,
+                            };
                             (key, Val::Thunk(Rc::new(thunk)))
                         })
                         .collect();
@@ -1583,6 +1622,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                                                 into: Some(buffer),
                                                 what: None,
                                                 pick: Pick::Whole,
+                                                also: None,
                                             };
                                             out.push((f, Val::Thunk(Rc::new(thunk))));
                                         }
@@ -1615,6 +1655,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                                             into: None,
                                             what: None,
                                             pick: Pick::Whole,
+                                            also: None,
                                         };
                                         out.retain(|(f, _)| *f != k);
                                         out.push((k, Val::Thunk(Rc::new(thunk))));
@@ -2035,6 +2076,31 @@ impl<'a, 'i> Tracer<'a, 'i> {
         }
     }
 
+    /// Whether the nodes from `keep` on reach a write of the project's that a reading reads
+    /// back.
+    fn read_back_since(&self, keep: usize) -> bool {
+        (keep..self.nodes.len()).any(|i| self.nodes[i].tag == Tag::Pass && self.nodes[i].what.ends_with(READ_BACK))
+    }
+
+    /// A node of this line put between `parent` and the nodes made under it from `keep` on.
+    fn interpose(&mut self, parent: Option<usize>, keep: usize, cx: &Ctx, what: String) {
+        let Some(p) = parent else { return };
+        let d = self.def(cx);
+        let stmt = cx.at.min(d.stmts.len().saturating_sub(1));
+        let Some(n) = self.node(cx, stmt, Tag::Pass, what, parent) else { return };
+        let moved: Vec<usize> = self.nodes[p].children.iter().copied().filter(|&c| c >= keep && c != n).collect();
+        self.nodes[p].children.retain(|c| !moved.contains(c));
+        for &c in &moved {
+            self.nodes[c].parent = Some(n);
+        }
+        if let Some(&first) = moved.first() {
+            let (val, out) = (self.nodes[first].val.clone(), self.nodes[first].out.clone());
+            self.nodes[n].val = val;
+            self.nodes[n].out = out;
+        }
+        self.nodes[n].children = moved;
+    }
+
     /// Sets a node's tag from the shape of the expression it assigns.
     fn classify(&mut self, node: Option<usize>, value: &Expr, op: Option<&str>, v: &Val) {
         let Some(n) = node else { return };
@@ -2196,8 +2262,16 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     // (each evaluated where it is read: one field's lines are not on another's chain)
                     for (k, e) in env.kwargs.iter().filter(|(k, _)| !named.contains(&k.as_str())) {
                         let what = Some(format!("passes `{}` as `{k}`", short(e)));
-                        let thunk =
-                            Thunk { expr: e.clone(), cx: caller.clone(), parent, count: self.count, into: None, what, pick: Pick::Whole };
+                        let thunk = Thunk {
+                            expr: e.clone(),
+                            cx: caller.clone(),
+                            parent,
+                            count: self.count,
+                            into: None,
+                            what,
+                            pick: Pick::Whole,
+                            also: None,
+                        };
                         fields.push((k.to_string(), Val::Thunk(Rc::new(thunk))));
                     }
                     for a in &env.args {
@@ -3518,8 +3592,14 @@ impl<'a, 'i> Tracer<'a, 'i> {
 
     /// `opened_path`'s path expression, as written.
     fn opened(&self, e: &Expr, cx: &Ctx) -> Option<Expr> {
+        self.open_call(e, cx)?.0.first().cloned()
+    }
+
+    /// The arguments of the `open(…)` call a file object comes from: the call itself, or the
+    /// one a `with open(p) as f` (or `f = open(p)`) of this function binds the name to.
+    fn open_call(&self, e: &Expr, cx: &Ctx) -> Option<CallArgs> {
         let opened = |v: &Expr| match v.bare() {
-            Expr::Call { func, args, .. } if func.last_name() == Some("open") => args.first().cloned(),
+            Expr::Call { func, args, kwargs } if func.last_name() == Some("open") => Some((args.clone(), kwargs.clone())),
             _ => None,
         };
         match e.bare() {
@@ -3740,23 +3820,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         t.opened_path(file, c)
                     }
                 };
-                // a project's own helper that writes what it is given where it is told
-                // (`save_json(obj, path)`): each call of it, its arguments in place of the
-                // parameters, is a write of its own
-                let mut writes = vec![c.clone()];
-                if written_in(self, &c).is_none() && cx.depth + 1 < MAX_CALLS {
-                    writes = self
-                        .ix
-                        .call_sites(d, def, MAX_SITES)
-                        .into_iter()
-                        .map(|site| {
-                            let caller = Ctx { def: site.at.0, at: site.at.1, env: None, depth: cx.depth + 1 };
-                            let env = Env { args: site.args, kwargs: site.kwargs, caller: Some(caller), vals: Vec::new(), recv: None };
-                            Ctx { def, at, env: Some(Rc::new(env)), depth: cx.depth + 2 }
-                        })
-                        .collect();
-                }
-                for c in writes {
+                for c in self.write_sites(def, at, &c, &|t: &Self, c: &Ctx| written_in(t, c).is_some()) {
                     let written = written_in(self, &c);
                     let elsewhere = dir.is_some_and(|dir| self.folder_of(file, &c).is_some_and(|d| d != dir));
                     if !written.as_deref().is_some_and(|w| fits(w.rsplit('/').next().unwrap_or(w))) || elsewhere {
@@ -3771,6 +3835,24 @@ impl<'a, 'i> Tracer<'a, 'i> {
             }
         }
         out
+    }
+
+    /// The places a write at `at` of `def` (reached at `c`) writes from: there, or, when it
+    /// does not name its file there (`placed` is false), each call of the project's own helper
+    /// it is in (`save_json(obj, path)`), its arguments in place of the parameters.
+    fn write_sites(&self, def: DefId, at: usize, c: &Ctx, placed: &dyn Fn(&Self, &Ctx) -> bool) -> Vec<Ctx> {
+        if placed(self, c) || c.depth >= MAX_CALLS {
+            return vec![c.clone()];
+        }
+        self.ix
+            .call_sites(self.ix.def(def), def, MAX_SITES)
+            .into_iter()
+            .map(|site| {
+                let caller = Ctx { def: site.at.0, at: site.at.1, env: None, depth: c.depth };
+                let env = Env { args: site.args, kwargs: site.kwargs, caller: Some(caller), vals: Vec::new(), recv: None };
+                Ctx { def, at, env: Some(Rc::new(env)), depth: c.depth + 1 }
+            })
+            .collect()
     }
 
     /// What one write saved (`obj`: the value written; none for an archive of several).
@@ -4297,6 +4379,29 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     let of = subject(r, args);
                     return self.exponential(of, cx, parent);
                 }
+                // `csv.reader(f)`: the rows the project wrote into the file
+                "reader" if r.dotted().as_deref() == Some("csv") => {
+                    if let Some(v) = args.first().and_then(|a| self.written_lines(a, false, cx, parent)) {
+                        return v;
+                    }
+                }
+                // the lines of a file the project writes as text (`f.read().split("\n")`,
+                // `f.readlines()`): the lines it wrote; another file's text is not modelled
+                "read" | "readlines" | "readline" if self.opened(r, cx).is_some() => {
+                    let v = self.expr(r, cx, parent);
+                    return match v {
+                        Val::Seq { .. } if name == "readline" => v.element(),
+                        Val::Seq { .. } => v,
+                        _ => Val::unknown(format!("no model for `{}`", func.dotted().unwrap_or(name))),
+                    };
+                }
+                "splitlines" if matches!(r.bare(), Expr::Call { func, .. } if func.last_name() == Some("read")) => {
+                    let v = self.expr(r, cx, parent);
+                    if matches!(v, Val::Seq { .. }) {
+                        return v;
+                    }
+                    return Val::unknown(format!("no model for `{}`", func.dotted().unwrap_or(name)));
+                }
                 "map" | "apply" | "replace" => {
                     let base = self.expr(r, cx, parent);
                     let f = args.first().cloned().unwrap_or(Expr::Slice);
@@ -4653,12 +4758,39 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 return base;
             }
             // a number parsed out of a name or a line of text: an origin of its own
-            "int" if args.len() == 1 && recv.is_none() && textual(&args[0]) => return self.parsed(&args[0], cx, parent),
+            // `map(int, line.split())` of a line the project wrote: its fields as numbers, each
+            // in its place (another text's fields are not modelled)
+            "map" if args.len() == 2 && recv.is_none() && matches!(args[0].bare(), Expr::Name(f) if f == "int" || f == "float") => {
+                let keep = self.nodes.len();
+                let v = self.expr(&args[1], cx, parent);
+                if !self.read_back_since(keep) {
+                    self.cut(keep);
+                    return Val::unknown("no model for `map`");
+                }
+                self.interpose(parent, keep, cx, format!("{PARSES} each of `{}`", short(&args[1])));
+                return v;
+            }
+            // (a field of a line the project wrote is the number it wrote there)
+            "int" if args.len() == 1 && recv.is_none() && textual(&args[0]) => {
+                let keep = self.nodes.len();
+                let v = self.expr(&args[0], cx, parent);
+                if self.read_back_since(keep) && v.range().is_some() {
+                    self.interpose(parent, keep, cx, format!("{PARSES} `{}`", short(&args[0])));
+                    return v;
+                }
+                self.cut(keep);
+                return self.parsed(&args[0], cx, parent);
+            }
             // the cells of a column the scan did not read, as numbers (`int(row["item_id"])`):
             // ids used as they are, an origin whose range is not known
             "int" if args.len() == 1 && recv.is_none() => {
                 let keep = self.nodes.len();
                 let v = self.expr(&args[0], cx, parent);
+                // a field of text the project wrote (`int(i)` of a line's field): the number is
+                // taken out of the text here
+                if self.read_back_since(keep) {
+                    self.interpose(parent, keep, cx, format!("{PARSES} `{}`", short(&args[0])));
+                }
                 // a field of the rows of a file the scan did not read (`for i, c in
                 // read_pairs(path): int(c)`): a number parsed out of text
                 if matches!(v, Val::Table(_)) {
@@ -4907,6 +5039,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         into: None,
                         what: None,
                         pick: Pick::Element,
+                        also: None,
                     })),
                     (Val::Obj(o), _) => self.dataset_item(o.clone(), parent),
                     (other, _) => other.element(),
@@ -4933,6 +5066,12 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 };
             }
             "open" => {
+                // text the project writes itself (a script's rows and lines): what it wrote
+                if Self::opens_for_reading(args, kwargs) {
+                    if let Some(v) = args.first().and_then(|a| self.written_lines(a, true, cx, parent)) {
+                        return v;
+                    }
+                }
                 let path = args.first().and_then(|a| self.path_text(a, cx));
                 return Val::Table(path.and_then(|p| self.data_file(&p)));
             }
@@ -4969,12 +5108,17 @@ impl<'a, 'i> Tracer<'a, 'i> {
             }
             // one draw from a sequence (`random.choice(ids)`, `rng.choice(free_cells)`): one of
             // its elements; numpy's `choice(n)` draws from 0..n-1
-            "choice" if args.len() == 1 && !kwargs.iter().any(|(k, _)| k == "size") => {
-                return match self.expr(&args[0], cx, parent) {
+            // numpy's `choice(n, size=k)`: k such draws
+            "choice" if args.len() == 1 => {
+                let one = match self.expr(&args[0], cx, parent) {
                     Val::Int(r) if r.lo == r.hi => Val::Int(Range { lo: Some(Sym::num(0)), hi: r.hi.map(|h| h.plus(-1)) }),
                     v @ (Val::Seq { .. } | Val::Map { .. } | Val::Tuple(_) | Val::Column { .. }) => v.element(),
                     _ => Val::unknown(format!("a draw from `{}`", short(&args[0]))),
                 };
+                if kw("size").is_some() {
+                    return Val::Seq { elem: Box::new(one), len: None, most: None };
+                }
+                return one;
             }
             // draws of several from a population (`random.choices(moves, k=8)`): a list of its
             // elements (`random.sample(buffer, 32)` passes its population on)
@@ -5180,7 +5324,16 @@ impl<'a, 'i> Tracer<'a, 'i> {
             "TensorDataset" if !self.ix.is_class("TensorDataset") => {
                 let row = |e: &Expr, c: &Ctx, p: Option<usize>, count| {
                     let expr = Expr::Sub(Box::new(e.clone()), Box::new(Expr::Int(0)));
-                    Val::Thunk(Rc::new(Thunk { expr, cx: c.clone(), parent: p, count, into: None, what: None, pick: Pick::Whole }))
+                    Val::Thunk(Rc::new(Thunk {
+                        expr,
+                        cx: c.clone(),
+                        parent: p,
+                        count,
+                        into: None,
+                        what: None,
+                        pick: Pick::Whole,
+                        also: None,
+                    }))
                 };
                 let mut rows = Vec::new();
                 for a in args {
@@ -5668,7 +5821,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
     fn parsed(&mut self, of: &Expr, cx: &Ctx, parent: Option<usize>) -> Val {
         let d = self.def(cx);
         let stmt = cx.at.min(d.stmts.len().saturating_sub(1));
-        let node = self.node(cx, stmt, Tag::Parsed, format!("parses a number out of `{}`", short(of)), parent);
+        let node = self.node(cx, stmt, Tag::Parsed, format!("{PARSES} `{}`", short(of)), parent);
         let v = Val::Int(Range { lo: None, hi: None });
         self.finish(node, &v);
         v
