@@ -137,11 +137,10 @@ fn break_sides(r: &Range, bound: Option<&Sym>, ignore: Option<i64>) -> (bool, bo
 /// data simulator: it draws random numbers and reads no file but settings) are the data the
 /// program is given. Where what reaches the op is a marker the script draws (an id -1 for "none")
 /// or ids it numbers from 1 (slot 0 unused) or writes shifted up from their positions (`i + 1`),
-/// the line to change is where the program takes them
-/// as they are, not the script's: the reading line takes the script's origin (named in its
-/// message) and the script's lines leave the scoring. Other values it writes may be its own
-/// processing, and a marker in a loss's labels is the data's convention (the loss that does not
-/// skip it is the line): the script's lines stay.
+/// the line to change is where the program takes them as they are, not the script's: the reading
+/// line takes the script's origin (named in its message) and the script's lines leave the
+/// scoring. Other values it writes may be its own processing, and a marker in a loss's labels is
+/// the data's convention (the loss that does not skip it is the line): the script's lines stay.
 fn generated_data(ix: &Index, nodes: &mut [Node], kind: SinkKind, ignore: Option<i64>) {
     let from_one = nodes.first().and_then(|n| n.out.as_ref()).is_some_and(|r| r.lo.as_ref().and_then(Sym::constant) == Some(1));
     for r in 0..nodes.len() {

@@ -160,6 +160,14 @@ pub struct Thunk {
     pub also: Option<Val>,
 }
 
+impl Thunk {
+    /// `expr` at `cx`, its value whole, its nodes under `parent` (`count`: the length being
+    /// traced when it was made).
+    pub fn of(expr: Expr, cx: Ctx, parent: Option<usize>, count: Option<(i64, i64)>) -> Thunk {
+        Thunk { expr, cx, parent, count, into: None, what: None, pick: Pick::Whole, also: None }
+    }
+}
+
 /// What a thunk's value is made of its expression's.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Pick {
@@ -554,16 +562,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
     /// `e` at `cx`, evaluated when its value is used (a field of a record, an element of a
     /// returned tuple), its nodes then under `parent`.
     fn defer(&self, e: &Expr, cx: &Ctx, parent: Option<usize>) -> Val {
-        Val::Thunk(Rc::new(Thunk {
-            expr: e.clone(),
-            cx: cx.clone(),
-            parent,
-            count: self.count,
-            into: None,
-            what: None,
-            pick: Pick::Whole,
-            also: None,
-        }))
+        Val::Thunk(Rc::new(Thunk::of(e.clone(), cx.clone(), parent, self.count)))
     }
 
     /// Evaluates an operand that does not carry the value (its nodes are auxiliary).
@@ -1206,16 +1205,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                             let mut out = Vec::with_capacity(fields.len());
                             for (key, fv) in fields {
                                 let vals = vec![(kn.to_string(), Val::unknown("a key")), (vn.to_string(), fv)];
-                                let thunk = Thunk {
-                                    expr: vexpr.clone(),
-                                    cx: bound(cx, &vals),
-                                    parent,
-                                    count: self.count,
-                                    into: None,
-                                    what: None,
-                                    pick: Pick::Whole,
-                                    also: None,
-                                };
+                                let thunk = Thunk::of(vexpr.clone(), bound(cx, &vals), parent, self.count);
                                 out.push((key, Val::Thunk(Rc::new(thunk))));
                             }
                             return Val::Record(out);
@@ -1233,16 +1223,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                         .into_iter()
                         .map(|key| {
                             let expr = with_key(vexpr, kn, &key);
-                            let thunk = Thunk {
-                                expr,
-                                cx: cx.clone(),
-                                parent,
-                                count: self.count,
-                                into: None,
-                                what: None,
-                                pick: Pick::Whole,
-                                also: None,
-                            };
+                            let thunk = Thunk::of(expr, cx.clone(), parent, self.count);
                             (key, Val::Thunk(Rc::new(thunk)))
                         })
                         .collect();
@@ -1614,16 +1595,8 @@ impl<'a, 'i> Tracer<'a, 'i> {
                                                 format!("fills part of `{n}[\"{k}\"]` with `{}`", short(value)),
                                                 parent,
                                             );
-                                            let thunk = Thunk {
-                                                expr: value.clone(),
-                                                cx: c.clone(),
-                                                parent: node,
-                                                count: self.count,
-                                                into: Some(buffer),
-                                                what: None,
-                                                pick: Pick::Whole,
-                                                also: None,
-                                            };
+                                            let thunk =
+                                                Thunk { into: Some(buffer), ..Thunk::of(value.clone(), c.clone(), node, self.count) };
                                             out.push((f, Val::Thunk(Rc::new(thunk))));
                                         }
                                         return Val::Record(out);
@@ -1647,16 +1620,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                                         let expr = with_key(value, kn, &k);
                                         let what = format!("stores `{}` in `{n}[\"{k}\"]`", short(&expr));
                                         let node = self.node(&c, i, Tag::Pass, what, parent);
-                                        let thunk = Thunk {
-                                            expr,
-                                            cx: c.clone(),
-                                            parent: node,
-                                            count: self.count,
-                                            into: None,
-                                            what: None,
-                                            pick: Pick::Whole,
-                                            also: None,
-                                        };
+                                        let thunk = Thunk::of(expr, c.clone(), node, self.count);
                                         out.retain(|(f, _)| *f != k);
                                         out.push((k, Val::Thunk(Rc::new(thunk))));
                                     }
@@ -2262,16 +2226,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     // (each evaluated where it is read: one field's lines are not on another's chain)
                     for (k, e) in env.kwargs.iter().filter(|(k, _)| !named.contains(&k.as_str())) {
                         let what = Some(format!("passes `{}` as `{k}`", short(e)));
-                        let thunk = Thunk {
-                            expr: e.clone(),
-                            cx: caller.clone(),
-                            parent,
-                            count: self.count,
-                            into: None,
-                            what,
-                            pick: Pick::Whole,
-                            also: None,
-                        };
+                        let thunk = Thunk { what, ..Thunk::of(e.clone(), caller.clone(), parent, self.count) };
                         fields.push((k.to_string(), Val::Thunk(Rc::new(thunk))));
                     }
                     for a in &env.args {
@@ -5031,16 +4986,9 @@ impl<'a, 'i> Tracer<'a, 'i> {
                 let len = v.len().or_else(|| self.fresh_root(cx, parent, "len"));
                 let idx = Val::Int(Range { lo: Some(Sym::num(k)), hi: len.as_ref().map(|l| l.plus(k - 1)) });
                 let el = match (&v, args.first()) {
-                    (_, Some(a)) if !counting => Val::Thunk(Rc::new(Thunk {
-                        expr: a.clone(),
-                        cx: cx.clone(),
-                        parent,
-                        count: None,
-                        into: None,
-                        what: None,
-                        pick: Pick::Element,
-                        also: None,
-                    })),
+                    (_, Some(a)) if !counting => {
+                        Val::Thunk(Rc::new(Thunk { pick: Pick::Element, ..Thunk::of(a.clone(), cx.clone(), parent, None) }))
+                    }
                     (Val::Obj(o), _) => self.dataset_item(o.clone(), parent),
                     (other, _) => other.element(),
                 };
@@ -5324,16 +5272,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             "TensorDataset" if !self.ix.is_class("TensorDataset") => {
                 let row = |e: &Expr, c: &Ctx, p: Option<usize>, count| {
                     let expr = Expr::Sub(Box::new(e.clone()), Box::new(Expr::Int(0)));
-                    Val::Thunk(Rc::new(Thunk {
-                        expr,
-                        cx: c.clone(),
-                        parent: p,
-                        count,
-                        into: None,
-                        what: None,
-                        pick: Pick::Whole,
-                        also: None,
-                    }))
+                    Val::Thunk(Rc::new(Thunk::of(expr, c.clone(), p, count)))
                 };
                 let mut rows = Vec::new();
                 for a in args {

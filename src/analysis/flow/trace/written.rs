@@ -139,14 +139,9 @@ impl<'a, 'i> Tracer<'a, 'i> {
         match f {
             // a value computed in the write (`j + 1`) is made on its line
             Field::Of(e) if matches!(e.bare(), Expr::Bin(..) | Expr::Unary(..)) => Val::Thunk(Rc::new(Thunk {
-                expr: e.clone(),
-                cx: cx.clone(),
-                parent,
-                count: self.count,
-                into: None,
                 what: Some(format!("writes `{}`", short(e))),
                 pick: Pick::Shaped,
-                also: None,
+                ..Thunk::of(e.clone(), cx.clone(), parent, self.count)
             })),
             Field::Of(e) => self.defer(e, cx, parent),
             // (text the scan does not read into values, as a file it did not read: a number
@@ -161,7 +156,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
 
     /// `e` at `cx`, deferred, the part `pick` says.
     fn picked(&self, e: &Expr, cx: &Ctx, parent: Option<usize>, pick: Pick) -> Val {
-        Val::Thunk(Rc::new(Thunk { expr: e.clone(), cx: cx.clone(), parent, count: self.count, into: None, what: None, pick, also: None }))
+        Val::Thunk(Rc::new(Thunk { pick, ..Thunk::of(e.clone(), cx.clone(), parent, self.count) }))
     }
 
     /// The call statement of a write.
