@@ -301,8 +301,7 @@ fn generator_script(ix: &Index, file: usize) -> bool {
             if func.last_name() != Some("open") {
                 return;
             }
-            let mode = args.get(1).or(kwargs.iter().find(|(k, _)| k.as_str() == "mode").map(|(_, e)| e));
-            let written = matches!(mode.map(scan::flow::Expr::bare), Some(scan::flow::Expr::Str(m)) if m.contains(['w', 'a', 'x']));
+            let written = matches!(trace::open_mode(args, kwargs).map(scan::flow::Expr::bare), Some(scan::flow::Expr::Str(m)) if m.contains(['w', 'a', 'x']));
             let settings = matches!(args.first().map(scan::flow::Expr::bare), Some(scan::flow::Expr::Str(p))
                 if [".yaml", ".yml", ".toml", ".ini", ".cfg"].iter().any(|x| p.ends_with(x)));
             writes &= written || settings;

@@ -6787,6 +6787,11 @@ pub(super) fn imported_module(imports: &[Text], n: &str) -> bool {
     })
 }
 
+/// The mode an `open(…)` call's arguments give, as written (none: reading text).
+pub fn open_mode<'e>(args: &'e [Expr], kwargs: &'e [(Text, Expr)]) -> Option<&'e Expr> {
+    args.get(1).or(kwargs.iter().find(|(k, _)| k == "mode").map(|(_, e)| e))
+}
+
 /// Whether `e` names an array library's module (`torch.squeeze(x)`, `np.stack(xs)`).
 pub(super) fn is_module(e: &Expr) -> bool {
     matches!(e.dotted().as_deref(), Some("torch" | "np" | "numpy" | "F" | "nn" | "torch.nn" | "torch.nn.functional" | "pd" | "pandas"))

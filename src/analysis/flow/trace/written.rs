@@ -14,7 +14,7 @@
 
 use std::rc::Rc;
 
-use super::{file_name_fits, short, Ctx, Pick, Tag, Thunk, Tracer, MAX_CALLS, MAX_SITES, READ_BACK};
+use super::{file_name_fits, open_mode, short, Ctx, Pick, Tag, Thunk, Tracer, MAX_CALLS, MAX_SITES, READ_BACK};
 use crate::analysis::flow::value::{Range, Sym, Val};
 use crate::scan::facts::Text;
 use crate::scan::flow::{Expr, SeqKind, StmtKind};
@@ -28,6 +28,16 @@ enum Field {
     Text(String),
     /// Values or text run together, or a hole the scan does not parse: no one value.
     Mixed,
+}
+
+impl Field {
+    /// The number a field of literal text is.
+    fn number(&self) -> Option<i64> {
+        match self {
+            Field::Text(t) => t.trim().parse().ok(),
+            _ => None,
+        }
+    }
 }
 
 /// What one write puts in a line.
@@ -96,9 +106,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         // lines whose fields hold no value the scan reads (f-strings' holes, text) say nothing
         // the file's text does not
         let told = |w: &&Write| match &w.line {
-            Line::Fields(fs) => {
-                fs.iter().any(|f| matches!(f, Field::Of(_)) || matches!(f, Field::Text(t) if t.trim().parse::<i64>().is_ok()))
-            }
+            Line::Fields(fs) => fs.iter().any(|f| matches!(f, Field::Of(_)) || f.number().is_some()),
             Line::Row(..) | Line::Named(_) => true,
         };
         if !data.iter().any(told) {
@@ -108,9 +116,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         // a row: in a function, the lines written deepest are
         let nest = |w: &Write| self.def(&w.cx).stmts.get(w.cx.at).map_or(0, |s| s.nest);
         let deepest = |w: &Write| data.iter().filter(|o| o.cx.def == w.cx.def).map(|o| nest(o)).max().unwrap_or(0);
-        let keep: Vec<bool> = data.iter().map(|w| nest(w) == deepest(w)).collect();
-        let mut kept = keep.iter();
-        data.retain(|_| *kept.next().unwrap_or(&true));
+        let data: Vec<&Write> = data.iter().copied().filter(|w| nest(w) == deepest(w)).collect();
         self.loading.push(name.clone());
         let mut rows: Vec<Val> = Vec::new();
         for w in data {
@@ -146,11 +152,10 @@ impl<'a, 'i> Tracer<'a, 'i> {
             Field::Of(e) => self.defer(e, cx, parent),
             // (text the scan does not read into values, as a file it did not read: a number
             // parsed out of it is an origin of its own)
-            Field::Text(t) => match t.trim().parse::<i64>() {
-                Ok(k) => Val::Int(Range::exact(Sym::num(k))),
-                Err(_) => Val::Table(None),
+            Field::Text(_) | Field::Mixed => match f.number() {
+                Some(k) => Val::Int(Range::exact(Sym::num(k))),
+                None => Val::Table(None),
             },
-            Field::Mixed => Val::Table(None),
         }
     }
 
@@ -281,14 +286,12 @@ impl<'a, 'i> Tracer<'a, 'i> {
     /// Whether `f` is a file opened for writing or appending (`open(p, "w")`).
     fn opened_for_writing(&self, f: &Expr, cx: &Ctx) -> bool {
         let Some((args, kwargs)) = self.open_call(f, cx) else { return false };
-        let mode = args.get(1).or(kwargs.iter().find(|(k, _)| k == "mode").map(|(_, e)| e));
-        matches!(mode.map(Expr::bare), Some(Expr::Str(m)) if m.contains(['w', 'a', 'x']) && !m.contains('b'))
+        matches!(open_mode(&args, &kwargs).map(Expr::bare), Some(Expr::Str(m)) if m.contains(['w', 'a', 'x']) && !m.contains('b'))
     }
 
     /// Whether `open(…)`'s arguments read the file as text: no mode, or a mode that only reads.
     pub(super) fn opens_for_reading(args: &[Expr], kwargs: &[(Text, Expr)]) -> bool {
-        let mode = args.get(1).or(kwargs.iter().find(|(k, _)| k == "mode").map(|(_, e)| e));
-        match mode.map(Expr::bare) {
+        match open_mode(args, kwargs).map(Expr::bare) {
             None => true,
             Some(Expr::Str(m)) => !m.contains(['w', 'a', 'x', '+', 'b']),
             Some(_) => false,
