@@ -861,3 +861,183 @@ fn the_keys_a_dict_is_filled_at_are_traced_where_they_become_values() {
     let (got, _) = common::cpu_run_suspects(&files, "legend_codes_inverted.log");
     assert!(got.iter().any(|s| s == "codes.py:9"), "{got:?}");
 }
+
+const CLICK_HEADS: &str = r#"import torch.nn as nn
+
+
+def mlp(sizes, out_act=None):
+    mods = []
+    for a, b in zip(sizes[:-1], sizes[1:]):
+        mods.append(nn.Linear(a, b))
+        mods.append(nn.GELU())
+    mods.pop()
+    if out_act is not None:
+        mods.append(out_act)
+    return nn.Sequential(*mods)
+"#;
+
+const CLICK_MODEL: &str = r#"import torch.nn as nn
+
+from heads import mlp
+
+
+class ClickModel(nn.Module):
+    def __init__(self, n_feat):
+        super().__init__()
+        self.trunk = mlp([n_feat, 32, 16])
+        self.click = mlp([16, 8, 1], out_act=nn.Hardtanh())
+
+    def forward(self, x):
+        return self.click(self.trunk(x)).squeeze(-1)
+"#;
+
+const CLICK_TRAIN: &str = r#"import torch
+import torch.nn as nn
+
+from model import ClickModel
+
+torch.manual_seed(0)
+x = torch.randn(256, 12)
+y = (x[:, 0] > 0).float()
+net = ClickModel(12)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+bce = nn.BCELoss()
+for step in range(20):
+    idx = torch.randint(0, 256, (32,))
+    p = net(x[idx])
+    loss = bce(p, y[idx])
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+print("done", loss.item())
+"#;
+
+/// A head built by a function of the project's own that appends the squashing layer it is given
+/// (`mlp([16, 8, 1], out_act=nn.Hardtanh())`): its values lie in [-1, 1], and `nn.BCELoss`
+/// takes them. The line that builds the head with that layer is the suspect beside the loss
+/// (either may be the one to change), above the forward's call of the head. Real CPU log of
+/// this program (PyPI torch).
+#[test]
+fn a_head_a_factory_ends_in_a_signed_squash_is_where_the_range_is_chosen() {
+    let files = [("heads.py", CLICK_HEADS), ("model.py", CLICK_MODEL), ("train.py", CLICK_TRAIN)];
+    let (got, all) = common::cpu_run_suspects(&files, "head_factory_signed_squash.log");
+    assert_eq!(got.get(..2), Some(&["train.py:11".to_string(), "model.py:10".to_string()][..]), "{got:?}");
+    let why = all[1]["message"].as_str().unwrap();
+    assert!(why.contains("Hardtanh"), "{why}");
+}
+
+const TWO_TASK: &str = r#"import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class TwoTask(nn.Module):
+    """Predicts whether a mail is opened and whether it is replied to."""
+
+    def __init__(self, d):
+        super().__init__()
+        self.enc = nn.Sequential(nn.Linear(d, 32), nn.ReLU())
+        self.p_open = nn.Sequential(nn.Linear(32, 16), nn.ReLU(), nn.Linear(16, 1), nn.Sigmoid())
+        self.p_reply = nn.Sequential(nn.Linear(32, 16), nn.ReLU(), nn.Linear(16, 1))
+
+    def forward(self, x):
+        h = self.enc(x)
+        return self.p_open(h).squeeze(1), self.p_reply(h).squeeze(1)
+
+
+def joint_loss(out, opened, replied):
+    po, pr = out
+    return F.binary_cross_entropy(po, opened) + 0.5 * F.binary_cross_entropy(pr, replied)
+
+
+def main():
+    g = torch.Generator().manual_seed(3)
+    feats = torch.randn(500, 20, generator=g)
+    opened = (feats[:, 1] > 0).float()
+    replied = opened * (feats[:, 2] > 0.5).float()
+    model = TwoTask(20)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    for epoch in range(3):
+        for i in range(0, 500, 50):
+            loss = joint_loss(model(feats[i:i + 50]), opened[i:i + 50], replied[i:i + 50])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        print(epoch, loss.item())
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+/// Two heads built the same way (`nn.Sequential` of the same layers), one ending in a sigmoid and
+/// one without: the second's raw scores reach `F.binary_cross_entropy`. The line that builds it
+/// is the suspect, above the loss and the call that hands the scores on. Real CPU log of this
+/// program (PyPI torch).
+#[test]
+fn a_head_built_as_its_sibling_is_but_without_the_sigmoid_is_the_suspect() {
+    let files = [("nets.py", TWO_TASK)];
+    let (got, all) = common::cpu_run_suspects(&files, "sibling_head_without_sigmoid.log");
+    assert_eq!(got.first().map(String::as_str), Some("nets.py:13"), "{got:?}");
+    let why = all[0]["message"].as_str().unwrap();
+    assert!(why.contains("self.p_open"), "{why}");
+    assert!(got.iter().any(|g| g == "nets.py:22"), "the loss stays a suspect: {got:?}");
+}
+
+const ONSET_NET: &str = r#"import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class OnsetNet(nn.Module):
+    """Frame-wise onset probabilities, with a coarse auxiliary prediction for deep supervision."""
+
+    def __init__(self, n_mels=40, width=32):
+        super().__init__()
+        self.enc1 = nn.Conv1d(n_mels, width, 5, padding=2)
+        self.enc2 = nn.Conv1d(width, width, 5, padding=2, stride=2)
+        self.out = nn.Conv1d(width, 1, 1)
+        self.coarse = nn.Conv1d(width, 1, 1)
+
+    def forward(self, spec):
+        h1 = F.relu(self.enc1(spec))
+        h2 = F.relu(self.enc2(h1))
+        fine = torch.sigmoid(self.out(h1))
+        coarse = F.interpolate(self.coarse(h2), size=spec.shape[-1], mode="linear", align_corners=False)
+        return [fine, coarse]
+
+
+def supervised_loss(preds, onsets, weights=(1.0, 0.4)):
+    return sum(w * F.binary_cross_entropy(p.squeeze(1), onsets) for w, p in zip(weights, preds))
+
+
+def main():
+    torch.manual_seed(1)
+    spec = torch.randn(16, 40, 100)
+    onsets = (torch.rand(16, 100) < 0.1).float()
+    net = OnsetNet()
+    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    for step in range(10):
+        loss = supervised_loss(net(spec), onsets)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    print("loss", loss.item())
+
+
+if __name__ == "__main__":
+    main()
+"#;
+
+/// A model returns a sigmoid's probabilities beside a second head's scores, resampled
+/// (`F.interpolate`) and left without the sigmoid, and one loss takes both in turn (deep
+/// supervision): the line that calls the second head is the suspect, above the loss. Real CPU
+/// log of this program (PyPI torch).
+#[test]
+fn raw_scores_returned_beside_probabilities_point_at_their_head() {
+    let files = [("seg1d.py", ONSET_NET)];
+    let (got, all) = common::cpu_run_suspects(&files, "joined_head_without_sigmoid.log");
+    assert_eq!(got.first().map(String::as_str), Some("seg1d.py:20"), "{got:?}");
+    let why = all[0]["message"].as_str().unwrap();
+    assert!(why.contains("self.coarse"), "{why}");
+}

@@ -1655,6 +1655,38 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                     }
                 }
                 let scaled_probs = !scaling.is_empty();
+                // a module built as one beside it is that ends in a sigmoid, without it: the
+                // line that builds it left the sigmoid out; the loss, or the arithmetic on its
+                // scores, comes after it
+                let built = |i: usize, t: &str| !nodes[i].aux && nodes[i].what.ends_with(t);
+                // or a module's raw scores joined with probabilities (`return [main, aux]`,
+                // one loss over both): the module's line is where the sigmoid is missing
+                let probs_text = Val::Float(Some(Norm::Probs)).describe();
+                let joined = |i: usize| {
+                    nodes[i].tag == Tag::ModelOutput
+                        && !nodes[i].aux
+                        && nodes[i].parent.is_some_and(|p| {
+                            // (values put side by side, not added: `p + wide` is arithmetic)
+                            nodes[p].tag == Tag::Pass
+                                && nodes[p].children.iter().any(|&c| c != i && !nodes[c].aux && nodes[c].val == probs_text)
+                        })
+                };
+                let unsquashed = (!unknown && hand_made.is_empty())
+                    .then(|| {
+                        (0..value_nodes)
+                            .find(|&i| built(i, trace::RAW_BESIDE_SQUASHED))
+                            .or_else(|| (0..value_nodes).find(|&i| joined(i)))
+                            .or_else(|| (0..value_nodes).find(|&i| built(i, trace::SIGNED_SQUASH)))
+                    })
+                    .flatten();
+                // (beside a head that ends in a sigmoid the loss takes what that head gives: it
+                // comes second; after a squash into [-1, 1] either may be the one to change)
+                let beside = unsquashed.filter(|&u| !built(u, trace::SIGNED_SQUASH));
+                let what = if sink.kind == SinkKind::Probability {
+                    "expects probabilities in [0, 1]"
+                } else {
+                    "samples from weights that must be a distribution"
+                };
                 if scaled_probs && !unknown {
                     for s in out.iter_mut().filter(|s| scaling.iter().any(|(f, l)| *f == s.file && *l == s.line)) {
                         s.score = 0.98;
@@ -1709,11 +1741,6 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                     }
                 } else {
                     let (file, line) = sink.built_at(ix);
-                    let what = if sink.kind == SinkKind::Probability {
-                        "expects probabilities in [0, 1]"
-                    } else {
-                        "samples from weights that must be a distribution"
-                    };
                     // after a formula of the project's own the values are no raw scores: the
                     // loss is the second place to look
                     let formula = !hand_made.is_empty();
@@ -1721,6 +1748,7 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                     // probabilities as a parameter (`def bce_dice(prob, target)`): the call that
                     // hands it raw scores is where they cross into it; the loss comes after it
                     let handed = (!unknown && !formula).then(|| handed_in(&nodes)).flatten();
+                    let handed = handed.filter(|_| beside.is_none());
                     if let Some(h) = handed {
                         let why = format!(
                             "hands raw scores (no sigmoid or softmax on the way) to a function that feeds them to `{}`, which {what}",
@@ -1733,14 +1761,14 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                         line,
                         score: if unknown {
                             0.5
-                        } else if formula || handed.is_some() {
+                        } else if formula || handed.is_some() || beside.is_some() {
                             0.6
                         } else {
                             0.97
                         },
                         tier: if unknown {
                             Tier::Possible
-                        } else if formula || handed.is_some() {
+                        } else if formula || handed.is_some() || beside.is_some() {
                             Tier::Likely
                         } else {
                             Tier::Strong
@@ -1761,6 +1789,21 @@ pub fn slice_sink(ix: &Index, sink: &Sink, pins: Vec<Pin>) -> Vec<FlowSuspect> {
                         bounded: false,
                         decided: false,
                     });
+                }
+                if let Some(u) = unsquashed {
+                    let at = (ix.files[nodes[u].file].path.clone(), nodes[u].line);
+                    out.retain(|s| (&s.file, s.line) != (&at.0, at.1));
+                    let why = if joined(u) {
+                        format!(
+                            "{}, where the values beside them are probabilities: both reach `{}`, which {what}",
+                            nodes[u].what, sink.call_text
+                        )
+                    } else {
+                        format!("{}: its raw scores reach `{}`, which {what}", nodes[u].what, sink.call_text)
+                    };
+                    // (a squash into [-1, 1] may be meant, and the loss the mistake: second)
+                    let (score, tier) = if beside.is_some() { (0.99, Tier::Strong) } else { (0.9, Tier::Likely) };
+                    out.push(at_node(ix, &nodes[u], score, tier, why, slice.chain(u, ix, false), Vec::new()));
                 }
             }
             _ => {}

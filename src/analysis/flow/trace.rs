@@ -452,6 +452,11 @@ fn is_pass_function(f: &str) -> bool {
             | "transpose"
             | "reshape"
             | "ravel"
+            // resampling: each value out is one of the values in, or a weighted mean of some
+            | "interpolate"
+            | "upsample"
+            | "upsample_nearest"
+            | "upsample_bilinear"
     )
 }
 
@@ -5626,7 +5631,10 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     .copied()
                     .find(|(id, _)| self.ix.def(*id).class.as_deref().is_some_and(|c| mro.iter().any(|m| m == c)));
                 let last = store.and_then(|(id, si)| match &self.ix.def(id).stmts[si].kind {
-                    StmtKind::Assign { value, .. } => last_layer(value, self.ix.def(id), si),
+                    StmtKind::Assign { value, .. } => match self.last_layer(value, id, si, None, 0) {
+                        Some(Layer::Named(n)) => Some(n),
+                        _ => None,
+                    },
                     _ => None,
                 });
                 // a one-wide table (`nn.Embedding(n, 1)`) holds a learned number per id: a
@@ -5639,14 +5647,27 @@ impl<'a, 'i> Tracer<'a, 'i> {
                     _ => false,
                 });
                 match last.as_deref() {
-                    Some("Sigmoid" | "Softmax" | "LogSigmoid" | "Hardsigmoid") => Val::Float(Some(Norm::Probs)),
+                    Some(l) if squashes_to_probs(l) => Val::Float(Some(Norm::Probs)),
                     Some("Embedding" | "EmbeddingBag") if one_wide => {
                         self.mark(parent, Tag::ModelOutput, format!("`self.{attr}` gives a learned number per id (raw)"));
                         Val::Float(Some(Norm::Raw))
                     }
                     Some("Embedding" | "EmbeddingBag") => Val::Float(None),
-                    Some(_) => {
+                    Some(l) => {
                         self.mark(parent, Tag::ModelOutput, format!("`self.{attr}` gives raw scores"));
+                        // squashed into [-1, 1], or built the way a module beside it is, which
+                        // ends in a sigmoid: the line that builds it chose its range
+                        let why = if squashes_to_signed_unit(l) {
+                            Some(format!("`self.{attr}` ends in `{l}`, which {SIGNED_SQUASH}"))
+                        } else {
+                            store
+                                .and_then(|st| self.squashed_sibling(st, attr))
+                                .map(|sib| format!("`self.{attr}` ends in a bare `{l}` where `self.{sib}` {RAW_BESIDE_SQUASHED}"))
+                        };
+                        if let Some(((id, si), what)) = store.zip(why) {
+                            let c = Ctx { def: id, at: si, env: None, depth: cx.depth };
+                            self.node(&c, si, Tag::Pass, what, parent);
+                        }
                         Val::Float(Some(Norm::Raw))
                     }
                     None => Val::unknown(format!("`self.{attr}` is not modelled")),
@@ -6309,46 +6330,159 @@ fn join_into(out: &mut Option<Val>, v: Val) {
     });
 }
 
-/// The last layer a module expression builds (`nn.Sequential(…, nn.Linear(…))` → `Linear`).
-/// A list of layers built in `d` before statement `at` (`layers.append(nn.Linear(…))`,
-/// `layers += [...]`, `layers = [...]`): its last layer.
-fn last_listed(name: &str, d: &Def, at: usize) -> Option<String> {
-    for s in d.stmts[..at.min(d.stmts.len())].iter().rev() {
-        match &s.kind {
-            StmtKind::Expr(Expr::Call { func, args, .. }) => {
-                if let Expr::Attr(o, m) = &**func {
-                    if o.dotted().as_deref() == Some(name) && (m == "append" || m == "extend") {
-                        return args.last().and_then(|a| last_layer(a, d, at));
+/// The call a module was built by, seen from inside a function of the project's own that builds
+/// and returns it (`def make_head(d, out=None): … return nn.Sequential(*layers)`): a parameter
+/// there is the argument this call gives it, else its default.
+struct Built<'a, 'g> {
+    args: &'a [Expr],
+    kwargs: &'a [(Text, Expr)],
+    def: DefId,
+    at: usize,
+    outer: Option<&'g Built<'a, 'g>>,
+}
+
+/// What a module's last layer is, as far as its construction says.
+#[derive(Debug, Clone, PartialEq)]
+enum Layer {
+    /// The class of the layer (`Sigmoid`, `Linear`, `Tanh`).
+    Named(String),
+    /// `None` where a layer goes (`layers.append(final)` with `final=None`): nothing added.
+    Absent,
+}
+
+/// Layers whose outputs lie in [0, 1].
+fn squashes_to_probs(layer: &str) -> bool {
+    matches!(layer, "Sigmoid" | "Softmax" | "LogSigmoid" | "Hardsigmoid")
+}
+
+/// Layers whose outputs lie in [-1, 1] (`signed_unit`'s functions as modules).
+fn squashes_to_signed_unit(layer: &str) -> bool {
+    matches!(layer, "Tanh" | "Hardtanh" | "Softsign")
+}
+
+impl<'a, 'i> Tracer<'a, 'i> {
+    /// The last layer the module that `e` builds (in `def`, before statement `at`) applies:
+    /// through `nn.Sequential`, lists of layers appended to, `.to(…)`, and functions of the
+    /// project's own that build the module and return it (their parameters bound to the call's
+    /// arguments).
+    fn last_layer(&self, e: &'a Expr, def: DefId, at: usize, built: Option<&Built<'a, '_>>, hops: usize) -> Option<Layer> {
+        let d = self.ix.def(def);
+        match e.bare() {
+            Expr::Seq(_, xs) => return self.last_of(xs, def, at, built, hops),
+            Expr::Star(x) | Expr::Unary(_, x) => return self.last_layer(x, def, at, built, hops),
+            Expr::Const(c) if c == "None" => return Some(Layer::Absent),
+            Expr::Name(n) => {
+                let listed = d.stmts[..at.min(d.stmts.len())].iter().any(|s| match &s.kind {
+                    StmtKind::Assign { targets, .. } => targets.iter().any(|t| t.dotted().as_deref() == Some(n.as_str())),
+                    _ => false,
+                });
+                if !listed {
+                    if let (Some(pi), Some(b)) = (d.param_index(n), built) {
+                        let offset = usize::from(d.is_method());
+                        let given =
+                            pi.checked_sub(offset).and_then(|i| b.args.get(i)).or(b.kwargs.iter().find(|(k, _)| k == n).map(|(_, v)| v));
+                        return match given {
+                            Some(g) => self.last_layer(g, b.def, b.at, b.outer, hops),
+                            None => d.params[pi].default.as_ref().and_then(|x| self.last_layer(x, def, at, None, hops)),
+                        };
                     }
                 }
-            }
-            StmtKind::Assign { targets, value, .. } if targets.iter().any(|t| t.dotted().as_deref() == Some(name)) => {
-                return last_layer(value, d, at);
+                return self.last_listed(n, def, at, built, hops);
             }
             _ => {}
         }
-    }
-    None
-}
-
-fn last_layer(e: &Expr, d: &Def, at: usize) -> Option<String> {
-    match e.bare() {
-        Expr::Seq(_, xs) => return xs.iter().rev().find_map(|x| last_layer(x, d, at)),
-        Expr::Star(x) | Expr::Unary(_, x) => return last_layer(x, d, at),
-        Expr::Name(n) => return last_listed(n, d, at),
-        _ => {}
-    }
-    let Expr::Call { func, args, .. } = e.bare() else { return None };
-    let name = func.last_name()?;
-    if name == "Sequential" || name == "ModuleList" {
-        return args.iter().rev().find_map(|a| last_layer(a, d, at));
-    }
-    if let Expr::Attr(o, m) = &**func {
-        if m == "to" || m == "cuda" {
-            return last_layer(o, d, at);
+        let Expr::Call { func, args, kwargs } = e.bare() else { return None };
+        let name = func.last_name()?;
+        if name == "Sequential" || name == "ModuleList" {
+            return self.last_of(args, def, at, built, hops);
         }
+        if let Expr::Attr(o, m) = &**func {
+            if m == "to" || m == "cuda" {
+                return self.last_layer(o, def, at, built, hops);
+            }
+        }
+        // a function of the project's own that builds the module: what it returns, built by
+        // this call
+        let own = match self.ix.functions(name) {
+            [f] if hops < 3 && self.ix.def(*f).class.is_none() => Some(*f),
+            _ => None,
+        };
+        if let Some(f) = own {
+            let fd = self.ix.def(f);
+            let ret = fd.stmts.iter().enumerate().rev().find_map(|(i, s)| match &s.kind {
+                StmtKind::Return(Some(r)) => Some((i, r)),
+                _ => None,
+            });
+            let Some((ri, r)) = ret else { return Some(Layer::Named(name.to_string())) };
+            let call = Built { args, kwargs, def, at, outer: built };
+            return self.last_layer(r, f, ri, Some(&call), hops + 1).or(Some(Layer::Named(name.to_string())));
+        }
+        Some(Layer::Named(name.to_string()))
     }
-    Some(name.to_string())
+
+    /// Another module the constructor that stores `store` builds by the same call (the same
+    /// function of the project's own, or `nn.Sequential` both), ending in a sigmoid where
+    /// this one does not: its field's name.
+    fn squashed_sibling(&self, store: StmtId, attr: &str) -> Option<String> {
+        let (id, si) = store;
+        let d = self.ix.def(id);
+        let callee = |k: &StmtKind| match k {
+            StmtKind::Assign { value: Expr::Call { func, .. }, .. } => func.last_name().map(str::to_string),
+            _ => None,
+        };
+        let own = callee(&d.stmts[si].kind)?;
+        d.stmts.iter().enumerate().find_map(|(i, s)| {
+            let StmtKind::Assign { targets, value, .. } = &s.kind else { return None };
+            let [t] = targets.as_slice() else { return None };
+            let Expr::Attr(o, f) = t.bare() else { return None };
+            if !matches!(o.bare(), Expr::Name(n) if n == "self") || f == attr || callee(&s.kind).as_deref() != Some(own.as_str()) {
+                return None;
+            }
+            match self.last_layer(value, id, i, None, 0) {
+                Some(Layer::Named(l)) if l == "Sigmoid" || l == "Hardsigmoid" => Some(f.to_string()),
+                _ => None,
+            }
+        })
+    }
+
+    /// The last of several layers that adds one (`None` adds nothing).
+    fn last_of(&self, xs: &'a [Expr], def: DefId, at: usize, built: Option<&Built<'a, '_>>, hops: usize) -> Option<Layer> {
+        for x in xs.iter().rev() {
+            match self.last_layer(x, def, at, built, hops) {
+                Some(Layer::Absent) => continue,
+                other => return other,
+            }
+        }
+        Some(Layer::Absent)
+    }
+
+    /// A list of layers built in `def` before statement `at` (`layers.append(nn.Linear(…))`,
+    /// `layers += [...]`, `layers = [...]`): its last layer. An append of `None` adds nothing.
+    fn last_listed(&self, name: &str, def: DefId, at: usize, built: Option<&Built<'a, '_>>, hops: usize) -> Option<Layer> {
+        let d = self.ix.def(def);
+        for (i, s) in d.stmts[..at.min(d.stmts.len())].iter().enumerate().rev() {
+            match &s.kind {
+                StmtKind::Expr(Expr::Call { func, args, .. }) => {
+                    if let Expr::Attr(o, m) = &**func {
+                        if o.dotted().as_deref() == Some(name) && (m == "append" || m == "extend") {
+                            match args.last().and_then(|a| self.last_layer(a, def, i, built, hops)) {
+                                Some(Layer::Absent) => continue,
+                                other => return other,
+                            }
+                        }
+                    }
+                }
+                StmtKind::Assign { targets, value, .. } if targets.iter().any(|t| t.dotted().as_deref() == Some(name)) => {
+                    match self.last_layer(value, def, i, built, hops) {
+                        Some(Layer::Absent) => continue,
+                        other => return other,
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
 }
 
 /// An integer literal (`3`, `-1`).
@@ -7159,11 +7293,8 @@ fn shape(value: &Expr, op: Option<&str>, v: &Val) -> (Option<Tag>, String) {
     }
 }
 
-/// How a line that turns scores into probabilities by a formula of its own says so; read back
-/// by the ranking of a probability sink.
 /// A node's text for arithmetic on probabilities (`p + 0.1`, `p / t`).
 pub const SCALES_PROBS: &str = "scales probabilities";
-/// What a convolution's kernel whose weights are not normalized does to probabilities.
 /// What a function whose values lie in [-1, 1] gives (`signed_unit`).
 pub const SIGNED_UNIT: &str = "gives values in [-1, 1]: a similarity or `tanh`, not a probability";
 
@@ -7172,9 +7303,16 @@ fn signed_unit(f: &str) -> bool {
     matches!(f, "cosine_similarity" | "tanh" | "tanh_" | "hardtanh" | "softsign" | "cos" | "sin")
 }
 
+/// How a node says a module was built as one beside it is, without the sigmoid that one ends in.
+pub const RAW_BESIDE_SQUASHED: &str = "is built the same way and ends in a sigmoid";
+/// How a node says a module was built ending in a layer whose values lie in [-1, 1].
+pub const SIGNED_SQUASH: &str = "squashes into [-1, 1], not into [0, 1]";
+/// What a convolution's kernel whose weights are not normalized does to probabilities.
 pub const KERNEL_SUMS_PROBS: &str = "a kernel that sums probabilities (not normalized)";
 /// A node's text for probabilities multiplied by a factor (`p * w`): in [0, 1] while the factor is.
 pub const PROBS_TIMES: &str = "multiplies probabilities by a factor";
+/// How a line that turns scores into probabilities by a formula of its own says so; read back
+/// by the ranking of a probability sink.
 pub const HAND_MADE_PROBS: &str = "maps scores onto probabilities by hand";
 
 /// Arithmetic around an exponential (`1 - torch.exp(-rate * t)`, `x.exp() / (1 + x.exp())`): a
