@@ -1041,3 +1041,14 @@ fn raw_scores_returned_beside_probabilities_point_at_their_head() {
     let why = all[0]["message"].as_str().unwrap();
     assert!(why.contains("self.coarse"), "{why}");
 }
+
+/// The same model returning its two outputs as a tuple (`return fine, coarse`): iterating the
+/// tuple gives each of its items in turn, the second head's scores among them. Real CPU log of
+/// this program (PyPI torch).
+#[test]
+fn a_tuple_iterated_gives_each_of_its_items() {
+    let files = [("seg1d.py", ONSET_NET.replace("return [fine, coarse]", "return fine, coarse"))];
+    let files = files.each_ref().map(|(n, c)| (*n, c.as_str()));
+    let (got, _) = common::cpu_run_suspects(&files, "joined_tuple_head_without_sigmoid.log");
+    assert_eq!(got.first().map(String::as_str), Some("seg1d.py:20"), "{got:?}");
+}

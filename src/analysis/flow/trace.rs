@@ -1387,6 +1387,11 @@ impl<'a, 'i> Tracer<'a, 'i> {
         let v = self.force(v.clone());
         let el = match &v {
             Val::Obj(o) => self.dataset_item(o.clone(), None),
+            // a tuple gives each of its items in turn: each evaluated, then joined
+            Val::Tuple(xs) if xs.len() > 1 => {
+                let items: Vec<Val> = xs.iter().map(|x| self.force(x.clone())).collect();
+                items.iter().skip(1).fold(items[0].clone(), |a, b| a.join(b))
+            }
             other => other.element(),
         };
         self.force(el)
@@ -5102,7 +5107,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
             "zip" => {
                 let vals: Vec<Val> = args.iter().map(|a| self.expr(a, cx, parent)).collect();
                 let len = vals.iter().find_map(|v| v.len());
-                let els = vals.iter().map(|v| v.element()).collect();
+                let els = vals.iter().map(|v| if matches!(v, Val::Tuple(_)) { self.iterate(v) } else { v.element() }).collect();
                 return Val::Seq { elem: Box::new(Val::Tuple(els)), len, most: None };
             }
             "dict" if !kwargs.is_empty() && args.len() <= 1 => {
