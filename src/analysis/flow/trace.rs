@@ -1388,10 +1388,7 @@ impl<'a, 'i> Tracer<'a, 'i> {
         let el = match &v {
             Val::Obj(o) => self.dataset_item(o.clone(), None),
             // a tuple gives each of its items in turn: each evaluated, then joined
-            Val::Tuple(xs) if xs.len() > 1 => {
-                let items: Vec<Val> = xs.iter().map(|x| self.force(x.clone())).collect();
-                items.iter().skip(1).fold(items[0].clone(), |a, b| a.join(b))
-            }
+            Val::Tuple(xs) if xs.len() > 1 => Val::Tuple(xs.iter().map(|x| self.force(x.clone())).collect()).element(),
             other => other.element(),
         };
         self.force(el)
